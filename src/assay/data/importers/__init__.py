@@ -1,1 +1,71 @@
-"""assay.data.importers."""
+"""Importers of foreign formats into the judgments table, one module per format.
+
+``IMPORTERS`` maps each format name of ``assay import FORMAT`` to its reader; each takes
+the source paths and returns a :class:`~assay.data.table.Judgments`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from assay.data.importers.alpaca_eval import import_alpaca_eval
+from assay.data.importers.bench import import_bench
+from assay.data.importers.results_json import (
+    import_results_json,
+    results_records,
+    write_results_json,
+)
+from assay.data.io import load_many
+from assay.data.schema import Scale
+from assay.data.table import Judgments
+from assay.errors import ConfigError
+
+__all__ = [
+    "IMPORTERS",
+    "import_alpaca_eval",
+    "import_bench",
+    "import_results_json",
+    "import_table",
+    "results_records",
+    "run_importer",
+    "write_results_json",
+]
+
+
+def import_table(sources: Sequence[str | Path], *, mapping: Mapping[str, str] | None = None,
+                 constants: Mapping[str, object] | None = None,
+                 scales: Mapping[str, Scale] | None = None) -> Judgments:
+    """Any long table (CSV, TSV, JSONL, JSON, Parquet) or run folder, with a column mapping."""
+    return load_many(sources, mapping=mapping, constants=constants, scales=scales)
+
+
+Importer = Callable[..., Judgments]
+
+IMPORTERS: dict[str, str] = {
+    "table": "any CSV/TSV/JSONL/JSON/Parquet long table or run folder, with --map",
+    "results-json": "seed 000's results.json (benchmark, quiz, question, run, metrics)",
+    "alpaca-eval": "AlpacaEval results/<model>/<annotator>/annotations.json files",
+    "bench": "seed 003's benchmark data frame (cluster, item, arm, run, correct, ...)",
+}
+"""Format name -> what it reads."""
+
+
+def run_importer(fmt: str, sources: Sequence[str | Path], *,
+                 mapping: Mapping[str, str] | None = None,
+                 constants: Mapping[str, object] | None = None,
+                 scales: Mapping[str, Scale] | None = None) -> Judgments:
+    """Import ``sources`` in format ``fmt``; declared ``scales`` override the importer's."""
+    if fmt not in IMPORTERS:
+        raise ConfigError(f"unknown import format {fmt!r}: expected one of {', '.join(IMPORTERS)}")
+    if fmt != "table" and (mapping or constants):
+        raise ConfigError(f"--map and --set apply to the 'table' format, not {fmt!r}")
+    if fmt == "table":
+        return import_table(sources, mapping=mapping, constants=constants, scales=scales)
+    if fmt == "results-json":
+        return import_results_json(sources, scales=scales)
+    if fmt == "alpaca-eval":
+        return import_alpaca_eval(sources, scales=scales)
+    if len(sources) != 1:
+        raise ConfigError("the bench format takes one file")
+    return import_bench(sources[0], scales=scales)

@@ -1,0 +1,115 @@
+"""Load judgments from a table file or a run folder: :func:`load`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from assay.data._readers import read_records
+from assay.data.schema import Scale
+from assay.data.table import INVALID_COLUMNS, Judgments, empty_invalid, scales_from_metadata
+from assay.data.validate import build_table, duplicate_problems
+from assay.errors import InputError, ValidationError
+
+
+def load(
+    path: str | Path,
+    *,
+    mapping: Mapping[str, str] | None = None,
+    constants: Mapping[str, object] | None = None,
+    scales: Mapping[str, Scale] | None = None,
+    exclude_self_judging: bool = False,
+    exclude_self_teaching: bool = False,
+) -> Judgments:
+    """Load and validate a judgments table.
+
+    Parameters
+    ----------
+    path
+        A Parquet, CSV, TSV, JSONL or JSON-list file in the judgments layout, or a run
+        folder (``datapoints.jsonl``, ``responses.jsonl``, ``evaluations.jsonl``).
+    mapping
+        Source column name -> judgments column (``{"question_id": "item"}``); ``"-"``
+        drops a column.
+    constants
+        Columns to fill with one value (``{"judge": "gpt-4o"}``).
+    scales
+        Criterion -> :class:`Scale`, overriding scales stored with the table.
+    exclude_self_judging, exclude_self_teaching
+        Leave out rows whose judge (or item generator) is the arm judged.
+
+    Raises
+    ------
+    ValidationError
+        Listing every problem found, each with file, row and column.
+    InputError
+        When the file cannot be read at all.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "j.csv").write_text("item,arm,score\\nq1,a,1\\nq1,b,0\\n")
+    >>> load(folder / "j.csv").frame[["item", "arm", "run", "score"]].to_dict("records")
+    [{'item': 'q1', 'arm': 'a', 'run': 1, 'score': 1.0}, {'item': 'q1', 'arm': 'b', 'run': 1, 'score': 0.0}]
+    """
+    p = Path(path)
+    if p.is_dir():
+        from assay.data.runfolder import load_run_folder
+
+        judgments = load_run_folder(p, scales=scales)
+    else:
+        raw = read_records(p)
+        stored = scales_from_metadata(raw.metadata, str(p))
+        stored.update(scales or {})
+        built = build_table(raw.frame, path=str(p), mapping=mapping, constants=constants,
+                            scales=stored, prior_problems=raw.problems)
+        if built.problems:
+            raise ValidationError(built.problems)
+        judgments = Judgments(frame=built.frame, scales=built.scales,
+                              invalid=_read_invalid(p), sources=(str(p),))
+    if exclude_self_judging or exclude_self_teaching:
+        judgments = judgments.excluding(self_judging=exclude_self_judging,
+                                        self_teaching=exclude_self_teaching)
+    return judgments
+
+
+def load_many(paths: Sequence[str | Path], **options: object) -> Judgments:
+    """Load several files and stack them into one table (scales must agree)."""
+    if not paths:
+        raise InputError("-", "no input files given")
+    parts = [load(p, **options) for p in paths]  # type: ignore[arg-type]
+    if len(parts) == 1:
+        return parts[0]
+    scales: dict[str, Scale] = {}
+    for part in parts:
+        for name, scale in part.scales.items():
+            if name in scales and scales[name] != scale:
+                raise InputError(part.sources[0], f"criterion {name!r} has scale "
+                                 f"{scale.spelling()} here but {scales[name].spelling()} in "
+                                 "an earlier file", column="score")
+            scales[name] = scale
+    frame = pd.concat([p.frame for p in parts], ignore_index=True)
+    problems = duplicate_problems(frame, path=" + ".join(s for p in parts for s in p.sources))
+    if problems:
+        raise ValidationError(problems)
+    invalid = pd.concat([p.invalid for p in parts if len(p.invalid)] or [empty_invalid()],
+                        ignore_index=True)
+    return Judgments(frame=frame, scales=scales, invalid=invalid,
+                     sources=tuple(s for p in parts for s in p.sources))
+
+
+def _read_invalid(p: Path) -> pd.DataFrame:
+    side = p.with_name(p.stem + ".invalid.jsonl")
+    if not side.exists():
+        return empty_invalid()
+    try:
+        frame = pd.read_json(side, lines=True, dtype=False)
+    except ValueError as exc:
+        raise InputError(str(side), f"is not valid JSONL: {exc}") from None
+    for column in INVALID_COLUMNS:
+        if column not in frame:
+            frame[column] = None
+    return frame[list(INVALID_COLUMNS)]

@@ -1,0 +1,169 @@
+"""The judgments table in memory: the frame, the criteria's scales and the records kept aside."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from assay.data._readers import METADATA_KEY, file_format, sidecar_path
+from assay.data.schema import COLUMNS, Scale
+from assay.errors import InputError
+
+FORMAT_VERSION = 1
+
+INVALID_COLUMNS: tuple[str, ...] = (
+    "validity_class", "file", "row", "record_id", "response_id", "datapoint_id", "judge",
+    "arm", "detail",
+)
+"""Columns of the records kept aside as invalid (the FailedRecords sheet)."""
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """A validated judgments table.
+
+    ``frame`` holds one row per score in the columns of :data:`assay.data.schema.COLUMNS`
+    (always ``item``, ``cluster``, ``arm``, ``run``, ``judge``, ``criterion``, ``score``,
+    ``reportable``; the others when the source had them). ``scales`` declares each
+    criterion's scale. ``invalid`` holds the records of a run folder that failed a
+    validity check (seed 001's classes); they are excluded from every statistic and
+    counted in every report.
+    """
+
+    frame: pd.DataFrame
+    scales: dict[str, Scale]
+    invalid: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=list(INVALID_COLUMNS)))
+    sources: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def __repr__(self) -> str:
+        f = self.frame
+        return (f"<Judgments {len(f)} rows: {f['item'].nunique()} items in "
+                f"{f['cluster'].nunique()} clusters, {f['arm'].nunique()} arms, "
+                f"{f['judge'].nunique()} judges, {f['criterion'].nunique()} criteria; "
+                f"{len(self.invalid)} invalid records kept aside>")
+
+    @property
+    def criteria(self) -> list[str]:
+        return list(pd.unique(self.frame["criterion"]))
+
+    @property
+    def arms(self) -> list[str]:
+        """Arms in the order they first appear (the benchmark order)."""
+        return list(pd.unique(self.frame["arm"]))
+
+    def scale(self, criterion: str) -> Scale:
+        return self.scales.get(criterion, Scale("interval"))
+
+    def normalised_scores(self) -> npt.NDArray[np.float64]:
+        """Each row's score mapped to [0, 1] by its criterion's scale (NaN where it has none)."""
+        out = np.full(len(self.frame), np.nan)
+        criteria = self.frame["criterion"].to_numpy()
+        scores = self.frame["score"].to_numpy(dtype=np.float64)
+        for criterion in pd.unique(criteria):
+            mask = criteria == criterion
+            out[mask] = self.scale(str(criterion)).normalise(scores[mask])
+        return out
+
+    def self_judging(self) -> pd.Series:
+        """Rows where the judge is the arm judged (seed 001's ``is_self_judging``)."""
+        return (self.frame["judge"] == self.frame["arm"]).astype(bool)
+
+    def self_teaching(self) -> pd.Series:
+        """Rows where the item's generator is the arm judged (``is_self_teaching``)."""
+        if "teacher" not in self.frame:
+            return pd.Series(False, index=self.frame.index)
+        return (self.frame["teacher"] == self.frame["arm"]).fillna(False).astype(bool)
+
+    def select(self, **equal: object) -> Judgments:
+        """Rows whose columns equal the given values, e.g. ``select(criterion="correct")``."""
+        mask = pd.Series(True, index=self.frame.index)
+        for column, value in equal.items():
+            if column not in self.frame:
+                raise KeyError(f"no column {column!r} in the table")
+            mask &= self.frame[column] == value
+        return replace(self, frame=self.frame[mask].reset_index(drop=True))
+
+    def excluding(self, *, self_judging: bool = False, self_teaching: bool = False) -> Judgments:
+        """The table without self-judging and/or self-teaching rows."""
+        mask = pd.Series(True, index=self.frame.index)
+        if self_judging:
+            mask &= ~self.self_judging()
+        if self_teaching:
+            mask &= ~self.self_teaching()
+        return replace(self, frame=self.frame[mask].reset_index(drop=True))
+
+    def metadata(self) -> dict[str, Any]:
+        return {"format_version": FORMAT_VERSION,
+                "scales": {name: s.spelling() for name, s in sorted(self.scales.items())}}
+
+    def save(self, path: str | Path) -> list[Path]:
+        """Write the table (format from the suffix) with its scales; return the files written.
+
+        Parquet keeps the scales in its schema metadata; CSV and JSONL get a sidecar
+        ``NAME.assay.json``. Invalid records, when there are any, go to
+        ``NAME.invalid.jsonl`` beside the table.
+        """
+        p = Path(path)
+        fmt = file_format(p)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        written = [p]
+        frame = self.frame
+        if fmt == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            meta = dict(table.schema.metadata or {})
+            meta[METADATA_KEY] = json.dumps(self.metadata()).encode("utf-8")
+            pq.write_table(table.replace_schema_metadata(meta), p)
+        else:
+            if fmt in ("csv", "tsv"):
+                frame.to_csv(p, index=False, sep="," if fmt == "csv" else "\t")
+            elif fmt == "jsonl":
+                frame.to_json(p, orient="records", lines=True, force_ascii=False)
+            else:
+                frame.to_json(p, orient="records", force_ascii=False, indent=1)
+            side = sidecar_path(p)
+            side.write_text(json.dumps(self.metadata(), indent=2) + "\n", encoding="utf-8")
+            written.append(side)
+        invalid_path = p.with_name(p.stem + ".invalid.jsonl")
+        if len(self.invalid):
+            self.invalid.to_json(invalid_path, orient="records", lines=True, force_ascii=False)
+            written.append(invalid_path)
+        elif invalid_path.exists():
+            invalid_path.unlink()
+        return written
+
+
+def scales_from_metadata(metadata: Mapping[str, Any], path: str) -> dict[str, Scale]:
+    """Read the ``scales`` of a table's stored metadata."""
+    raw = metadata.get("scales", {})
+    if not isinstance(raw, dict):
+        raise InputError(path, "its stored scales are not a mapping of criterion to scale")
+    scales: dict[str, Scale] = {}
+    for name, spelling in raw.items():
+        try:
+            scales[str(name)] = Scale.parse(str(spelling))
+        except ValueError as exc:
+            raise InputError(path, f"stored scale of {name!r}: {exc}") from None
+    return scales
+
+
+def empty_invalid() -> pd.DataFrame:
+    return pd.DataFrame(columns=list(INVALID_COLUMNS))
+
+
+def canonical_order(frame: pd.DataFrame) -> pd.DataFrame:
+    ordered = [c.name for c in COLUMNS if c.name in frame.columns]
+    return frame[ordered]

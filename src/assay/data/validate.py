@@ -1,0 +1,421 @@
+"""Validate raw records into the judgments table, listing every problem at once.
+
+:func:`build_table` takes records as read (any column names, raw values), applies a
+column mapping, checks every value against the schema and the criteria's scales, and
+returns the canonical table or every problem found, each naming file, row, column and
+what was expected. Checks are vectorised with pandas so a million rows validate in
+seconds. Nothing here changes the input file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from assay.data._readers import ROW_COLUMN
+from assay.data.schema import (
+    COLUMN_BY_NAME,
+    COLUMNS,
+    DEFAULT_CRITERION,
+    DEFAULT_JUDGE,
+    KEY_COLUMNS,
+    REQUIRED_COLUMNS,
+    SPLITS,
+    USD_PROVENANCES,
+    Scale,
+    reportable_from_split,
+)
+from assay.errors import Problem
+
+DROP = "-"
+"""Mapping target that drops a column (``--map notes=-``)."""
+
+MAX_PROBLEMS_PER_CHECK = 200
+_TRUE = {"true", "t", "yes", "y", "1"}
+_FALSE = {"false", "f", "no", "n", "0"}
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    frame: pd.DataFrame
+    scales: dict[str, Scale]
+    problems: list[Problem]
+
+
+def parse_mapping(options: list[str] | None) -> dict[str, str]:
+    """Read ``--map SRC=DST[,SRC=DST...]`` options into a dict (DST ``-`` drops SRC)."""
+    mapping: dict[str, str] = {}
+    for option in options or []:
+        for part in option.split(","):
+            if not part.strip():
+                continue
+            source, sep, target = part.partition("=")
+            if not sep or not source.strip() or not target.strip():
+                raise ValueError(f"--map {part!r}: expected SOURCE=COLUMN, e.g. question_id=item")
+            target = target.strip()
+            if target != DROP and target not in COLUMN_BY_NAME:
+                raise ValueError(f"--map {part!r}: {target!r} is not a column of the "
+                                 f"judgments table ({', '.join(COLUMN_BY_NAME)}; or - to drop)")
+            mapping[source.strip()] = target
+    return mapping
+
+
+def parse_assignments(options: list[str] | None) -> dict[str, str]:
+    """Read ``--set COLUMN=VALUE`` options: a constant for a column the file lacks."""
+    values: dict[str, str] = {}
+    for option in options or []:
+        column, sep, value = option.partition("=")
+        column = column.strip()
+        if not sep or column not in COLUMN_BY_NAME:
+            raise ValueError(f"--set {option!r}: expected COLUMN=VALUE with a column of the "
+                             "judgments table, e.g. judge=gpt-4o")
+        values[column] = value
+    return values
+
+
+def build_table(
+    raw: pd.DataFrame,
+    *,
+    path: str,
+    mapping: Mapping[str, str] | None = None,
+    constants: Mapping[str, object] | None = None,
+    scales: Mapping[str, Scale] | None = None,
+    prior_problems: Sequence[Problem] = (),
+) -> BuildResult:
+    """Check raw records and turn them into the canonical judgments table.
+
+    Returns the table (canonical column order, typed values, scores coded on their
+    scale) with every problem found, after ``prior_problems`` (those the reader found);
+    the table is only meaningful when there are none.
+    """
+    problems: list[Problem] = list(prior_problems)
+    frame = raw.copy()
+    rows = frame.pop(ROW_COLUMN).to_numpy() if ROW_COLUMN in frame else np.arange(1, len(frame) + 1)
+    mapping = dict(mapping or {})
+    for source in mapping:
+        if source not in frame.columns:
+            problems.append(Problem(path, None, source,
+                                    "named in the column mapping but not in the file"))
+    renames = {s: t for s, t in mapping.items() if t != DROP and s in frame.columns}
+    frame = frame.drop(columns=[s for s, t in mapping.items() if t == DROP and s in frame.columns])
+    targets = list(renames.values())
+    clashes = {t for t in targets if targets.count(t) > 1 or (t in frame.columns and t not in renames)}
+    for target in sorted(clashes):
+        problems.append(Problem(path, None, target, "two columns would both become this column"))
+    frame = frame.rename(columns=renames)
+    for column, value in (constants or {}).items():
+        if column in frame.columns:
+            problems.append(Problem(path, None, column, "given a constant value but the file "
+                                    "already has this column"))
+        frame[column] = value
+    unknown = [c for c in frame.columns if c not in COLUMN_BY_NAME]
+    for column in unknown:
+        problems.append(Problem(
+            path, None, str(column),
+            "unknown column: map it to a column of the judgments table with "
+            f"--map {column}=COLUMN, or drop it with --map {column}=-"))
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    for column in missing:
+        problems.append(Problem(path, None, column, "required column is missing "
+                                "(use --map SOURCE=" + column + " if it has another name)"))
+    if unknown or missing or clashes:
+        return BuildResult(frame, dict(scales or {}), problems)
+
+    out = pd.DataFrame(index=frame.index)
+    check = _Checker(path, rows, problems)
+    for column in COLUMNS:
+        if column.name == "score" or column.name not in frame.columns:
+            continue
+        values = frame[column.name]
+        if column.kind == "str":
+            out[column.name] = check.strings(values, column.name)
+        elif column.kind == "int":
+            out[column.name] = check.integers(values, column.name)
+        elif column.kind == "float":
+            out[column.name] = check.numbers(values, column.name)
+        else:
+            out[column.name] = check.booleans(values, column.name)
+
+    for name in ("item", "arm"):
+        check.flag(out[name].isna(), name, "required value is missing")
+    if "cluster" not in out:
+        out["cluster"] = out["item"]
+    else:
+        out["cluster"] = out["cluster"].where(out["cluster"].notna(), out["item"])
+    if "run" not in out:
+        out["run"] = 1
+    else:
+        check.flag(out["run"].isna(), "run", "required value is missing (a run number 1..R)")
+        check.flag(out["run"].notna() & (out["run"] < 1), "run", "expected a run number >= 1")
+    out["judge"] = out["judge"].fillna(DEFAULT_JUDGE) if "judge" in out else DEFAULT_JUDGE
+    out["criterion"] = (out["criterion"].fillna(DEFAULT_CRITERION)
+                        if "criterion" in out else DEFAULT_CRITERION)
+    if "position" in out:
+        check.flag(out["position"].notna() & ~out["position"].isin([1, 2]), "position",
+                   "expected 1 or 2 (where arm was shown to the judge)")
+        if "opponent" in out:
+            check.flag(out["position"].notna() & out["opponent"].isna(), "opponent",
+                       "a pairwise row (with a position) needs the opponent arm")
+    for name in ("usd", "tokens_in", "tokens_out", "latency_s"):
+        if name in out:
+            check.flag(out[name].notna() & (out[name] < 0), name, "expected a number >= 0")
+    if "usd_provenance" in out:
+        check.flag(out["usd_provenance"].notna() & ~out["usd_provenance"].isin(USD_PROVENANCES),
+                   "usd_provenance", "expected 'reported' or 'estimated'")
+    if "split" in out:
+        check.flag(out["split"].notna() & ~out["split"].isin(SPLITS), "split",
+                   f"expected one of {', '.join(SPLITS)}")
+    if "reportable" not in out:
+        split = out["split"] if "split" in out else pd.Series(None, index=out.index, dtype=object)
+        out["reportable"] = split.map(reportable_from_split).astype(bool)
+    else:
+        out["reportable"] = out["reportable"].fillna(True).astype(bool)
+    if "attributes" in frame.columns:
+        out["attributes"] = check.attributes(frame["attributes"])
+
+    all_scales = dict(scales or {})
+    out["score"] = check.scores(frame["score"], out["criterion"], all_scales)
+    failure = out["failure_kind"] if "failure_kind" in out else pd.Series(None, index=out.index)
+    check.flag(frame["score"].isna() & failure.isna(), "score",
+               "missing score: a row without a score needs a failure_kind saying why")
+    ordered = [c.name for c in COLUMNS if c.name in out.columns]
+    out = out[ordered]
+    check.duplicates(out)
+    check.run_numbers(out)
+    out.index = pd.RangeIndex(len(out))
+    problems.sort(key=lambda p: (p.row is not None, p.row or 0))
+    return BuildResult(out, all_scales, problems)
+
+
+def duplicate_problems(frame: pd.DataFrame, *, path: str) -> list[Problem]:
+    """Rows of a (stacked) table that repeat another row's judgment key."""
+    problems: list[Problem] = []
+    _Checker(path, np.arange(1, len(frame) + 1), problems).duplicates(frame)
+    return problems
+
+
+class _Checker:
+    """Vectorised column checks that add one Problem per offending row."""
+
+    def __init__(self, path: str, rows: np.ndarray, problems: list[Problem]) -> None:
+        self.path = path
+        self.rows = rows
+        self.problems = problems
+
+    def flag(self, mask: pd.Series, column: str, message: str | pd.Series) -> None:
+        bad = np.flatnonzero(mask.to_numpy(dtype=bool))
+        for position in bad[:MAX_PROBLEMS_PER_CHECK]:
+            text = message if isinstance(message, str) else str(message.iloc[position])
+            self.problems.append(Problem(self.path, int(self.rows[position]), column, text))
+        if len(bad) > MAX_PROBLEMS_PER_CHECK:
+            self.problems.append(Problem(self.path, None, column,
+                                         f"... the same problem in {len(bad) - MAX_PROBLEMS_PER_CHECK}"
+                                         " more rows"))
+
+    def strings(self, values: pd.Series, column: str) -> pd.Series:
+        nested = values.map(lambda v: isinstance(v, (dict, list)))
+        self.flag(nested, column, "expected text, got a JSON object or list")
+        text = values.map(_as_text)
+        text[nested] = None
+        text[text.map(lambda v: not isinstance(v, str) or not v.strip())] = None
+        return text
+
+    def numbers(self, values: pd.Series, column: str) -> pd.Series:
+        numeric = _to_float(values)
+        given = values.notna() & values.map(lambda v: not (isinstance(v, str) and not v.strip()))
+        self.flag(given & numeric.isna(), column,
+                  values.map(lambda v: f"expected a number, got {_show(v)}"))
+        self.flag(given & numeric.notna() & ~np.isfinite(numeric.fillna(0)), column,
+                  values.map(lambda v: f"expected a finite number, got {_show(v)}"))
+        return numeric.where(np.isfinite(numeric.fillna(np.nan)), np.nan)
+
+    def integers(self, values: pd.Series, column: str) -> pd.Series:
+        numeric = self.numbers(values, column)
+        fractional = numeric.notna() & ((numeric % 1 != 0) | (numeric.abs() > 2**31))
+        self.flag(fractional, column, values.map(lambda v: f"expected a whole number, got {_show(v)}"))
+        return numeric.where(~fractional).astype("Int64")
+
+    def booleans(self, values: pd.Series, column: str) -> pd.Series:
+        def parse(v: object) -> object:
+            if v is None:
+                return None
+            if isinstance(v, (bool, np.bool_)):
+                return bool(v)
+            text = str(v).strip().lower()
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+            return "bad"
+
+        parsed = values.map(parse)
+        bad = parsed.map(lambda v: v == "bad")
+        self.flag(bad, column, values.map(lambda v: f"expected true or false, got {_show(v)}"))
+        return parsed.where(~bad, None)
+
+    def attributes(self, values: pd.Series) -> pd.Series:
+        def parse(v: object) -> object:
+            if v is None:
+                return None
+            if isinstance(v, dict):
+                return json.dumps(v, sort_keys=True, ensure_ascii=False)
+            try:
+                obj = json.loads(str(v))
+            except json.JSONDecodeError:
+                return "bad"
+            return json.dumps(obj, sort_keys=True, ensure_ascii=False) if isinstance(obj, dict) else "bad"
+
+        parsed = values.map(parse)
+        self.flag(parsed == "bad", "attributes", "expected a JSON object of attribute strata")
+        return parsed.where(parsed != "bad", None)
+
+    def scores(self, values: pd.Series, criteria: pd.Series, scales: dict[str, Scale]) -> pd.Series:
+        result = pd.Series(np.nan, index=values.index, dtype=np.float64)
+        for criterion in pd.unique(criteria.dropna()):
+            mask = (criteria == criterion).to_numpy()
+            chunk = values[mask]
+            scale = scales.get(str(criterion))
+            if scale is None:
+                numeric = _to_float(chunk)
+                labels = chunk.notna() & numeric.isna()
+                if labels.any():
+                    sample = sorted({str(v) for v in chunk[labels]})[:4]
+                    self.flag(pd.Series(mask, index=values.index) & labels.reindex(values.index,
+                              fill_value=False), "score",
+                              f"non numeric score for criterion {criterion!r} "
+                              f"(e.g. {', '.join(map(repr, sample))}): declare its scale, e.g. "
+                              f"--scale {criterion}=ordinal:{','.join(sample)}")
+                    continue
+                scale = Scale("interval")
+                scales.setdefault(str(criterion), scale)
+            coded, errors = _code_scores(chunk, scale)
+            result[mask] = coded.to_numpy()
+            bad = errors.notna()
+            if bad.any():
+                full_mask = pd.Series(False, index=values.index)
+                full_mask[bad[bad].index] = True
+                messages = pd.Series("", index=values.index)
+                messages[bad[bad].index] = errors[bad].map(
+                    lambda e, c=criterion: f"criterion {c!r}: {e}")
+                self.flag(full_mask, "score", messages)
+        return result
+
+    def duplicates(self, frame: pd.DataFrame) -> None:
+        keys = [c for c in KEY_COLUMNS if c in frame.columns]
+        filled = frame[keys].astype(object).where(frame[keys].notna(), "\0")
+        dup = filled.duplicated(keep=False).to_numpy()
+        if not dup.any():
+            return
+        positions = np.flatnonzero(dup)
+        sub = filled.iloc[positions]
+        first = sub.groupby(keys, sort=False, dropna=False).ngroup()
+        seen: dict[int, int] = {}
+        reported = 0
+        for position, group in zip(positions, first.to_numpy(), strict=True):
+            if group not in seen:
+                seen[group] = int(self.rows[position])
+                continue
+            if reported < MAX_PROBLEMS_PER_CHECK:
+                self.problems.append(Problem(
+                    self.path, int(self.rows[position]), None,
+                    f"duplicate judgment: same {', '.join(keys)} as row {seen[group]}"))
+            reported += 1
+        if reported > MAX_PROBLEMS_PER_CHECK:
+            self.problems.append(Problem(self.path, None, None, f"... and {reported - MAX_PROBLEMS_PER_CHECK}"
+                                         " more duplicate judgments"))
+
+    def run_numbers(self, frame: pd.DataFrame) -> None:
+        groups = frame.groupby(["judge", "criterion", "arm"], sort=False)["run"]
+        for (judge, criterion, arm), runs in groups:
+            present = set(int(r) for r in pd.unique(runs.dropna()))
+            if not present:
+                continue
+            expected = set(range(1, max(present) + 1))
+            if present != expected:
+                gaps = sorted(expected - present)
+                self.problems.append(Problem(
+                    self.path, None, "run",
+                    f"run numbers of arm {arm!r} (judge {judge!r}, criterion {criterion!r}) "
+                    f"must be 1..R with none missing; missing: {', '.join(map(str, gaps[:10]))}"))
+
+
+def _code_scores(values: pd.Series, scale: Scale) -> tuple[pd.Series, pd.Series]:
+    """Code raw scores on a scale: (coded floats, error text or None per value)."""
+    if scale.kind in ("interval", "binary", "range"):
+        numeric = _to_float(values)
+        errors = pd.Series(None, index=values.index, dtype=object)
+        given = values.notna()
+        errors[given & numeric.isna()] = values[given & numeric.isna()].map(
+            lambda v: f"expected a number, got {_show(v)}")
+        finite = np.isfinite(numeric.fillna(0.0))
+        errors[given & numeric.notna() & ~finite] = values[given & numeric.notna() & ~finite].map(
+            lambda v: f"expected a finite number, got {_show(v)}")
+        ok = given & numeric.notna() & finite
+        if scale.kind == "binary":
+            out = ok & ~numeric.isin([0.0, 1.0])
+            errors[out] = values[out].map(lambda v: f"expected 0 or 1 (binary scale), got {_show(v)}")
+        elif scale.kind == "range":
+            out = ok & ((numeric < scale.minimum) | (numeric > scale.maximum))
+            errors[out] = values[out].map(
+                lambda v: f"outside its scale {scale.spelling()}, got {_show(v)}")
+        coded = numeric.where(errors.isna() & ok)
+        return coded, errors
+
+    coded_list: list[float] = []
+    error_list: list[str | None] = []
+    for value in values:
+        if value is None:
+            coded_list.append(np.nan)
+            error_list.append(None)
+            continue
+        try:
+            coded_list.append(scale.code(value))
+            error_list.append(None)
+        except ValueError as exc:
+            coded_list.append(np.nan)
+            error_list.append(str(exc))
+    return (pd.Series(coded_list, index=values.index, dtype=np.float64),
+            pd.Series(error_list, index=values.index, dtype=object))
+
+
+def _to_float(values: pd.Series) -> pd.Series:
+    def convert(v: object) -> float:
+        if v is None or isinstance(v, (bool, np.bool_)):
+            return np.nan if v is None else float(v)
+        if isinstance(v, (int, float, np.integer, np.floating)):
+            try:
+                return float(v)
+            except OverflowError:
+                return np.inf
+        if isinstance(v, str):
+            try:
+                return float(v.strip())
+            except ValueError:
+                return np.nan
+        return np.nan
+
+    result = values.map(convert).astype(np.float64)
+    # "nan" text parses to NaN: keep it apart from "not a number" by mapping it to inf
+    nan_text = values.map(lambda v: isinstance(v, str) and v.strip().lower() in ("nan", "-nan")) | \
+        values.map(lambda v: isinstance(v, float) and np.isnan(v))
+    result[nan_text] = np.inf
+    return result
+
+
+def _as_text(v: object) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, float):
+        if v != v:
+            return None
+        return str(int(v)) if v.is_integer() else repr(v)
+    return str(v)
+
+
+def _show(v: object) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,61 @@
+import math
+
+import numpy as np
+import pytest
+
+from assay.data.schema import Scale, parse_scale_option, reportable_from_split
+
+
+@pytest.mark.parametrize("spelling", ["interval", "binary", "range:0,100", "range:-1,1.5",
+                                      "ordinal:Low,Medium,High", "nominal:red,green"])
+def test_spelling_round_trips(spelling):
+    assert Scale.parse(spelling).spelling() == spelling
+
+
+@pytest.mark.parametrize("bad", ["range:1", "range:5,1", "range:a,b", "ordinal:One",
+                                 "ordinal:A,A", "likert", "binary:0,1", "range:0,inf"])
+def test_bad_scales_say_what_is_expected(bad):
+    with pytest.raises(ValueError, match="scale"):
+        Scale.parse(bad)
+
+
+def test_ordinal_levels_map_lowest_to_highest():
+    # High/Medium/Low -> 1 / 0.5 / 0 (seed 001's score_norm)
+    s = Scale.parse("ordinal:Low,Medium,High")
+    codes = [s.code(v) for v in ("Low", "medium", "HIGH")]
+    assert codes == [0.0, 1.0, 2.0]
+    np.testing.assert_allclose(s.normalise(codes), [0.0, 0.5, 1.0])
+    assert s.label(1.0) == "Medium"
+    with pytest.raises(ValueError, match="expected one of Low, Medium, High"):
+        s.code("Excellent")
+
+
+def test_range_and_binary_check_values():
+    r = Scale.parse("range:0,100")
+    assert r.code("78.5") == 78.5
+    np.testing.assert_allclose(r.normalise([0, 25, 100]), [0, 0.25, 1])
+    with pytest.raises(ValueError, match=r"\[0, 100\]"):
+        r.code(140)
+    b = Scale.parse("binary")
+    assert b.code(True) == 1.0
+    with pytest.raises(ValueError, match="0 or 1"):
+        b.code(0.5)
+    with pytest.raises(ValueError, match="finite"):
+        Scale().code(float("nan"))
+
+
+def test_interval_and_nominal_have_no_normalisation():
+    assert math.isnan(Scale().normalise([3.0])[0])
+    assert math.isnan(Scale.parse("nominal:a,b").normalise([1.0])[0])
+
+
+def test_scale_option():
+    assert parse_scale_option("quality=range:0,100") == ("quality", Scale.parse("range:0,100"))
+    with pytest.raises(ValueError, match="CRITERION=SCALE"):
+        parse_scale_option("range:0,100")
+
+
+def test_reportable_from_split():
+    assert [reportable_from_split(s) for s in ("dev", "calibration", "test", "final",
+                                               "exploratory", None)] == [
+        False, False, True, True, True, True]
