@@ -1,0 +1,161 @@
+"""Mean score per criterion, judge and arm, with an interval that respects clusters.
+
+The first look at any judgments table: for each (criterion, judge, arm[, opponent]) the
+number of scores, the mean on the [0, 1] scale of the criterion (the raw scale for an
+interval criterion), and a cluster-robust interval whose method is named. Runs are
+averaged within an item first and items are summed within their cluster, so neither
+runs nor items are taken as independent draws (seed 003's ratio estimator).
+
+Rows without a score (a failure_kind saying why) are left out of the mean and counted
+in ``n_failed``; the benchmark report, by contrast, counts a failed answer as wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from assay.data.table import Judgments
+from assay.stats.intervals import cluster_t_interval, korn_graubard_interval, ratio_estimate
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    criterion: str
+    judge: str
+    arm: str
+    opponent: str | None
+    scale: str
+    """The criterion's scale; ``estimate`` is on [0, 1] unless it is ``interval``."""
+    n: int
+    """Scores in the mean."""
+    n_failed: int
+    """Rows with no score (failures), left out of the mean."""
+    n_items: int
+    n_clusters: int
+    runs: int
+    estimate: float
+    lower: float
+    upper: float
+    method: str
+    conf: float
+
+
+@dataclass(frozen=True)
+class ScoreSummary:
+    """Per (criterion, judge, arm[, opponent]) mean scores with cluster-robust intervals."""
+
+    rows: list[ScoreRow]
+    conf: float
+    n_invalid: int
+    """Run-folder records kept aside as invalid (seed 001's validity classes)."""
+    invalid_by_class: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        def clean(value: Any) -> Any:
+            return None if isinstance(value, float) and math.isnan(value) else value
+
+        return {
+            "conf": self.conf,
+            "n_invalid": self.n_invalid,
+            "invalid_by_class": dict(self.invalid_by_class),
+            "scores": [{k: clean(v) for k, v in asdict(r).items()} for r in self.rows],
+            "notes": list(self.notes),
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def __str__(self) -> str:
+        from assay.report.text import format_score_summary
+
+        return format_score_summary(self)
+
+
+def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:
+    """Mean score per criterion, judge and arm (and opponent for pairwise rows).
+
+    The interval is the cluster-robust t interval on the logit scale (C - 1 df) for a
+    criterion normalised to [0, 1], with the Korn-Graubard effective-n Clopper-Pearson
+    interval where that is undefined (mean 0 or 1, or no variance between clusters) for
+    a binary criterion; the cluster-robust t interval on the raw scale for an interval
+    criterion. Nominal criteria have no mean and are left out, with a note.
+    """
+    if not 0 < conf < 1:
+        raise ValueError(f"conf must be in (0, 1), got {conf}")
+    frame = judgments.frame.copy()
+    frame["value"] = judgments.normalised_scores()
+    rows: list[ScoreRow] = []
+    notes: list[str] = []
+    held_back = int((~frame["reportable"]).sum())
+    if held_back:
+        frame = frame[frame["reportable"]]
+        notes.append(f"{held_back} rows of the dev or calibration split are not reportable "
+                     "and are left out.")
+    opponent = frame["opponent"] if "opponent" in frame else pd.Series(None, index=frame.index)
+    frame["opponent_key"] = opponent.astype(object).where(opponent.notna(), "")
+    keys = ["criterion", "judge", "arm", "opponent_key"]
+    for (criterion, judge, arm, opp), group in frame.groupby(keys, sort=False):
+        scale = judgments.scale(str(criterion))
+        if scale.kind == "nominal":
+            note = f"Criterion {criterion!r} is nominal: it has no mean and is left out here."
+            if note not in notes:
+                notes.append(note)
+            continue
+        scored = group[group["score"].notna()]
+        values = scored["score"] if scale.kind == "interval" else scored["value"]
+        rows.append(_row(str(criterion), str(judge), str(arm), str(opp) or None, scale.spelling(),
+                         scored.assign(v=values), n_failed=len(group) - len(scored), conf=conf,
+                         binary=scale.kind == "binary", bounded=scale.kind != "interval"))
+    counts = judgments.invalid["validity_class"].value_counts() if len(judgments.invalid) else {}
+    return ScoreSummary(rows=rows, conf=conf, n_invalid=len(judgments.invalid),
+                        invalid_by_class={str(k): int(v) for k, v in dict(counts).items()},
+                        notes=notes)
+
+
+def _row(criterion: str, judge: str, arm: str, opponent: str | None, scale: str,
+         scored: pd.DataFrame, *, n_failed: int, conf: float, binary: bool,
+         bounded: bool) -> ScoreRow:
+    nan = float("nan")
+    base = dict(criterion=criterion, judge=judge, arm=arm, opponent=opponent, scale=scale,
+                n=len(scored), n_failed=n_failed, conf=conf)
+    if scored.empty:
+        return ScoreRow(**base, n_items=0, n_clusters=0, runs=0, estimate=nan, lower=nan,
+                        upper=nan, method="no_scores")
+    items = scored.groupby(["cluster", "item"], sort=False)["v"].mean()
+    clusters = items.groupby(level="cluster", sort=False)
+    sums = clusters.sum().to_numpy(dtype=np.float64)
+    sizes = clusters.size().to_numpy(dtype=np.float64)
+    runs = int(scored["run"].max())
+    common = dict(n_items=len(items), n_clusters=len(sums), runs=runs)
+    if len(sums) < 2:
+        return ScoreRow(**base, **common, estimate=float(sums.sum() / sizes.sum()), lower=nan,
+                        upper=nan, method="too_few_clusters")
+    if bounded:
+        result = cluster_t_interval(sums, sizes, conf=conf)
+        if not (math.isnan(result.lower) or math.isnan(result.upper)):
+            return ScoreRow(**base, **common, estimate=result.estimate, lower=result.lower,
+                            upper=result.upper, method=result.method)
+        if binary:
+            estimate = ratio_estimate(sums, sizes).estimate
+            alternative = ("greater" if estimate >= 1 else "less" if estimate <= 0
+                           else "two-sided")
+            kg = korn_graubard_interval(sums, sizes, conf=conf, alternative=alternative)
+            return ScoreRow(**base, **common, estimate=kg.estimate, lower=kg.lower,
+                            upper=kg.upper, method=kg.method)
+        return ScoreRow(**base, **common, estimate=result.estimate, lower=nan, upper=nan,
+                        method="undefined_no_cluster_variance")
+    ratio = ratio_estimate(sums, sizes)
+    half = sps.t.ppf((1 + conf) / 2, len(sums) - 1) * ratio.standard_error
+    if not ratio.standard_error > 0:
+        return ScoreRow(**base, **common, estimate=ratio.estimate, lower=nan, upper=nan,
+                        method="undefined_no_cluster_variance")
+    return ScoreRow(**base, **common, estimate=ratio.estimate, lower=ratio.estimate - half,
+                    upper=ratio.estimate + half, method="cluster_robust_t")

@@ -1,0 +1,97 @@
+"""The console script as a user runs it: real subprocesses for the main paths."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from assay.cli import main
+
+ASSAY = shutil.which("assay")
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    command = [ASSAY, *args] if ASSAY else [sys.executable, "-m", "assay.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def test_import_alpaca_eval_writes_805_rows_per_model_and_annotator(alpaca_results, tmp_path):
+    out = tmp_path / "a.parquet"
+    result = run("import", "alpaca-eval", str(alpaca_results), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "5635 judgments" in result.stdout and f"wrote {out}" in result.stdout
+    frame = pd.read_parquet(out)
+    assert (frame.groupby(["arm", "judge"]).size() == 805).all()
+    assert (frame["failure_kind"] == "missing_judgment").sum() == frame["score"].isna().sum() == 1
+
+
+def test_validate_reports_problems_and_exits_2(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("question,arm,score\nq1,a,1\nq2,a,banana\n")
+    result = run("validate", str(path), "--map", "question=item", "--scale", "score=binary")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: 1 problem found")
+    assert f"{path}, row 2, column 'score'" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    ok = run("validate", str(path), "--map", "question=item")
+    assert ok.returncode == 2 and "non numeric score" in ok.stderr
+
+
+def test_validate_balanced_names_missing_cells(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("item,arm,run,score\nq1,a,1,1\nq1,a,2,1\nq1,b,1,0\nq1,b,2,1\nq2,a,1,1\n"
+                    "q2,a,2,1\nq2,b,1,0\n")
+    with pytest.raises(SystemExit) as info:
+        main(["validate", str(path)])  # balance not asked for: valid
+    assert info.value.code == 0 and "valid" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as info:
+        main(["validate", str(path), "--balanced"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert "1 missing cell(s)" in err and "item 'q2' arm 'b' run 2" in err
+
+
+def test_bad_options_exit_2_with_one_line(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("item,arm,score\nq1,a,1\n")
+    for args, expected in [
+        (["validate", str(path), "--scale", "score=likert"], "is not one of"),
+        (["validate", str(path), "--map", "x=nonsense"], "is not a column"),
+        (["import", "excel", str(path), "-o", str(tmp_path / "o.parquet")], "unknown import format"),
+        (["import", "table", str(path), "-o", str(tmp_path / "o.xlsx")], "suffix"),
+        (["validate"], "Missing argument"),
+    ]:
+        with pytest.raises(SystemExit) as info:
+            main(args)
+        err = capsys.readouterr().err
+        assert info.value.code == 2, (args, err)
+        assert expected in err and "Traceback" not in err
+
+
+def test_every_command_has_help_with_an_example():
+    for command in ("validate", "import", "demo"):
+        result = run(command, "--help")
+        assert result.returncode == 0
+        assert "Example: assay " + command in " ".join(result.stdout.split())
+
+
+def test_demo_runs_offline_and_loads_its_own_output(tmp_path):
+    result = run("demo", "--out", str(tmp_path / "demo"))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Scores per criterion, judge and arm" in out
+    assert "logit_cluster_robust_t" in out and "invalid records kept aside" in out
+    summary = json.loads((tmp_path / "demo" / "scores.json").read_text())
+    correct = {r["arm"]: r for r in summary["scores"] if r["criterion"] == "correct"}
+    assert correct["atlas-7b"]["estimate"] < correct["beacon-13b"]["estimate"] < \
+        correct["cirrus-70b"]["estimate"]
+    assert all(r["lower"] < r["estimate"] < r["upper"] for r in correct.values())
+    assert summary["n_invalid"] > 0
+    again = run("validate", str(tmp_path / "demo" / "judgments.parquet"))
+    assert again.returncode == 0, again.stderr
