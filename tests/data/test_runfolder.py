@@ -66,5 +66,5 @@ def test_valid_records_become_rows_and_invalid_ones_are_kept_aside(run_folder):
 
 def test_a_folder_without_the_three_files_is_refused(tmp_path):
     (tmp_path / "datapoints.jsonl").write_text("")
-    with pytest.raises(InputError, match="not a run folder: no responses.jsonl"):
+    with pytest.raises(InputError, match=r"not a run folder: no responses\.jsonl"):
         load(tmp_path)
