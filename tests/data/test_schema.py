@@ -59,3 +59,12 @@ def test_reportable_from_split():
     assert [reportable_from_split(s) for s in ("dev", "calibration", "test", "final",
                                                "exploratory", None)] == [
         False, False, True, True, True, True]
+
+
+def test_the_table_doc_names_every_column():
+    from pathlib import Path
+
+    from assay.data.schema import COLUMNS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "judgments-table.md").read_text()
+    assert [c.name for c in COLUMNS if f"`{c.name}`" not in doc] == []
