@@ -1,0 +1,107 @@
+"""Frozen result dataclasses shared by the statistics functions.
+
+Every field is documented with an attribute docstring. Results carry full-precision floats and
+no formatting; bounds that a method cannot define are NaN, never a silent zero-width interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+Alternative = Literal["two-sided", "less", "greater"]
+"""Sidedness of an interval: two bounds, an upper bound only, or a lower bound only."""
+
+
+@dataclass(frozen=True)
+class IntervalResult:
+    """A point estimate with a confidence interval and how it was made."""
+
+    estimate: float
+    """Point estimate."""
+    lower: float
+    """Lower bound; NaN when the method does not define the interval."""
+    upper: float
+    """Upper bound; NaN when the method does not define the interval."""
+    standard_error: float
+    """Standard error the interval rests on (on the estimate's own scale)."""
+    method: str
+    """Name of the interval method, for example ``"logit_cluster_robust_t"``."""
+    conf: float
+    """Confidence level of the interval (one-sided level when ``alternative`` is one-sided)."""
+    df: float | None = None
+    """Degrees of freedom of the reference t distribution, if any."""
+    n: float | None = None
+    """Sample size the interval rests on: items, or an effective number where documented."""
+    n_clusters: int | None = None
+    """Number of clusters, if the method uses them."""
+    critical_value: float | None = None
+    """Critical value (t or z quantile) the bounds were built with, if any."""
+    alternative: Alternative = "two-sided"
+    """Sidedness actually used: ``"less"`` is an upper bound only (``lower`` is the bottom of
+    the parameter range), ``"greater"`` a lower bound only (``upper`` is the top)."""
+    n_resamples: int | None = None
+    """Number of bootstrap resamples the interval used, for resampling methods."""
+
+
+@dataclass(frozen=True)
+class RatioEstimate:
+    """Ratio estimator of a mean over clusters, with its linearised variance."""
+
+    estimate: float
+    """r = sum_c S_c / N."""
+    variance: float
+    """V = C / (C - 1) * sum_c (S_c - r n_c)^2 / N^2 (exactly 0 when every cluster has the
+    same mean, up to rounding)."""
+    standard_error: float
+    """sqrt(V)."""
+    n: float
+    """N = sum_c n_c, the number of items."""
+    n_clusters: int
+    """C, the number of clusters."""
+
+
+@dataclass(frozen=True, eq=False)
+class BootstrapRatios:
+    """Ratio estimates and linearised standard errors of B cluster-bootstrap resamples.
+
+    Unpacks as a pair: ``estimates, standard_errors = cluster_bootstrap_ratios(...)``.
+    """
+
+    estimates: npt.NDArray[np.float64]
+    """r*, shape (B,)."""
+    standard_errors: npt.NDArray[np.float64]
+    """se* = sqrt(V*), shape (B,); exactly 0 for a resample whose clusters share one mean."""
+
+    def __iter__(self) -> Iterator[npt.NDArray[np.float64]]:
+        yield self.estimates
+        yield self.standard_errors
+
+
+@dataclass(frozen=True)
+class BayesResult:
+    """Posterior summary of the beta-binomial cluster model."""
+
+    estimate: float
+    """Posterior mean of mu (the mean of cluster accuracies, clusters weighted alike)."""
+    lower: float
+    """Lower end of the equal-tailed credible interval of mu (0 when one-sided from 0)."""
+    upper: float
+    """Upper end of the equal-tailed credible interval of mu (1 when one-sided from 1)."""
+    posterior_mean: float
+    """Posterior mean of mu (the same number as ``estimate``)."""
+    posterior_median: float
+    """Posterior median of mu."""
+    rho_mean: float
+    """Posterior mean of the intra-cluster correlation rho."""
+    conf: float
+    """Credible level."""
+    method: str = "beta_binomial_bayes"
+    """Always ``"beta_binomial_bayes"``."""
+    alternative: Alternative = "two-sided"
+    """``"less"`` when every run was wrong (interval [0, upper]), ``"greater"`` when every run
+    was right (interval [lower, 1]), else ``"two-sided"``."""

@@ -1,0 +1,37 @@
+"""assay.stats exports exactly its public names, sorted, each documented with an example."""
+
+from __future__ import annotations
+
+import inspect
+
+import assay.stats as api
+from assay.stats import intervals, multiplicity, noninferiority, paired, passk, resampling
+
+MODULES = (intervals, multiplicity, noninferiority, paired, passk, resampling)
+
+
+def test_all_is_sorted_and_complete() -> None:
+    assert api.__all__ == sorted(api.__all__)
+    expected = {name for module in MODULES for name in module.__all__}
+    expected |= {"BayesResult", "BootstrapRatios", "IntervalResult", "RatioEstimate"}
+    assert set(api.__all__) == expected
+    for name in api.__all__:
+        assert getattr(api, name) is not None
+
+
+def test_every_public_function_has_a_doctested_example_and_references_or_notes() -> None:
+    for module in MODULES:
+        for name in module.__all__:
+            doc = inspect.getdoc(getattr(module, name)) or ""
+            assert "Examples\n--------" in doc and ">>>" in doc, name
+            assert "Notes\n-----" in doc, name
+
+
+def test_options_are_keyword_only() -> None:
+    for module in MODULES:
+        for name in module.__all__:
+            params = inspect.signature(getattr(module, name)).parameters.values()
+            for p in params:
+                if p.name in {"conf", "alternative", "rng", "alpha", "power", "bounds",
+                              "grid_size", "draws", "floor", "tol", "max_iter"}:
+                    assert p.kind is inspect.Parameter.KEYWORD_ONLY, (name, p.name)
