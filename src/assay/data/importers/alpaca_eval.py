@@ -33,7 +33,7 @@ def instruction_id(instruction: str) -> str:
     """A stable id of an instruction's text.
 
     >>> instruction_id("Say hi.")
-    'i-2a58ce2d2fc0'
+    'i-e276e57b8ac9'
     """
     return "i-" + hashlib.sha256(instruction.encode("utf-8")).hexdigest()[:12]
 
