@@ -138,6 +138,10 @@ def demo_command(
     run_demo(out, seed=seed, console=console)
 
 
+# the report and register commands live in their own module, registered on the same app
+from assay import cli_report as _cli_report  # noqa: E402,F401
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``assay`` console script."""
     try:

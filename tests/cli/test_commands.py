@@ -75,7 +75,7 @@ def test_bad_options_exit_2_with_one_line(tmp_path, capsys):
 
 
 def test_every_command_has_help_with_an_example():
-    for command in ("validate", "import", "demo"):
+    for command in ("validate", "import", "demo", "report", "register"):
         result = run(command, "--help")
         assert result.returncode == 0
         assert "Example: assay " + command in " ".join(result.stdout.split())
@@ -93,5 +93,9 @@ def test_demo_runs_offline_and_loads_its_own_output(tmp_path):
         correct["cirrus-70b"]["estimate"]
     assert all(r["lower"] < r["estimate"] < r["upper"] for r in correct.values())
     assert summary["n_invalid"] > 0
+    benchmark = json.loads((tmp_path / "demo" / "benchmark.json").read_text())
+    assert benchmark["arms"] == ["atlas-7b", "beacon-13b", "cirrus-70b"]
+    assert benchmark["n_clusters"] == 40 and benchmark["runs"] == 5
+    assert "Benchmark report (judge exact-match, criterion correct" in out
     again = run("validate", str(tmp_path / "demo" / "judgments.parquet"))
     assert again.returncode == 0, again.stderr

@@ -1,0 +1,113 @@
+"""``assay report`` and ``assay register`` end to end on files a user would have."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from assay.cli import main
+from assay.cli_report import parse_contrasts
+from assay.errors import ConfigError
+
+
+def seed_example_bench(path, *, runs: int = 5, split: bool = False):
+    """Seed 003's design: 12 documents with 3 questions each, two arms, `runs` runs."""
+    rng = np.random.default_rng(2)
+    rows = []
+    for i in range(36):
+        for arm, p, usd in (("short", 0.7, 0.001), ("long", 0.8, 0.004)):
+            for run in range(1, runs + 1):
+                rows.append({"cluster": f"doc{i // 3 + 1}", "item": f"q{i + 1}", "arm": arm,
+                             "run": run, "correct": "TRUE" if rng.random() < p else "FALSE",
+                             "usd": usd})
+    frame = pd.DataFrame(rows)
+    if split:
+        frame["split"] = "test"
+    frame.to_csv(path, index=False)
+    return frame
+
+
+def run(args, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    captured = capsys.readouterr()
+    return info.value.code, captured.out, captured.err
+
+
+def test_report_on_a_bench_csv_prints_the_seed_sections(tmp_path, capsys):
+    frame = seed_example_bench(tmp_path / "bench.csv")
+    code, _, err = run(["import", "bench", str(tmp_path / "bench.csv"), "-o",
+                        str(tmp_path / "bench.parquet")], capsys)
+    assert code == 0, err
+    code, out, err = run(["report", str(tmp_path / "bench.parquet"), "--kind", "benchmark",
+                          "--format", "text,json", "--out", str(tmp_path / "r"), "--B", "500"],
+                         capsys)
+    assert code == 0, err
+    for section in ("Accuracy (arms in benchmark order, not ranked):",
+                    "Paired differences (first minus second):", "Stability across runs:",
+                    "Reliability:", "Cost:", "Failures (all counted wrong):",
+                    "Variance on the probability scale", "Note:"):
+        assert section in out
+    report = json.loads((tmp_path / "r" / "benchmark.json").read_text())
+    assert report["arms"] == ["short", "long"] and report["B"] == 500
+    # the point estimates by hand: mean over runs within item, then over items
+    correct = frame.assign(c=frame["correct"] == "TRUE")
+    by_hand = correct.groupby(["arm", "item"])["c"].mean().groupby("arm").mean()
+    for record in report["accuracy"]:
+        assert record["estimate"] == pytest.approx(by_hand[record["arm"]], abs=1e-12)
+        assert record["method"] == "logit_cluster_robust_t"
+
+
+def test_register_then_confirmatory_report(tmp_path, capsys):
+    seed_example_bench(tmp_path / "bench.csv", split=True)
+    code, _, err = run(["import", "bench", str(tmp_path / "bench.csv"), "-o",
+                        str(tmp_path / "bench.parquet")], capsys)
+    assert code == 0, err
+    code, out, err = run(["register", str(tmp_path / "bench.parquet"), "--contrast",
+                          "long:short:0.05", "-o", str(tmp_path / "reg.json")], capsys)
+    assert code == 0, err and "registered 1 contrast" in out
+    code, out, err = run(["report", str(tmp_path / "bench.parquet"), "--kind", "benchmark",
+                          "--registration", str(tmp_path / "reg.json"), "--format", "json",
+                          "--out", str(tmp_path / "r"), "--B", "200"], capsys)
+    assert code == 0, err
+    report = json.loads((tmp_path / "r" / "benchmark.json").read_text())
+    assert report["confirmatory"] is True
+    assert [r["label"] for r in report["ni"]] == ["long vs short"]
+    assert report["ni"][0]["verdict"] in ("passed", "failed")
+    # a registration edited after it was made is refused, with exit 2 and no traceback
+    reg = json.loads((tmp_path / "reg.json").read_text())
+    reg["contrasts"][0]["margin"] = 0.5
+    (tmp_path / "reg.json").write_text(json.dumps(reg))
+    code, out, err = run(["report", str(tmp_path / "bench.parquet"), "--kind", "benchmark",
+                          "--registration", str(tmp_path / "reg.json")], capsys)
+    assert code == 2 and "changed after it was made" in err and "Traceback" not in err
+
+
+def test_unbalanced_bench_is_refused_with_the_missing_cells(tmp_path, capsys):
+    frame = seed_example_bench(tmp_path / "bench.csv")
+    frame.iloc[1:].to_csv(tmp_path / "bench.csv", index=False)  # q1/short loses run 1
+    code, _, err = run(["import", "bench", str(tmp_path / "bench.csv"), "-o",
+                        str(tmp_path / "b.parquet")], capsys)
+    assert code == 0, err
+    code, _, err = run(["report", str(tmp_path / "b.parquet"), "--kind", "benchmark"], capsys)
+    assert code == 2 and "q1" in err and "short" in err
+
+
+def test_all_kinds_skip_the_benchmark_when_no_correctness_criterion(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("item,arm,score\nq1,a,3\nq2,a,4\nq1,b,5\nq2,b,2\n")
+    code, out, err = run(["report", str(path)], capsys)
+    assert code == 0, err
+    assert "benchmark report skipped" in out and "Scores per criterion" in out
+
+
+def test_contrast_parsing_handles_dashes_in_arm_names():
+    arms = ["gpt-4o", "gpt-4o-mini", "atlas-7b"]
+    assert parse_contrasts("gpt-4o-mini-gpt-4o", arms) == [("gpt-4o-mini", "gpt-4o")]
+    assert parse_contrasts("atlas-7b - gpt-4o", arms) == [("atlas-7b", "gpt-4o")]
+    with pytest.raises(ConfigError, match="matches no two arms"):
+        parse_contrasts("atlas-gpt", arms)
+    assert parse_contrasts(None, arms) is None
