@@ -54,6 +54,9 @@ from assay.analysis.benchmark_registration import (
     Registration,
     register_contrasts,
 )
+from assay.analysis.selection import benchmark_rows
+from assay.analysis.selection import reference_hash as selected_reference_hash
+from assay.data.table import Judgments
 from assay.errors import ConfigError, DesignError
 
 __all__ = [
@@ -155,7 +158,7 @@ class BenchmarkReport:
 
 
 def benchmark_report(
-    frame: pd.DataFrame,
+    frame: pd.DataFrame | Judgments,
     *,
     contrasts: Sequence[tuple[str, str]] | None = None,
     B: int | None = None,
@@ -171,8 +174,12 @@ def benchmark_report(
 
     Parameters
     ----------
-    frame : pandas.DataFrame
-        One row per (item, arm, run): ``cluster`` (defaults to ``item``), ``item``,
+    frame : pandas.DataFrame or Judgments
+        A :class:`~assay.data.table.Judgments` table is narrowed to its correctness
+        scores first (:func:`assay.analysis.selection.benchmark_rows`: the one binary or
+        range:0,1 judge and criterion, ``correct`` preferred), and its reference hash is
+        the hash of its (cluster, item) pairs unless ``reference_hash`` is given.
+        Otherwise one row per (item, arm, run): ``cluster`` (defaults to ``item``), ``item``,
         ``arm``, ``run`` and ``score`` (or ``correct``), correctness in [0, 1]. Optional:
         ``reportable`` or ``split`` (only reportable rows are used; dev and calibration
         rows are not reportable), ``outcome``, ``failure_kind`` (a failure counts wrong,
@@ -243,6 +250,10 @@ def benchmark_report(
     >>> print(str(report).splitlines()[0])
     <assay benchmark report> 2 arm(s), 36 item(s) in 12 cluster(s), 5 run(s)
     """
+    if isinstance(frame, Judgments):
+        frame = benchmark_rows(frame)
+        if reference_hash is None:
+            reference_hash = selected_reference_hash(frame)
     if confirmatory is None:
         confirmatory = registration is not None and bool(
             getattr(registration, "has_confirmatory", False))
