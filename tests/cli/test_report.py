@@ -111,3 +111,12 @@ def test_contrast_parsing_handles_dashes_in_arm_names():
     with pytest.raises(ConfigError, match="matches no two arms"):
         parse_contrasts("atlas-gpt", arms)
     assert parse_contrasts(None, arms) is None
+
+
+def test_report_reads_a_bench_csv_directly(tmp_path, capsys):
+    seed_example_bench(tmp_path / "bench.csv")
+    code, out, err = run(["report", str(tmp_path / "bench.csv"), "--kind", "benchmark",
+                          "--B", "200"], capsys)
+    assert code == 0, err
+    assert "Benchmark report (judge unspecified, criterion correct)" in out
+    assert "Accuracy (arms in benchmark order, not ranked):" in out

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from assay.data._readers import read_records
+from assay.data.importers.bench import looks_like_bench
 from assay.data.schema import Scale
 from assay.data.table import INVALID_COLUMNS, Judgments, empty_invalid, scales_from_metadata
 from assay.data.validate import build_table, duplicate_problems
@@ -29,7 +30,9 @@ def load(
     ----------
     path
         A Parquet, CSV, TSV, JSONL or JSON-list file in the judgments layout, or a run
-        folder (``datapoints.jsonl``, ``responses.jsonl``, ``evaluations.jsonl``).
+        folder (``datapoints.jsonl``, ``responses.jsonl``, ``evaluations.jsonl``). A file
+        with seed 003's ``correct`` column and no ``score`` (a benchmark data frame) is
+        read as :func:`assay.data.importers.import_bench` reads it.
     mapping
         Source column name -> judgments column (``{"question_id": "item"}``); ``"-"``
         drops a column.
@@ -62,6 +65,11 @@ def load(
         judgments = load_run_folder(p, scales=scales)
     else:
         raw = read_records(p)
+        if not mapping and not constants and looks_like_bench(raw):
+            from assay.data.importers.bench import bench_from_records
+
+            judgments = bench_from_records(raw, scales=scales)
+            return _excluding(judgments, exclude_self_judging, exclude_self_teaching)
         stored = scales_from_metadata(raw.metadata, str(p))
         stored.update(scales or {})
         built = build_table(raw.frame, path=str(p), mapping=mapping, constants=constants,
@@ -70,9 +78,12 @@ def load(
             raise ValidationError(built.problems)
         judgments = Judgments(frame=built.frame, scales=built.scales,
                               invalid=_read_invalid(p), sources=(str(p),))
-    if exclude_self_judging or exclude_self_teaching:
-        judgments = judgments.excluding(self_judging=exclude_self_judging,
-                                        self_teaching=exclude_self_teaching)
+    return _excluding(judgments, exclude_self_judging, exclude_self_teaching)
+
+
+def _excluding(judgments: Judgments, self_judging: bool, self_teaching: bool) -> Judgments:
+    if self_judging or self_teaching:
+        return judgments.excluding(self_judging=self_judging, self_teaching=self_teaching)
     return judgments
 
 

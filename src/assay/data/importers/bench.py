@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from assay.data._readers import read_records
+from assay.data._readers import RawTable, read_records
 from assay.data.schema import Scale
 from assay.data.table import Judgments
 from assay.data.validate import build_table
@@ -27,7 +27,17 @@ _LOGICAL = {"true": 1.0, "false": 0.0, "t": 1.0, "f": 0.0}
 def import_bench(source: str | Path, *, judge: str = "unspecified",
                  scales: Mapping[str, Scale] | None = None) -> Judgments:
     """Read a seed 003 bench file (CSV, JSONL, JSON or Parquet)."""
-    raw = read_records(source)
+    return bench_from_records(read_records(source), judge=judge, scales=scales)
+
+
+def looks_like_bench(raw: RawTable) -> bool:
+    """A table with seed 003's ``correct`` column and no ``score`` column."""
+    return "correct" in raw.frame.columns and "score" not in raw.frame.columns
+
+
+def bench_from_records(raw: RawTable, *, judge: str = "unspecified",
+                       scales: Mapping[str, Scale] | None = None) -> Judgments:
+    """The judgments of a bench data frame already read from its file."""
     frame = raw.frame
     problems: list[Problem] = list(raw.problems)
     for column in BENCH_COLUMNS:
