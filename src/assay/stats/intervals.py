@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from assay.stats._bayes import beta_binomial_bayes_interval
-from assay.stats._ratio import _linearised_residuals
+from assay.stats._ratio import _SNAP, _linearised_residuals
 from assay.stats._results import Alternative, BootstrapRatios, IntervalResult, RatioEstimate
 from assay.stats._validate import (
     _check_1d,
@@ -35,7 +35,9 @@ __all__ = [
     "studentised_bootstrap_interval",
 ]
 
-_BLOCK_ELEMENTS = 1 << 20  # rows of the (B, C) weight matrix are processed in blocks this big
+_BLOCK_ELEMENTS = 1 << 20  # rows of the (B, C) weight matrix are recomputed in blocks this big
+_EXPANSION_TOLERANCE = 2.0**30 * float(np.finfo(np.float64).eps)
+"""Times C: the least ss / scale^2 at which the expanded resample variance is trusted."""
 
 
 def ratio_estimate(sums: ArrayLike, sizes: ArrayLike) -> RatioEstimate:
@@ -353,10 +355,19 @@ def cluster_bootstrap_ratios(sums: ArrayLike, sizes: ArrayLike, weights: Any) ->
               V^*_b = \frac{C}{C-1} \sum_c w_{bc} \frac{(S_c - r^*_b n_c)^2}{(N^*_b)^2},
 
     which is :func:`ratio_estimate` applied to the resampled clusters (a cluster drawn w
-    times enters w times), and se*_b = sqrt(V*_b). Cost O(B C): the ratios are one
-    matrix-vector product and the variances are computed in blocks of rows, with no Python
-    loop over resamples. Residuals within rounding error are zeroed as in
-    :func:`ratio_estimate`, so a resample whose clusters share one mean has se* = 0 exactly.
+    times enters w times), and se*_b = sqrt(V*_b). Cost O(B C), one pass over the weights:
+    with the full-sample residuals e_c = S_c - r n_c and delta_b = r*_b - r =
+    sum_c w_bc e_c / N*_b, the sum of squares expands as
+
+    .. math:: \sum_c w_{bc} (S_c - r^*_b n_c)^2 = \sum_c w_{bc} e_c^2
+              - 2 \delta_b \sum_c w_{bc} e_c n_c + \delta_b^2 \sum_c w_{bc} n_c^2,
+
+    so every resample comes from one matrix product of the weights with per-cluster columns.
+    Centring on r keeps the cancellation small; a resample whose expanded value is not
+    accurate to about 2^-30 relative (by a bound on its rounding error) is recomputed from
+    its residuals, which covers every resample whose clusters share one mean. There,
+    residuals within rounding error are zeroed as in :func:`ratio_estimate`, so such a
+    resample has se* = 0 exactly.
 
     References
     ----------
@@ -384,18 +395,39 @@ def cluster_bootstrap_ratios(sums: ArrayLike, sizes: ArrayLike, weights: Any) ->
         raise ValueError(f"weights must have shape (B, {c}), got {w.shape}")
     if w.shape[0] == 0:
         raise ValueError("weights must have at least one row")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
+    if not float(w.min()) >= 0.0:  # also catches NaN, which min propagates
         raise ValueError("weights must be finite and non-negative")
-    n_star = w @ n
-    if np.any(w.sum(axis=1) <= 0):
+    # Full-sample residuals e_c = S_c - r n_c: a resample's residual is e_c - delta n_c with
+    # delta = r* - r = (w . e) / (w . n), so its sum of squares expands into products of
+    # the weights with per-cluster columns, read in one matrix product.
+    r = float(np.sum(s)) / float(np.sum(n))
+    e = s - r * n
+    noise = _SNAP * (float(np.max(n)) + 1.0) * (np.abs(s) + abs(r) * n)
+    columns = np.column_stack([np.ones(c), n, s, e, e * e, e * n, n * n, noise * noise])
+    totals = w @ columns
+    row_sums, n_star, s_star, e_star, ee_star, en_star, nn_star, noise_star = totals.T
+    if not np.all(np.isfinite(row_sums)):
+        raise ValueError("weights must be finite and non-negative")
+    if np.any(row_sums <= 0):
         raise ValueError("every row of weights must draw at least one cluster")
-    ratios = (w @ s) / n_star
-    ss = np.empty(w.shape[0])
+    ratios = s_star / n_star
+    delta = e_star / n_star
+    ss = ee_star - 2.0 * delta * en_star + delta * delta * nn_star
+    # Rounding error of the expansion is at most about C eps times
+    # (sqrt(w . e^2) + |delta| sqrt(w . n^2))^2 (Cauchy-Schwarz bounds the cross term).
+    # Rows where that could exceed 2^-30 of ss, and rows whose ss could be made of
+    # residuals within rounding error of zero (w . noise^2, noise being the tolerance of
+    # _linearised_residuals), are recomputed directly from their residuals, which zeroes
+    # such residuals as ratio_estimate does: a resample whose clusters share one mean
+    # gets ss = 0 exactly.
+    scale = np.sqrt(ee_star) + np.abs(delta) * np.sqrt(nn_star)
+    doubtful = _EXPANSION_TOLERANCE * c * scale * scale + 4.0 * noise_star
+    inexact = np.flatnonzero(ss <= doubtful)
     block = max(1, _BLOCK_ELEMENTS // c)
-    for start in range(0, w.shape[0], block):
-        stop = start + block
-        resid = _linearised_residuals(s[None, :], n[None, :], ratios[start:stop, None])
-        ss[start:stop] = np.sum(w[start:stop] * resid * resid, axis=1)
+    for start in range(0, inexact.size, block):
+        rows = inexact[start:start + block]
+        resid = _linearised_residuals(s[None, :], n[None, :], ratios[rows, None])
+        ss[rows] = np.sum(w[rows] * resid * resid, axis=1)
     variances = c / (c - 1) * ss / n_star**2
     return BootstrapRatios(estimates=ratios, standard_errors=np.sqrt(variances))
 

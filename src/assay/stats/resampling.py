@@ -15,6 +15,9 @@ from assay.stats._validate import _check_1d, _check_conf, _check_int, _check_rng
 
 __all__ = ["bca_interval", "cluster_bootstrap_weights"]
 
+_BLOCK_ELEMENTS = 1 << 18
+"""Cluster indices drawn and counted at a time."""
+
 
 def cluster_bootstrap_weights(
     n_clusters: int,
@@ -47,7 +50,9 @@ def cluster_bootstrap_weights(
     Notes
     -----
     Each resample draws C clusters with replacement, each with probability 1/C, so a row is
-    Multinomial(C; 1/C, ..., 1/C) [1]_. A cluster drawn w times enters the resample w times
+    Multinomial(C; 1/C, ..., 1/C) [1]_. The draws are C uniform cluster indices per
+    resample, counted per row (in blocks of rows, so the cost is O(B C) with a small
+    constant and memory stays bounded). A cluster drawn w times enters the resample w times
     with all its items, runs and arms, so every statistic of a resample is a weighted
     statistic of the original clusters (see
     :func:`~assay.stats.intervals.cluster_bootstrap_ratios`).
@@ -66,8 +71,17 @@ def cluster_bootstrap_weights(
     c = _check_int(n_clusters, "n_clusters", minimum=2)
     b = _check_int(n_resamples, "n_resamples", minimum=1)
     gen = _check_rng(rng)
-    counts = gen.multinomial(c, np.full(c, 1.0 / c), size=b)
-    weights: npt.NDArray[np.int32] = counts.astype(np.int32)
+    weights: npt.NDArray[np.int32] = np.empty((b, c), dtype=np.int32)
+    draw_dtype = np.uint16 if c <= 1 << 16 else np.int64
+    rows = max(1, _BLOCK_ELEMENTS // c)
+    offsets = np.arange(rows, dtype=np.intp)[:, None] * c
+    for start in range(0, b, rows):
+        k = min(rows, b - start)
+        # Row j of the block draws C cluster indices; offsetting them by j C lets one
+        # bincount count every row of the block at once.
+        flat = gen.integers(0, c, size=(k, c), dtype=draw_dtype).astype(np.intp)
+        flat += offsets[:k]
+        weights[start:start + k] = np.bincount(flat.ravel(), minlength=k * c).reshape(k, c)
     return weights
 
 
