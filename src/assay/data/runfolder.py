@@ -37,7 +37,7 @@ import pandas as pd
 
 from assay.data.schema import FailureKind, Scale, ValidityClass
 from assay.data.table import INVALID_COLUMNS, Judgments
-from assay.data.validate import build_table
+from assay.data.validate import judgments_from_records
 from assay.errors import InputError, Problem, ValidationError
 
 PARTS = ("datapoints", "responses", "evaluations")
@@ -192,15 +192,9 @@ def load_run_folder(folder: str | Path, *, scales: Mapping[str, Scale] | None = 
 
     if not rows:
         raise InputError(str(folder), "the run folder holds no valid evaluations")
-    raw = pd.DataFrame.from_records(rows)
-    raw = raw.astype(object).where(raw.notna(), None)
-    raw["__row__"] = row_numbers
-    built = build_table(raw, path=str(folder / "evaluations.jsonl"), scales=declared)
-    if built.problems:
-        raise ValidationError(built.problems)
-    invalid_frame = pd.DataFrame(invalid, columns=list(INVALID_COLUMNS))
-    return Judgments(frame=built.frame, scales=built.scales, invalid=invalid_frame,
-                     sources=(str(folder),))
+    return judgments_from_records(
+        rows, row_numbers, path=str(folder / "evaluations.jsonl"), sources=[str(folder)],
+        scales=declared, invalid=pd.DataFrame(invalid, columns=list(INVALID_COLUMNS)))
 
 
 def _invalid_scores(scores: dict[str, Any], scales: Mapping[str, Scale]) -> str:

@@ -29,7 +29,8 @@ from assay.data.schema import (
     Scale,
     reportable_from_split,
 )
-from assay.errors import Problem
+from assay.data.table import Judgments
+from assay.errors import Problem, ValidationError
 
 DROP = "-"
 """Mapping target that drops a column (``--map notes=-``)."""
@@ -189,6 +190,30 @@ def build_table(
     out.index = pd.RangeIndex(len(out))
     problems.sort(key=lambda p: (p.row is not None, p.row or 0))
     return BuildResult(out, all_scales, problems)
+
+
+def judgments_from_records(
+    records: list[dict[str, object]],
+    row_numbers: Sequence[int],
+    *,
+    path: str,
+    sources: Sequence[str],
+    scales: Mapping[str, Scale] | None = None,
+    invalid: pd.DataFrame | None = None,
+) -> Judgments:
+    """Validate records an importer built (judgments column names, raw values) into a table.
+
+    ``row_numbers`` gives each record's place in its source file, for the error messages.
+    Raises :class:`~assay.errors.ValidationError` listing every problem.
+    """
+    raw = pd.DataFrame.from_records(records)
+    raw = raw.astype(object).where(raw.notna(), None)
+    raw[ROW_COLUMN] = list(row_numbers)
+    built = build_table(raw, path=path, scales=scales)
+    if built.problems:
+        raise ValidationError(built.problems)
+    extra = {} if invalid is None else {"invalid": invalid}
+    return Judgments(frame=built.frame, scales=built.scales, sources=tuple(sources), **extra)
 
 
 def duplicate_problems(frame: pd.DataFrame, *, path: str) -> list[Problem]:

@@ -19,11 +19,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from assay.data.schema import FailureKind, Scale
 from assay.data.table import Judgments
-from assay.data.validate import build_table
+from assay.data.validate import judgments_from_records
 from assay.errors import InputError, Problem, ValidationError
 
 CRITERION = "preference"
@@ -100,15 +98,9 @@ def import_alpaca_eval(sources: Sequence[str | Path], *,
         raise ValidationError(problems)
     if not rows:
         raise InputError(", ".join(map(str, sources)), "no annotations found")
-    frame = pd.DataFrame.from_records(rows)
-    frame = frame.astype(object).where(frame.notna(), None)
-    frame["__row__"] = row_numbers
-    built = build_table(frame, path=", ".join(map(str, sources)),
-                        scales={CRITERION: Scale.parse("range:0,1"), **(scales or {})})
-    if built.problems:
-        raise ValidationError(built.problems)
-    return Judgments(frame=built.frame, scales=built.scales,
-                     sources=tuple(str(s) for s in sources))
+    return judgments_from_records(
+        rows, row_numbers, path=", ".join(map(str, sources)), sources=[str(s) for s in sources],
+        scales={CRITERION: Scale.parse("range:0,1"), **(scales or {})})
 
 
 def _read_list(file: Path) -> list[Any]:

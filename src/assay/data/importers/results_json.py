@@ -25,7 +25,7 @@ import pandas as pd
 
 from assay.data.schema import Scale
 from assay.data.table import Judgments
-from assay.data.validate import build_table
+from assay.data.validate import judgments_from_records
 from assay.errors import InputError, Problem, ValidationError
 
 RECORD_FIELDS = ("benchmark_id", "quiz_id", "question_id", "run_number")
@@ -91,14 +91,8 @@ def import_results_json(sources: Sequence[str | Path], *,
         raise ValidationError(problems)
     if not rows:
         raise InputError(", ".join(map(str, sources)), "no scores found")
-    frame = pd.DataFrame.from_records(rows)
-    frame = frame.astype(object).where(frame.notna(), None)
-    frame["__row__"] = numbers
-    built = build_table(frame, path=", ".join(map(str, sources)), scales=scales)
-    if built.problems:
-        raise ValidationError(built.problems)
-    return Judgments(frame=built.frame, scales=built.scales,
-                     sources=tuple(str(s) for s in sources))
+    return judgments_from_records(rows, numbers, path=", ".join(map(str, sources)),
+                                  sources=[str(s) for s in sources], scales=scales)
 
 
 def results_records(judgments: Judgments) -> list[dict[str, Any]]:
