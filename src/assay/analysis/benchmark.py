@@ -80,8 +80,8 @@ _METHODS = ("auto", "bootstrap", "cluster_t", "bayes", "exact")
 ROUGH_NOTE = ("Cost, pass^k, frontier share and rank intervals come from the cluster bootstrap, "
               f"which can undercover below {MIN_ITEMS} items or {MIN_CLUSTERS} clusters; read "
               "them as rough.")
-FORCED_BOOTSTRAP_NOTE = (f"The bootstrap was asked for below {MIN_ITEMS} items and "
-                         f"{MIN_CLUSTERS} clusters, where it is unstable.")
+FORCED_BOOTSTRAP_NOTE = (f"The bootstrap was asked for below its thresholds ({MIN_ITEMS} items "
+                         f"and {MIN_CLUSTERS} clusters), where it is unstable.")
 
 
 @dataclass(frozen=True)
