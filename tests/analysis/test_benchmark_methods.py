@@ -117,7 +117,7 @@ def test_bootstrap_regime(make_bench):
 def test_bootstrap_forced_below_thresholds_has_a_note(make_bench):
     report = benchmark_report(make_bench(), B=200, method="bootstrap")
     assert report.method == "bootstrap"
-    assert any("asked for below 300 items" in n for n in report.notes)
+    assert any("asked for below its thresholds (300 items and 30 clusters)" in n for n in report.notes)
 
 
 def test_exact_and_bayes_methods(make_bench):
