@@ -222,7 +222,12 @@ def _read_parquet(p: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
         frame = table.to_pandas()
     except (pa.ArrowException, ValueError) as exc:
         raise InputError(str(p), f"cannot be read into a table: {_first_line(exc)}") from None
-    frame = frame.astype(object).where(frame.notna(), None)
+    # numbers keep their dtype (missing = NaN); everything else becomes objects with None
+    for column in frame.columns:
+        series = frame[column]
+        if not (pd.api.types.is_numeric_dtype(series.dtype)
+                or pd.api.types.is_bool_dtype(series.dtype)):
+            frame[column] = series.astype(object).where(series.notna(), None)
     frame[ROW_COLUMN] = range(1, len(frame) + 1)
     return frame, metadata
 

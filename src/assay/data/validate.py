@@ -10,7 +10,7 @@ seconds. Nothing here changes the input file.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,11 +23,11 @@ from assay.data.schema import (
     DEFAULT_CRITERION,
     DEFAULT_JUDGE,
     KEY_COLUMNS,
+    NON_REPORTABLE_SPLITS,
     REQUIRED_COLUMNS,
     SPLITS,
     USD_PROVENANCES,
     Scale,
-    reportable_from_split,
 )
 from assay.data.table import Judgments
 from assay.errors import Problem, ValidationError
@@ -172,7 +172,7 @@ def build_table(
                    f"expected one of {', '.join(SPLITS)}")
     if "reportable" not in out:
         split = out["split"] if "split" in out else pd.Series(None, index=out.index, dtype=object)
-        out["reportable"] = split.map(reportable_from_split).astype(bool)
+        out["reportable"] = ~split.isin(list(NON_REPORTABLE_SPLITS)).to_numpy()
     else:
         out["reportable"] = out["reportable"].fillna(True).astype(bool)
     if "attributes" in frame.columns:
@@ -231,10 +231,13 @@ class _Checker:
         self.rows = rows
         self.problems = problems
 
-    def flag(self, mask: pd.Series, column: str, message: str | pd.Series) -> None:
-        bad = np.flatnonzero(mask.to_numpy(dtype=bool))
+    def flag(self, mask: pd.Series | np.ndarray, column: str,
+             message: str | Callable[[int], str]) -> None:
+        """One Problem per True in ``mask``; ``message`` is text, or a function of the row's
+        position that is called only for the rows reported."""
+        bad = np.flatnonzero(np.asarray(mask, dtype=bool))
         for position in bad[:MAX_PROBLEMS_PER_CHECK]:
-            text = message if isinstance(message, str) else str(message.iloc[position])
+            text = message if isinstance(message, str) else message(int(position))
             self.problems.append(Problem(self.path, int(self.rows[position]), column, text))
         if len(bad) > MAX_PROBLEMS_PER_CHECK:
             self.problems.append(Problem(self.path, None, column,
@@ -242,26 +245,32 @@ class _Checker:
                                          " more rows"))
 
     def strings(self, values: pd.Series, column: str) -> pd.Series:
+        if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+            text = values.astype(object)
+            text = text.where(values.notna(), None)
+            blank = text.notna() & (text.str.strip() == "").fillna(False).astype(bool)
+            text[blank] = None
+            return text
         nested = values.map(lambda v: isinstance(v, (dict, list)))
         self.flag(nested, column, "expected text, got a JSON object or list")
-        text = values.map(_as_text)
+        text = values.map(_as_text).astype(object)
         text[nested] = None
         text[text.map(lambda v: not isinstance(v, str) or not v.strip())] = None
         return text
 
     def numbers(self, values: pd.Series, column: str) -> pd.Series:
-        numeric = _to_float(values)
-        given = values.notna() & values.map(lambda v: not (isinstance(v, str) and not v.strip()))
+        numeric, given = _to_float(values)
         self.flag(given & numeric.isna(), column,
-                  values.map(lambda v: f"expected a number, got {_show(v)}"))
+                  lambda i: f"expected a number, got {_show(values.iloc[i])}")
         self.flag(given & numeric.notna() & ~np.isfinite(numeric.fillna(0)), column,
-                  values.map(lambda v: f"expected a finite number, got {_show(v)}"))
+                  lambda i: f"expected a finite number, got {_show(values.iloc[i])}")
         return numeric.where(np.isfinite(numeric.fillna(np.nan)), np.nan)
 
     def integers(self, values: pd.Series, column: str) -> pd.Series:
         numeric = self.numbers(values, column)
         fractional = numeric.notna() & ((numeric % 1 != 0) | (numeric.abs() > 2**31))
-        self.flag(fractional, column, values.map(lambda v: f"expected a whole number, got {_show(v)}"))
+        self.flag(fractional, column,
+                  lambda i: f"expected a whole number, got {_show(values.iloc[i])}")
         return numeric.where(~fractional).astype("Int64")
 
     def booleans(self, values: pd.Series, column: str) -> pd.Series:
@@ -277,10 +286,13 @@ class _Checker:
                 return False
             return "bad"
 
-        parsed = values.map(parse)
-        bad = parsed.map(lambda v: v == "bad")
-        self.flag(bad, column, values.map(lambda v: f"expected true or false, got {_show(v)}"))
-        return parsed.where(~bad, None)
+        if pd.api.types.is_bool_dtype(values.dtype):
+            return values.astype(object)
+        parsed = values.map(parse).astype(object)
+        bad = parsed.map(lambda v: v == "bad").astype(bool)
+        self.flag(bad, column, lambda i: f"expected true or false, got {_show(values.iloc[i])}")
+        parsed[bad] = None
+        return parsed
 
     def attributes(self, values: pd.Series) -> pd.Series:
         def parse(v: object) -> object:
@@ -305,8 +317,8 @@ class _Checker:
             chunk = values[mask]
             scale = scales.get(str(criterion))
             if scale is None:
-                numeric = _to_float(chunk)
-                labels = chunk.notna() & numeric.isna()
+                numeric, given = _to_float(chunk)
+                labels = given & numeric.isna()
                 if labels.any():
                     sample = sorted({str(v) for v in chunk[labels]})[:4]
                     self.flag(pd.Series(mask, index=values.index) & labels.reindex(values.index,
@@ -321,12 +333,12 @@ class _Checker:
             result[mask] = coded.to_numpy()
             bad = errors.notna()
             if bad.any():
-                full_mask = pd.Series(False, index=values.index)
-                full_mask[bad[bad].index] = True
-                messages = pd.Series("", index=values.index)
-                messages[bad[bad].index] = errors[bad].map(
-                    lambda e, c=criterion: f"criterion {c!r}: {e}")
-                self.flag(full_mask, "score", messages)
+                full_mask = np.zeros(len(values), dtype=bool)
+                positions = np.flatnonzero(mask)
+                full_mask[positions[bad.to_numpy()]] = True
+                by_position = dict(zip(positions, errors.to_numpy(), strict=True))
+                self.flag(full_mask, "score",
+                          lambda i, c=criterion, e=by_position: f"criterion {c!r}: {e[i]}")
         return result
 
     def duplicates(self, frame: pd.DataFrame) -> None:
@@ -371,9 +383,8 @@ class _Checker:
 def _code_scores(values: pd.Series, scale: Scale) -> tuple[pd.Series, pd.Series]:
     """Code raw scores on a scale: (coded floats, error text or None per value)."""
     if scale.kind in ("interval", "binary", "range"):
-        numeric = _to_float(values)
+        numeric, given = _to_float(values)
         errors = pd.Series(None, index=values.index, dtype=object)
-        given = values.notna()
         errors[given & numeric.isna()] = values[given & numeric.isna()].map(
             lambda v: f"expected a number, got {_show(v)}")
         finite = np.isfinite(numeric.fillna(0.0))
@@ -393,7 +404,7 @@ def _code_scores(values: pd.Series, scale: Scale) -> tuple[pd.Series, pd.Series]
     coded_list: list[float] = []
     error_list: list[str | None] = []
     for value in values:
-        if value is None:
+        if value is None or (isinstance(value, float) and value != value):
             coded_list.append(np.nan)
             error_list.append(None)
             continue
@@ -407,28 +418,48 @@ def _code_scores(values: pd.Series, scale: Scale) -> tuple[pd.Series, pd.Series]
             pd.Series(error_list, index=values.index, dtype=object))
 
 
-def _to_float(values: pd.Series) -> pd.Series:
-    def convert(v: object) -> float:
-        if v is None or isinstance(v, (bool, np.bool_)):
-            return np.nan if v is None else float(v)
-        if isinstance(v, (int, float, np.integer, np.floating)):
-            try:
-                return float(v)
-            except OverflowError:
-                return np.inf
-        if isinstance(v, str):
-            try:
-                return float(v.strip())
-            except ValueError:
-                return np.nan
-        return np.nan
+def _to_float(values: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Values as floats, and which were given (not missing, not blank).
 
-    result = values.map(convert).astype(np.float64)
-    # "nan" text parses to NaN: keep it apart from "not a number" by mapping it to inf
-    nan_text = values.map(lambda v: isinstance(v, str) and v.strip().lower() in ("nan", "-nan")) | \
-        values.map(lambda v: isinstance(v, float) and np.isnan(v))
-    result[nan_text] = np.inf
-    return result
+    A value that is not a number gives NaN; a NaN or infinity given as a value gives
+    +inf, so callers can tell "not a number" from "not finite". Vectorised: only values
+    ``pd.to_numeric`` cannot read are looked at one by one.
+    """
+    if pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype):
+        numeric = values.astype(np.float64)
+        return numeric, values.notna()
+    given = values.notna()
+    numeric = pd.to_numeric(values, errors="coerce").astype(np.float64)
+    odd = np.flatnonzero((given & (numeric.isna() | ~np.isfinite(numeric.fillna(0.0)))).to_numpy())
+    if len(odd):
+        numeric = numeric.copy()
+        given = given.copy()
+        for position in odd:
+            value = values.iloc[position]
+            if isinstance(value, str) and not value.strip():
+                given.iloc[position] = False
+                continue
+            numeric.iloc[position] = _convert_one(value)
+    return numeric, given
+
+
+def _convert_one(v: object) -> float:
+    if isinstance(v, (bool, np.bool_)):
+        return float(v)
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        try:
+            number = float(v)
+        except OverflowError:
+            return np.inf
+        return np.inf if number != number else number
+    if isinstance(v, str):
+        text = v.strip()
+        try:
+            number = float(text)
+        except ValueError:
+            return np.nan
+        return np.inf if number != number else number
+    return np.nan
 
 
 def _as_text(v: object) -> str | None:
