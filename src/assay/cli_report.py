@@ -15,8 +15,19 @@ import typer
 from assay.cli import MapOption, ScaleOption, SetOption, _constants, _mapping, _scales, app, console
 from assay.errors import AssayError, ConfigError
 
-KINDS = ("all", "scores", "benchmark")
-FORMATS = ("text", "json")
+KINDS = ("all", "scores", "benchmark", "aggregate", "judges", "winrate")
+FORMATS = ("text", "json", "html")
+TITLES = {
+    "scores": "Scores per criterion, judge and arm",
+    "benchmark": "Benchmark report",
+    "aggregate": "Aggregation across runs and the judges' reliability (seed 000)",
+    "judges": "Agreement between judges (seed 001)",
+    "composite": "Composite score per arm (seed 001)",
+    "robust": "Robust summary: trimmed means, leave-one-judge-out rankings (seed 001)",
+    "coverage": "Coverage of item attributes (seed 001)",
+    "calibration": "Calibration of judges against reference scores (seed 001)",
+    "winrates": "Win rates of pairwise judgments (seed 004)",
+}
 
 
 def parse_contrasts(text: str | None, arms: list[str]) -> list[tuple[str, str]] | None:
@@ -48,7 +59,7 @@ def _formats(text: str) -> list[str]:
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or not formats:
         raise ConfigError(f"--format {text!r}: expected a comma-separated list of "
-                          f"{', '.join(FORMATS)} (html, xlsx, latex and png are not built yet)")
+                          f"{', '.join(FORMATS)} (xlsx, latex and png are not built yet)")
     return formats
 
 
@@ -63,10 +74,11 @@ def _write(out: Path, name: str, text: str) -> Path:
 def report_command(
     src: Annotated[list[Path], typer.Argument(help="Judgments files or run folders.")],
     kind: Annotated[str, typer.Option(
-        help="all (every kind the data support) | scores | benchmark (seed 003).")] = "all",
+        help="all (every kind the data support) | scores | benchmark (seed 003) | "
+        "aggregate (seed 000) | judges (seed 001) | winrate (seed 004).")] = "all",
     format_: Annotated[str, typer.Option(
-        "--format", help="Comma-separated: text (to the terminal), json (files in --out).")]
-    = "text",
+        "--format", help="Comma-separated: text (to the terminal), json and html (files in "
+        "--out; html: one self-contained page per report plus index.html).")] = "text",
     out: Annotated[Path, typer.Option(help="Folder for report files.")] = Path("assay-report"),
     judge: Annotated[str | None, typer.Option(
         help="Benchmark: the judge whose correctness scores to read.")] = None,
@@ -76,11 +88,12 @@ def report_command(
         help="Benchmark accuracy interval: auto | bootstrap | cluster_t | bayes | exact.")]
     = "auto",
     resamples: Annotated[int | None, typer.Option(
-        "--B", help="Cluster bootstrap resamples (default 2000; 5000 when confirmatory).")]
-    = None,
+        "--B", help="Bootstrap resamples (benchmark: 2000, 5000 when confirmatory; "
+        "aggregate: 10000).")] = None,
     conf: Annotated[float, typer.Option(help="Confidence level of every interval.")] = 0.95,
     k: Annotated[str, typer.Option(help="The k of pass^k, comma-separated.")] = "1,3,5",
-    seed: Annotated[int, typer.Option(help="Seed of the report's private random stream.")] = 1,
+    seed: Annotated[int | None, typer.Option(
+        help="Seed of the private random stream (benchmark: 1, aggregate: 42).")] = None,
     contrasts: Annotated[str | None, typer.Option(
         help="Benchmark contrasts, first minus second: ARM1-ARM2,... (default: all pairs).")]
     = None,
@@ -90,6 +103,34 @@ def report_command(
     registration: Annotated[Path | None, typer.Option(
         help="Registration JSON from 'assay register': test its non-inferiority contrasts.")]
     = None,
+    benchmark_name: Annotated[str | None, typer.Option(
+        help="Aggregate: benchmark_config_name written to aggregated.json.")] = None,
+    benchmark_version: Annotated[str | None, typer.Option(
+        help="Aggregate: benchmark_version written to aggregated.json.")] = None,
+    drift_window: Annotated[int, typer.Option(
+        help="Judges: items per sliding window of the drift ICC.")] = 20,
+    uncertainty_threshold: Annotated[list[str] | None, typer.Option(
+        help="Judges: inter-judge sd above which a unit is flagged: a number on the [0, 1] "
+        "scale (default 0.375) or CRITERION=VALUE on its raw scale (repeatable).")] = None,
+    weights: Annotated[str | None, typer.Option(
+        help="Judges: rubric weights for the weighted composite, e.g. quality=2,helpfulness=1.")]
+    = None,
+    trim: Annotated[float, typer.Option(help="Judges: trimmed-mean fraction per tail.")] = 0.1,
+    calibrate: Annotated[bool, typer.Option(
+        "--calibrate", help="Judges: fit OLS calibration against reference_score (off by "
+        "default; cached in OUT/calibration_params.json).")] = False,
+    refit_calibration: Annotated[bool, typer.Option(
+        "--refit-calibration", help="Judges: refit even when calibration_params.json exists.")]
+    = False,
+    test: Annotated[str, typer.Option(
+        help="Win rates: the paired test of 'win rate = 0.5': cluster_t | wilcoxon | auto.")]
+    = "cluster_t",
+    correction: Annotated[str, typer.Option(
+        help="Win rates: holm (over every comparison shown) | holm-per-group.")] = "holm",
+    alpha: Annotated[float, typer.Option(help="Win rates: level of the adjusted tests.")] = 0.05,
+    partial_ok: Annotated[bool, typer.Option(
+        "--partial-ok", help="The run is still in progress: HTML pages carry a banner and mark "
+        "their statistics preliminary.")] = False,
     map_: MapOption = None,
     set_: SetOption = None,
     scale: ScaleOption = None,
@@ -99,70 +140,167 @@ def report_command(
         "--exclude-self-teach", help="Leave out rows where the item's generator is the arm.")]
     = False,
 ) -> None:
-    """Turn judgments into reports: score means with intervals, and the benchmark report.
+    """Turn judgments into reports: score means, the benchmark report, aggregation across runs,
+    agreement between judges, win rates; as text, JSON or self-contained HTML.
 
     Example: assay report bench.parquet --kind benchmark --format text,json --out report/
     """
-    from assay.analysis.benchmark import benchmark_report
-    from assay.analysis.benchmark_registration import Registration
-    from assay.analysis.scores import score_summary
-    from assay.analysis.selection import benchmark_rows, reference_hash
     from assay.data.io import load_many
 
     if kind not in KINDS:
-        raise ConfigError(f"--kind {kind!r}: expected one of {', '.join(KINDS)} (aggregate, "
-                          "winrate and judges are not built yet)")
+        raise ConfigError(f"--kind {kind!r}: expected one of {', '.join(KINDS)}")
     formats = _formats(format_)
-    try:
-        ks = [int(x) for x in k.split(",") if x.strip()]
-    except ValueError:
-        raise ConfigError(f"--k {k!r}: expected whole numbers such as 1,3,5") from None
     judgments = load_many(src, mapping=_mapping(map_), constants=_constants(set_),
                           scales=_scales(scale))
     if exclude_self_judge or exclude_self_teach:
         judgments = judgments.excluding(self_judging=exclude_self_judge,
                                         self_teaching=exclude_self_teach)
-    written: list[Path] = []
+    options = dict(
+        judge=judge, criterion=criterion, method=method, resamples=resamples, conf=conf,
+        k=_ks(k), seed=seed, contrasts=contrasts, confirmatory=confirmatory,
+        registration=registration, benchmark_name=benchmark_name,
+        benchmark_version=benchmark_version, drift_window=drift_window,
+        uncertainty_threshold=_thresholds(uncertainty_threshold), weights=_weights(weights),
+        trim=trim, calibrate=calibrate, refit_calibration=refit_calibration, out=out, test=test,
+        correction=correction, alpha=alpha)
     outputs: dict[str, Any] = {}
-    benchmark_label = ""
-
-    if kind in ("all", "scores"):
-        summary = score_summary(judgments, conf=conf)
-        outputs["scores"] = summary
-    if kind in ("all", "benchmark"):
-        registered = None
-        if registration is not None:
-            try:
-                registered = Registration.from_json(registration.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise ConfigError(f"--registration {registration}: cannot read it ({exc})") from None
+    skipped: dict[str, str] = {}
+    for name in (KINDS[1:] if kind == "all" else (kind,)):
         try:
-            rows = benchmark_rows(judgments, judge=judge, criterion=criterion)
-            report = benchmark_report(
-                rows, contrasts=parse_contrasts(contrasts, list(dict.fromkeys(rows["arm"]))),
-                B=resamples, conf=conf, k=ks, seed=seed, method=method,  # type: ignore[arg-type]
-                confirmatory=confirmatory, registration=registered,
-                reference_hash=reference_hash(rows))
-            outputs["benchmark"] = report
-            benchmark_label = f"judge {rows.attrs['judge']}, criterion {rows.attrs['criterion']}"
+            outputs.update(BUILDERS[name](judgments, options))
         except AssayError as exc:
-            if kind == "benchmark":
+            if kind != "all":
                 raise
-            console.print(f"benchmark report skipped: {exc}", markup=False, highlight=False,
+            skipped[name] = str(exc)
+            console.print(f"{name} report skipped: {exc}", markup=False, highlight=False,
                           soft_wrap=True)
-
-    for name, result in outputs.items():
+    written: list[Path] = []
+    for name, (title, result) in outputs.items():
         if "text" in formats:
-            title = {"scores": "Scores per criterion, judge and arm",
-                     "benchmark": "Benchmark report"}[name]
-            if name == "benchmark":
-                title += f" ({benchmark_label})"
             console.print(f"\n{title}", style="bold", highlight=False, markup=False)
             console.print(str(result), markup=False, highlight=False, soft_wrap=True)
         if "json" in formats:
-            written.append(_write(out, f"{name}.json", result.to_json()))
+            if name == "aggregate":
+                from assay.report.aggregate_files import write_aggregate_files
+
+                written += write_aggregate_files(result, judgments, out)
+            else:
+                written.append(_write(out, f"{name}.json", result.to_json()))
+            if name == "winrates":
+                written += result.write_csvs(out)
+    if "html" in formats:
+        from assay.report.html import render_html
+
+        captions = {"benchmark": outputs["benchmark"][0]} if "benchmark" in outputs else None
+        written += render_html([result for _, result in outputs.values()], out,
+                               partial=partial_ok, captions=captions, skipped=skipped)
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _ks(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ConfigError(f"--k {text!r}: expected whole numbers such as 1,3,5") from None
+
+
+def _thresholds(options: list[str] | None) -> float | dict[str, float] | None:
+    if not options:
+        return None
+    try:
+        if len(options) == 1 and "=" not in options[0]:
+            return float(options[0])
+        pairs = [option.split("=", 1) for option in options]
+        if any(len(p) != 2 for p in pairs):
+            raise ValueError
+        return {name.strip(): float(value) for name, value in pairs}
+    except ValueError:
+        raise ConfigError(f"--uncertainty-threshold {options!r}: expected a number or "
+                          "CRITERION=NUMBER") from None
+
+
+def _weights(text: str | None) -> dict[str, float] | None:
+    if not text:
+        return None
+    try:
+        pairs = [part.split("=", 1) for part in text.split(",") if part.strip()]
+        return {name.strip(): float(value) for name, value in pairs}
+    except ValueError:
+        raise ConfigError(f"--weights {text!r}: expected CRITERION=NUMBER,...") from None
+
+
+def _scores_kind(judgments: Any, o: dict[str, Any]) -> dict[str, Any]:
+    from assay.analysis.scores import score_summary
+
+    return {"scores": (TITLES["scores"], score_summary(judgments, conf=o["conf"]))}
+
+
+def _benchmark_kind(judgments: Any, o: dict[str, Any]) -> dict[str, Any]:
+    from assay.analysis.benchmark import benchmark_report
+    from assay.analysis.benchmark_registration import Registration
+    from assay.analysis.selection import benchmark_rows, reference_hash
+
+    registered = None
+    if o["registration"] is not None:
+        try:
+            registered = Registration.from_json(o["registration"].read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"--registration {o['registration']}: cannot read it ({exc})") from None
+    rows = benchmark_rows(judgments, judge=o["judge"], criterion=o["criterion"])
+    report = benchmark_report(
+        rows, contrasts=parse_contrasts(o["contrasts"], list(dict.fromkeys(rows["arm"]))),
+        B=o["resamples"], conf=o["conf"], k=o["k"], seed=1 if o["seed"] is None else o["seed"],
+        method=o["method"], confirmatory=o["confirmatory"], registration=registered,
+        reference_hash=reference_hash(rows))
+    title = (f"{TITLES['benchmark']} (judge {rows.attrs['judge']}, criterion "
+             f"{rows.attrs['criterion']})")
+    return {"benchmark": (title, report)}
+
+
+def _aggregate_kind(judgments: Any, o: dict[str, Any]) -> dict[str, Any]:
+    from assay.analysis.aggregate import aggregate
+
+    report = aggregate(judgments, n_resamples=o["resamples"] or 10_000,
+                       seed=42 if o["seed"] is None else o["seed"], conf=o["conf"],
+                       benchmark_config_name=o["benchmark_name"],
+                       benchmark_version=o["benchmark_version"])
+    return {"aggregate": (TITLES["aggregate"], report)}
+
+
+def _judges_kind(judgments: Any, o: dict[str, Any]) -> dict[str, Any]:
+    from assay.analysis.calibration import calibrate_judges
+    from assay.analysis.composite import composite_score_by_student
+    from assay.analysis.coverage import coverage_report
+    from assay.analysis.judges import judge_agreement
+    from assay.analysis.robust import robust_summary
+
+    seed = 1 if o["seed"] is None else o["seed"]
+    results = {
+        "judges": judge_agreement(judgments, conf=o["conf"], drift_window=o["drift_window"],
+                                  uncertainty_threshold=o["uncertainty_threshold"]),
+        "composite": composite_score_by_student(judgments, weights=o["weights"], conf=o["conf"]),
+        "robust": robust_summary(judgments, trim=o["trim"], conf=o["conf"],
+                                 B=o["resamples"] or 2000, seed=seed),
+    }
+    if "attributes" in judgments.frame:
+        results["coverage"] = coverage_report(judgments, seed=seed)
+    if o["calibrate"]:
+        results["calibration"] = calibrate_judges(judgments, out_dir=o["out"],
+                                                  force=o["refit_calibration"])
+    return {name: (TITLES[name], result) for name, result in results.items()}
+
+
+def _winrate_kind(judgments: Any, o: dict[str, Any]) -> dict[str, Any]:
+    from assay.analysis.winrates import win_rates
+
+    report = win_rates(judgments, test=o["test"], alpha=o["alpha"], correction=o["correction"],
+                       conf=o["conf"])
+    return {"winrates": (TITLES["winrates"], report)}
+
+
+BUILDERS = {"scores": _scores_kind, "benchmark": _benchmark_kind, "aggregate": _aggregate_kind,
+            "judges": _judges_kind, "winrate": _winrate_kind}
 
 
 @app.command("register")

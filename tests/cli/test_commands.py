@@ -97,5 +97,13 @@ def test_demo_runs_offline_and_loads_its_own_output(tmp_path):
     assert benchmark["arms"] == ["atlas-7b", "beacon-13b", "cirrus-70b"]
     assert benchmark["n_clusters"] == 40 and benchmark["runs"] == 5
     assert "Benchmark report (judge exact-match, criterion correct" in out
+    for name in ("results.json", "aggregated.json", "summary.txt", "judges.json", "composite.json",
+                 "robust.json", "coverage.json"):
+        assert (tmp_path / "demo" / name).stat().st_size > 0, name
+    aggregated = json.loads((tmp_path / "demo" / "aggregated.json").read_text())
+    assert set(aggregated["aggregations"]) >= {"quality_judge-lenient", "quality_judge-strict"}
+    assert aggregated["inter_rater_reliability"]["quality"]["num_raters"] == 2
+    judges = json.loads((tmp_path / "demo" / "judges.json").read_text())
+    assert {r["criterion"] for r in judges["agreement"]} == {"quality"}
     again = run("validate", str(tmp_path / "demo" / "judgments.parquet"))
     assert again.returncode == 0, again.stderr

@@ -120,3 +120,23 @@ def test_report_reads_a_bench_csv_directly(tmp_path, capsys):
     assert code == 0, err
     assert "Benchmark report (judge unspecified, criterion correct)" in out
     assert "Accuracy (arms in benchmark order, not ranked):" in out
+
+
+def test_every_kind_writes_its_files(tmp_path, capsys):
+    from assay.demo.simulate import simulate_evaluation
+
+    simulate_evaluation(tmp_path / "run", seed=3)
+    code, out, err = run(["report", str(tmp_path / "run"), "--format", "json", "--out",
+                          str(tmp_path / "r"), "--B", "200", "--calibrate"], capsys)
+    assert code == 0, err
+    names = sorted(p.name for p in (tmp_path / "r").iterdir())
+    assert names == sorted(["scores.json", "benchmark.json", "results.json", "aggregated.json",
+                            "summary.txt", "judges.json", "composite.json", "robust.json",
+                            "coverage.json", "calibration.json", "calibration_params.json",
+                            "winrates.json", "win_rates.csv", "winrates_sig_tests.csv"])
+    code, _, err = run(["report", str(tmp_path / "run"), "--kind", "everything"], capsys)
+    assert code == 2 and "--kind 'everything'" in err
+    code, _, err = run(["report", str(tmp_path / "run"), "--kind", "winrate", "--format",
+                          "html", "--out", str(tmp_path / "h")], capsys)
+    assert code == 0, err
+    assert (tmp_path / "h" / "index.html").exists() and (tmp_path / "h" / "win-rate-report.html").exists()

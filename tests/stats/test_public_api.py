@@ -5,15 +5,33 @@ from __future__ import annotations
 import inspect
 
 import assay.stats as api
-from assay.stats import intervals, multiplicity, noninferiority, paired, passk, resampling
+from assay.stats import (
+    agreement,
+    bleu,
+    calibration,
+    intervals,
+    multiplicity,
+    noninferiority,
+    paired,
+    passk,
+    permutation,
+    reliability,
+    resampling,
+    significance,
+)
 
-MODULES = (intervals, multiplicity, noninferiority, paired, passk, resampling)
+MODULES = (agreement, bleu, calibration, intervals, multiplicity, noninferiority, paired, passk,
+           permutation, reliability, resampling, significance)
 
 
 def test_all_is_sorted_and_complete() -> None:
     assert api.__all__ == sorted(api.__all__)
     expected = {name for module in MODULES for name in module.__all__}
-    expected |= {"BayesResult", "BootstrapRatios", "IntervalResult", "RatioEstimate"}
+    expected |= {"BayesResult", "BootstrapRatios", "IntervalResult", "RatioEstimate",
+                 "AgreementRate", "AlphaResult", "CorrelationMatrix", "FlipRateResult", "KappaResult",
+                 "BleuResult", "PairwiseBleuResult", "CalibrationFit", "PairwiseAgreement",
+                 "ReliabilityResult", "FriedmanResult", "NormalityResult", "PairedTestResult",
+                 "PairwiseTest", "PermutationResult"}
     assert set(api.__all__) == expected
     for name in api.__all__:
         assert getattr(api, name) is not None

@@ -2,18 +2,52 @@
 
 from __future__ import annotations
 
+from assay.analysis.aggregate import AggregateReport, aggregate
 from assay.analysis.benchmark import BenchmarkReport, benchmark_report
 from assay.analysis.benchmark_registration import Registration, register_contrasts
+from assay.analysis.calibration import CalibrationReport, calibrate_judges, load_or_fit_calibration
+from assay.analysis.composite import (
+    CompositeScores,
+    DifferentiationReport,
+    composite_score_by_student,
+    differentiation_score,
+)
+from assay.analysis.coverage import CoverageReport, coverage_ratio, coverage_report
+from assay.analysis.judges import JudgeReport, judge_agreement
+from assay.analysis.robust import JudgeConsistency, RobustSummary, judge_consistency, robust_summary
 from assay.analysis.scores import ScoreSummary, score_summary
 from assay.analysis.selection import benchmark_rows, reference_hash
+from assay.analysis.winrates import AssertionComparisons, WinRateReport, assertion_comparisons, win_rates
 
 __all__ = [
+    "AggregateReport",
+    "AssertionComparisons",
     "BenchmarkReport",
+    "CalibrationReport",
+    "CompositeScores",
+    "CoverageReport",
+    "DifferentiationReport",
+    "JudgeConsistency",
+    "JudgeReport",
     "Registration",
+    "RobustSummary",
     "ScoreSummary",
+    "WinRateReport",
+    "aggregate",
+    "assertion_comparisons",
     "benchmark_report",
     "benchmark_rows",
+    "calibrate_judges",
+    "composite_score_by_student",
+    "coverage_ratio",
+    "coverage_report",
+    "differentiation_score",
+    "judge_agreement",
+    "judge_consistency",
+    "load_or_fit_calibration",
     "reference_hash",
     "register_contrasts",
+    "robust_summary",
     "score_summary",
+    "win_rates",
 ]

@@ -29,8 +29,10 @@ def load(
     Parameters
     ----------
     path
-        A Parquet, CSV, TSV, JSONL or JSON-list file in the judgments layout, or a run
-        folder (``datapoints.jsonl``, ``responses.jsonl``, ``evaluations.jsonl``). A file
+        A Parquet, CSV, TSV, JSONL or JSON-list file in the judgments layout, a run
+        folder of ``assay judge`` (``judgments.sqlite``), or a run folder of datapoints,
+        responses and evaluations (``datapoints.jsonl``, ``responses.jsonl``,
+        ``evaluations.jsonl``). A file
         with seed 003's ``correct`` column and no ``score`` (a benchmark data frame) is
         read as :func:`assay.data.importers.import_bench` reads it.
     mapping
@@ -59,6 +61,10 @@ def load(
     [{'item': 'q1', 'arm': 'a', 'run': 1, 'score': 1.0}, {'item': 'q1', 'arm': 'b', 'run': 1, 'score': 0.0}]
     """
     p = Path(path)
+    if p.is_dir() and (p / "judgments.sqlite").is_file():
+        from assay.judge.store import load_store
+
+        return _excluding(load_store(p, scales=scales), exclude_self_judging, exclude_self_teaching)
     if p.is_dir():
         from assay.data.runfolder import load_run_folder
 

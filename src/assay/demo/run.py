@@ -6,11 +6,19 @@ from pathlib import Path
 
 from rich.console import Console
 
+from assay.analysis.aggregate import aggregate
 from assay.analysis.benchmark import benchmark_report
+from assay.analysis.composite import composite_score_by_student
+from assay.analysis.coverage import coverage_report
+from assay.analysis.judges import judge_agreement
+from assay.analysis.robust import robust_summary
 from assay.analysis.scores import score_summary
 from assay.analysis.selection import benchmark_rows
+from assay.analysis.winrates import win_rates
 from assay.data.io import load
 from assay.demo.simulate import simulate_evaluation
+from assay.report.aggregate_files import write_aggregate_files
+from assay.report.html import render_html
 from assay.report.text import table_overview
 
 
@@ -46,7 +54,37 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
         f"{rows.attrs['criterion']}; failures count as wrong)", title=True)
     say(str(report))
 
+    aggregated = aggregate(judgments, benchmark_config_name="assay-demo", benchmark_version="1")
+    aggregate_files = write_aggregate_files(aggregated, judgments, out)
+    say("\nAggregation across runs and the judges' reliability (seed 000)", title=True)
+    say(str(aggregated))
+
+    judges = judge_agreement(judgments)
+    composite = composite_score_by_student(judgments)
+    robust = robust_summary(judgments, seed=seed)
+    coverage = coverage_report(judgments, seed=seed)
+    for name, result in (("judges", judges), ("composite", composite), ("robust", robust),
+                         ("coverage", coverage)):
+        (out / f"{name}.json").write_text(result.to_json() + "\n", encoding="utf-8")
+    say("\nAgreement between judges (seed 001)", title=True)
+    say(str(judges))
+    say("\nComposite scores, robust summary and coverage (seed 001)", title=True)
+    say(f"{composite}\n\n{robust}\n\n{coverage}")
+
+    winrates = win_rates(judgments)
+    (out / "winrates.json").write_text(winrates.to_json() + "\n", encoding="utf-8")
+    winrate_files = winrates.write_csvs(out)
+    say("\nWin rates of the pairwise judge (seed 004)", title=True)
+    say(str(winrates))
+
+    pages = render_html([summary, report, aggregated, judges, composite, robust, coverage, winrates],
+                        out / "html", captions={"benchmark": f"judge {rows.attrs['judge']}, "
+                                                             f"criterion {rows.attrs['criterion']}"})
+
     say("\nFiles written:")
-    for path in [example, *written, out / "scores.json", out / "benchmark.json"]:
+    for path in [example, *written, out / "scores.json", out / "benchmark.json", *aggregate_files,
+                 *(out / f"{n}.json" for n in ("judges", "composite", "robust", "coverage",
+                                               "winrates")), *winrate_files, *pages]:
         say(f"  {path}")
+    say(f"\nOpen the HTML dashboard: {pages[0]}")
     return out

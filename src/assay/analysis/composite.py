@@ -1,0 +1,523 @@
+"""Composite score Q per arm, its rubric-weighted form, and the judges' differentiation score.
+
+Seed 001 ("Metric Formulas"): Q(student) is the mean over all valid (response, factor)
+units of the normalised score, and the rubric-weighted composite is
+Q_weighted = sum_l w_l x mean(scores on factor l). Here a unit is one row of the judgments
+table: one judge's score of one arm's answer to one item on one run for one criterion
+(the seed's factor), normalised to [0, 1] by the criterion's scale. The differentiation
+score of a judge is the variance of its mean scores across arms (seed 001, "Key Metrics":
+higher = the judge discriminates better).
+
+Which rows are units (:func:`pointwise_units`):
+
+* only reportable rows (dev and calibration splits are left out, with a note);
+* only pointwise rows: a pairwise row's score is a preference for one answer over another,
+  not a score of the answer, so rows with an ``opponent`` are left out (with a note);
+* only criteria with a map to [0, 1] (binary, range, ordinal); interval and nominal
+  criteria are left out (with a note);
+* a row without a score (a failure) is not a valid unit: counted in ``n_failed``.
+
+Every estimate carries a cluster-robust interval: units are summed within their cluster
+(document, topic), so neither items nor runs nor judges are taken as independent draws.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from scipy import special
+from scipy import stats as sps
+
+from assay.data.table import Judgments
+from assay.errors import ConfigError
+from assay.stats.resampling import cluster_bootstrap_weights
+
+FloatArray = npt.NDArray[np.float64]
+Model = Judgments | str | os.PathLike[str]
+"""What the seed's programmatic API takes: a loaded table, or a path :func:`assay.load` reads."""
+
+UNIT_COLUMNS = ("item", "cluster", "arm", "run", "judge", "criterion", "task", "value")
+
+
+def as_judgments(model: Model) -> Judgments:
+    """The judgments of `model`: itself, or the table or run folder at a path."""
+    if isinstance(model, Judgments):
+        return model
+    if isinstance(model, (str, os.PathLike)):
+        from assay.data.io import load
+
+        return load(Path(model))
+    raise TypeError(f"expected a Judgments table or a path, got {type(model).__name__}")
+
+
+def clean_record(record: dict[str, Any]) -> dict[str, Any]:
+    """:func:`clean` of a record, typed as one."""
+    out: dict[str, Any] = clean(record)
+    return out
+
+
+def clean(value: Any) -> Any:
+    """NaN -> None, numpy scalars -> Python numbers, recursively, for JSON."""
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class UnitTable:
+    """Valid pointwise units (a row each, ``value`` on [0, 1]) and what was left out."""
+
+    frame: pd.DataFrame
+    """Columns item, cluster, arm, run, judge, criterion, task (None without a task
+    column) and value."""
+    failed: pd.DataFrame
+    """Rows with no score (failures): arm, judge, criterion, task."""
+    notes: list[str]
+
+
+def pointwise_units(judgments: Judgments, *, reportable_only: bool = True,
+                    extra: Sequence[str] = ()) -> UnitTable:
+    """The valid (response, factor) units of seed 001: see the module docstring.
+
+    `extra` names further columns to carry (None-filled when the table lacks them);
+    ``reportable_only=False`` keeps the dev and calibration rows.
+    """
+    frame = judgments.frame
+    notes: list[str] = []
+    keep = pd.Series(True, index=frame.index)
+    if reportable_only:
+        held = int((~frame["reportable"]).sum())
+        if held:
+            keep &= frame["reportable"].astype(bool)
+            notes.append(f"{held} rows of the dev or calibration split are not reportable and "
+                         "are left out.")
+    if "opponent" in frame:
+        pairwise = frame["opponent"].notna()
+        if pairwise.any():
+            keep &= ~pairwise
+            judges = ", ".join(sorted(map(str, pd.unique(frame.loc[pairwise, "judge"]))))
+            notes.append(f"{int(pairwise.sum())} pairwise rows ({judges}) are left out: a "
+                         "preference between two answers is not a score of one answer.")
+    values = judgments.normalised_scores()
+    for criterion in pd.unique(frame["criterion"]):
+        scale = judgments.scale(str(criterion))
+        if scale.kind in ("interval", "nominal"):
+            mask = frame["criterion"] == criterion
+            if (keep & mask).any():
+                notes.append(f"Criterion {criterion!r} has an {scale.kind} scale with no map to "
+                             "[0, 1]; it is left out (declare range:MIN,MAX to include it).")
+            keep &= ~mask
+    out = frame.loc[keep, ["item", "cluster", "arm", "run", "judge", "criterion"]].copy()
+    for column in ("task", *extra):
+        out[column] = frame.loc[keep, column] if column in frame else None
+    out["value"] = values[keep.to_numpy()]
+    scored = out["value"].notna()
+    failed = out.loc[~scored, ["arm", "judge", "criterion", "task"]].reset_index(drop=True)
+    units = out.loc[scored].reset_index(drop=True)
+    for column in ("item", "cluster", "arm", "judge", "criterion"):
+        units[column] = units[column].astype(str)
+    units["task"] = units["task"].astype(object).where(units["task"].notna(), None)
+    return UnitTable(units, failed, notes)
+
+
+def cluster_matrix(units: pd.DataFrame, by: str) -> tuple[list[str], list[str], FloatArray,
+                                                              FloatArray]:
+    """Clusters, groups, and the (C, G) matrices of summed values and unit counts."""
+    sums = units.pivot_table(index="cluster", columns=by, values="value", aggfunc="sum",
+                             fill_value=0.0, sort=True, observed=True)
+    counts = units.pivot_table(index="cluster", columns=by, values="value", aggfunc="count",
+                               fill_value=0, sort=True, observed=True)
+    return ([str(c) for c in sums.index], [str(g) for g in sums.columns],
+            sums.to_numpy(dtype=np.float64), counts.to_numpy(dtype=np.float64))
+
+
+def linearised_composite(values: FloatArray, clusters: npt.ArrayLike, factors: npt.ArrayLike,
+                         weights: Mapping[str, float]) -> tuple[float, float, int]:
+    r"""Weighted sum of per-factor means, its cluster-robust standard error and C.
+
+    With r_l = S_l / N_l the mean of factor l's units and Q = sum_l w_l r_l (weights summing
+    to 1), the linearised variance over clusters c = 1..C is
+
+    .. math:: V = \frac{C}{C-1} \sum_c \Big(\sum_l w_l \frac{S_{lc} - r_l n_{lc}}{N_l}\Big)^2,
+
+    the ratio estimator's V when there is one factor (Cochran 1977, ch. 6), and the
+    cluster-robust sandwich of an OLS on factor indicators with the C/(C-1) factor
+    (Cameron and Miller 2015) for several. Returns (Q, sqrt(V), C); the standard error is
+    NaN for fewer than 2 clusters.
+    """
+    f = np.asarray(factors).astype(str)
+    c = np.asarray(clusters).astype(str)
+    contribution = np.zeros(values.size)
+    estimate = 0.0
+    for factor, weight in weights.items():
+        mask = f == factor
+        n_l = int(mask.sum())
+        r_l = float(values[mask].mean())
+        estimate += weight * r_l
+        contribution[mask] = weight * (values[mask] - r_l) / n_l
+    e = pd.Series(contribution).groupby(c).sum().to_numpy()
+    n_clusters = e.size
+    if n_clusters < 2:
+        return estimate, math.nan, n_clusters
+    variance = n_clusters / (n_clusters - 1) * float(np.sum(e * e))
+    return estimate, math.sqrt(variance), n_clusters
+
+
+def logit_t_bounds(estimate: float, standard_error: float, n_clusters: int, *,
+                   conf: float) -> tuple[float, float, str]:
+    """expit(logit Q -+ t_{C-1} se / (Q (1 - Q))): the cluster-robust t on the logit scale.
+
+    NaN bounds when Q is 0 or 1, the standard error is 0 or undefined, or C < 2.
+    """
+    if n_clusters < 2 or not math.isfinite(standard_error):
+        return math.nan, math.nan, "too_few_clusters"
+    if not 0.0 < estimate < 1.0 or standard_error <= 0.0:
+        return math.nan, math.nan, "undefined_at_bound_or_no_cluster_variance"
+    half = (float(sps.t.ppf((1.0 + conf) / 2.0, n_clusters - 1)) * standard_error
+            / (estimate * (1.0 - estimate)))
+    centre = float(special.logit(estimate))
+    return (float(special.expit(centre - half)), float(special.expit(centre + half)),
+            "logit_cluster_robust_t")
+
+
+@dataclass(frozen=True)
+class CompositeRow:
+    """Q of one arm, over all tasks (``task`` None) or one task."""
+
+    arm: str
+    task: str | None
+    estimate: float
+    """Q on [0, 1] (rubric-weighted when the report has weights); NaN when undefined."""
+    lower: float
+    upper: float
+    standard_error: float
+    """Linearised cluster-robust standard error of Q."""
+    method: str
+    n: int
+    """Valid units in Q."""
+    n_failed: int
+    """Units without a score (failures), left out."""
+    n_items: int
+    n_clusters: int
+
+
+@dataclass(frozen=True, eq=False)
+class CompositeScores(Mapping[str, float]):
+    """Composite score Q per arm; reads as a mapping arm -> Q over all tasks.
+
+    ``scores[arm]``, ``scores.items()`` and ``dict(scores)`` give Q over all tasks, as the
+    seed's ``composite_score_by_student`` does; ``rows`` hold the intervals and the per-task
+    values.
+    """
+
+    rows: list[CompositeRow]
+    weights: dict[str, float] | None
+    """Normalised rubric weights per criterion (summing to 1), or None for the plain Q."""
+    conf: float
+    notes: list[str] = field(default_factory=list)
+
+    def _overall(self) -> dict[str, float]:
+        return {r.arm: r.estimate for r in self.rows if r.task is None}
+
+    def __getitem__(self, arm: str) -> float:
+        return self._overall()[arm]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._overall())
+
+    def __len__(self) -> int:
+        return len(self._overall())
+
+    def to_dict(self) -> dict[str, Any]:
+        return clean_record({"conf": self.conf, "weights": self.weights,
+                      "composite": [asdict(r) for r in self.rows], "notes": list(self.notes)})
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def __str__(self) -> str:
+        title = "Rubric-weighted composite score" if self.weights else "Composite score Q"
+        lines = [f"{title} per arm ({_percent(self.conf)} cluster-robust intervals)"]
+        for r in sorted((r for r in self.rows if r.task is None), key=lambda r: -_key(r.estimate)):
+            lines.append(f"  {r.arm}: {_fmt(r.estimate)} [{_fmt(r.lower)}, {_fmt(r.upper)}]  "
+                         f"n={r.n}")
+        lines += [f"Note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _check_conf(conf: float) -> float:
+    if not 0.0 < conf < 1.0:
+        raise ConfigError(f"conf must be in (0, 1), got {conf}")
+    return float(conf)
+
+
+def _normalised_weights(weights: Mapping[str, float], criteria: list[str],
+                        notes: list[str]) -> dict[str, float]:
+    unknown = sorted(set(weights) - set(criteria))
+    if unknown:
+        raise ConfigError(f"weights name criteria with no valid units: {', '.join(unknown)}; "
+                          f"criteria: {', '.join(criteria) or 'none'}")
+    clean_weights: dict[str, float] = {}
+    for name, w in weights.items():
+        value = float(w)
+        if not math.isfinite(value) or value < 0:
+            raise ConfigError(f"weight of {name!r} must be finite and non-negative, got {w!r}")
+        if value > 0:
+            clean_weights[str(name)] = value
+    total = sum(clean_weights.values())
+    if total <= 0:
+        raise ConfigError("the weights must have a positive sum")
+    if abs(total - 1.0) > 1e-12:
+        notes.append(f"The rubric weights sum to {total:g}; they are divided by their sum so "
+                     "that Q_weighted stays on [0, 1].")
+    left_out = [c for c in criteria if c not in clean_weights]
+    if left_out:
+        notes.append("Criteria with no (or zero) weight do not enter Q_weighted: "
+                     + ", ".join(left_out) + ".")
+    return {name: value / total for name, value in clean_weights.items()}
+
+
+def composite_score_by_student(judgments: Model, *, weights: Mapping[str, float] | None = None,
+                               conf: float = 0.95) -> CompositeScores:
+    r"""Composite score Q per arm (seed 001's student), optionally rubric-weighted.
+
+    Parameters
+    ----------
+    judgments : Judgments or path
+        The table (or a file or run folder :func:`assay.load` reads).
+    weights : mapping of criterion to weight, optional
+        w_l of the rubric-weighted composite; divided by their sum (a note says so when it
+        is not 1). Criteria without a weight do not enter it.
+    conf : float, default 0.95
+        Level of the intervals.
+
+    Returns
+    -------
+    CompositeScores
+        A mapping arm -> Q over all tasks, with a row per arm (and per task and arm when
+        the table has a ``task`` column) carrying the interval.
+
+    Notes
+    -----
+    Over the valid units u of an arm (see :func:`pointwise_units`) with normalised scores
+    y_u,
+
+    .. math:: Q = \frac{1}{N} \sum_u y_u, \qquad
+              Q_{weighted} = \sum_l w_l \, \bar y_l
+
+    with ybar_l the mean over the arm's units on criterion l. The interval is the
+    cluster-robust t on the logit scale (C - 1 df) around the linearised standard error of
+    :func:`linearised_composite`; for the plain Q that is exactly
+    :func:`assay.stats.cluster_t_interval` with S_c the summed unit scores of cluster c and
+    n_c its number of units. It is NaN where Q is 0 or 1 or no cluster varies.
+    """
+    table = as_judgments(judgments)
+    conf = _check_conf(conf)
+    units = pointwise_units(table)
+    frame, notes = units.frame, list(units.notes)
+    criteria = list(pd.unique(frame["criterion"]))
+    norm_weights = _normalised_weights(weights, criteria, notes) if weights is not None else None
+    scopes: list[str | None] = [None]
+    if "task" in table.frame and frame["task"].notna().any():
+        scopes += sorted(str(t) for t in pd.unique(frame["task"].dropna()))
+    rows: list[CompositeRow] = []
+    for arm in table.arms:
+        for task in scopes:
+            part = frame[(frame["arm"] == arm) & ((frame["task"] == task) if task else True)]
+            failed = units.failed[(units.failed["arm"] == arm)
+                                  & ((units.failed["task"] == task) if task else True)]
+            if part.empty and task is not None:
+                continue
+            rows.append(_composite_row(str(arm), task, part, norm_weights, len(failed),
+                                       notes, conf=conf))
+    return CompositeScores(rows, norm_weights, conf, notes)
+
+
+def _composite_row(arm: str, task: str | None, part: pd.DataFrame,
+                   weights: dict[str, float] | None, n_failed: int, notes: list[str], *,
+                   conf: float) -> CompositeRow:
+    nan = math.nan
+
+    def row(estimate: float, lower: float, upper: float, se: float, method: str) -> CompositeRow:
+        return CompositeRow(arm=arm, task=task, estimate=estimate, lower=lower, upper=upper,
+                            standard_error=se, method=method, n=len(part), n_failed=n_failed,
+                            n_items=int(part["item"].nunique()),
+                            n_clusters=int(part["cluster"].nunique()))
+
+    if part.empty:
+        return row(nan, nan, nan, nan, "no_units")
+    factors = part["criterion"].to_numpy(dtype=str)
+    if weights is None:
+        factors = np.full(len(part), "all")
+        used = {"all": 1.0}
+    else:
+        missing = [c for c in weights if c not in set(factors)]
+        if missing:
+            scope = f" in task {task}" if task else ""
+            notes.append(f"{arm} has no units on {', '.join(missing)}{scope}: its rubric-weighted "
+                         "Q is undefined there.")
+            return row(nan, nan, nan, nan, "missing_factor")
+        used = weights
+    estimate, se, n_clusters = linearised_composite(
+        part["value"].to_numpy(dtype=np.float64), part["cluster"].to_numpy(), factors, used)
+    lower, upper, method = logit_t_bounds(estimate, se, n_clusters, conf=conf)
+    return row(estimate, lower, upper, se, method)
+
+
+@dataclass(frozen=True)
+class DifferentiationRow:
+    """Spread of one judge's mean scores across arms, on one criterion or all it scores."""
+
+    judge: str
+    criterion: str | None
+    """None: all the judge's criteria together (only when it scores more than one)."""
+    estimate: float
+    """Population variance (ddof = 0) of the arm means; NaN with fewer than 2 arms."""
+    lower: float
+    upper: float
+    method: str
+    n: int
+    """Units behind the arm means."""
+    n_arms: int
+    n_clusters: int
+    arm_means: dict[str, float]
+
+
+@dataclass(frozen=True)
+class DifferentiationReport:
+    """Differentiation score per judge (seed 001): variance of its scores across arms."""
+
+    rows: list[DifferentiationRow]
+    conf: float
+    B: int
+    seed: int
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return clean_record({"conf": self.conf, "B": self.B, "seed": self.seed,
+                      "differentiation": [asdict(r) for r in self.rows],
+                      "notes": list(self.notes)})
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def __str__(self) -> str:
+        lines = ["Differentiation score (variance of arm means on [0, 1]; higher = the judge "
+                 "tells arms apart more)"]
+        for r in self.rows:
+            what = r.criterion or "all criteria"
+            lines.append(f"  {r.judge} / {what}: {_fmt(r.estimate, 5)} "
+                         f"[{_fmt(r.lower, 5)}, {_fmt(r.upper, 5)}]")
+        lines += [f"Note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def differentiation_score(judgments: Model, *, conf: float = 0.95, B: int = 2000,
+                          seed: int = 1) -> DifferentiationReport:
+    r"""Differentiation score of each judge: how far apart its mean scores of the arms are.
+
+    Parameters
+    ----------
+    judgments : Judgments or path
+    conf : float, default 0.95
+        Level of the percentile intervals.
+    B : int, default 2000
+        Cluster-bootstrap resamples for the intervals.
+    seed : int, default 1
+        Seed of the resampling (``numpy.random.default_rng(seed)``; rows in table order).
+
+    Returns
+    -------
+    DifferentiationReport
+        A row per (judge, criterion) and, for a judge scoring several criteria, one for all
+        of them together.
+
+    Notes
+    -----
+    With m_a the mean normalised score the judge gave arm a over its valid units
+    (see :func:`pointwise_units`) and A arms,
+
+    .. math:: D = \frac{1}{A} \sum_a (m_a - \bar m)^2
+
+    (the arms compared are the whole population of interest, hence ddof = 0). D carries
+    sampling noise as well as the arms' true spread (its expectation exceeds the true
+    variance by about the mean squared standard error of the m_a), so compare judges on the
+    same items. The interval is the percentile interval of D over a cluster bootstrap
+    (clusters drawn with replacement with all their items, arms and runs; resamples in
+    which an arm has no unit are dropped and counted in a note).
+    """
+    table = as_judgments(judgments)
+    conf = _check_conf(conf)
+    if int(B) < 2:
+        raise ConfigError(f"B must be at least 2, got {B}")
+    units = pointwise_units(table)
+    frame, notes = units.frame, list(units.notes)
+    gen = np.random.default_rng(seed)
+    rows: list[DifferentiationRow] = []
+    for judge in pd.unique(frame["judge"]):
+        own = frame[frame["judge"] == judge]
+        criteria = list(pd.unique(own["criterion"]))
+        scopes: list[str | None] = [*criteria, None] if len(criteria) > 1 else criteria
+        for criterion in scopes:
+            part = own if criterion is None else own[own["criterion"] == criterion]
+            rows.append(_differentiation_row(str(judge), criterion, part, gen, int(B), notes,
+                                             conf=conf))
+    return DifferentiationReport(rows, conf, int(B), int(seed), notes)
+
+
+def _differentiation_row(judge: str, criterion: str | None, part: pd.DataFrame,
+                         gen: np.random.Generator, n_resamples: int, notes: list[str], *,
+                         conf: float) -> DifferentiationRow:
+    clusters, arms, sums, counts = cluster_matrix(part, "arm")
+    means = sums.sum(axis=0) / counts.sum(axis=0)
+    nan = math.nan
+
+    def row(estimate: float, lower: float, upper: float, method: str) -> DifferentiationRow:
+        return DifferentiationRow(judge=judge, criterion=criterion, estimate=estimate, lower=lower,
+                                  upper=upper, method=method, n=len(part), n_arms=len(arms),
+                                  n_clusters=len(clusters),
+                                  arm_means=dict(zip(arms, means.tolist(), strict=True)))
+
+    if len(arms) < 2:
+        return row(nan, nan, nan, "fewer_than_two_arms")
+    estimate = float(np.var(means))
+    if len(clusters) < 2:
+        return row(estimate, nan, nan, "too_few_clusters")
+    w = cluster_bootstrap_weights(len(clusters), n_resamples, rng=gen).astype(np.float64)
+    boot_counts = w @ counts
+    ok = np.all(boot_counts > 0, axis=1)
+    boot = np.var((w[ok] @ sums) / boot_counts[ok], axis=1)
+    if not ok.all():
+        notes.append(f"Differentiation of {judge}: {int((~ok).sum())} of {n_resamples} resamples "
+                     "left an arm without units and were dropped.")
+    if boot.size < 2:
+        return row(estimate, nan, nan, "too_few_resamples")
+    lower, upper = np.quantile(boot, [(1.0 - conf) / 2.0, (1.0 + conf) / 2.0])
+    return row(estimate, float(lower), float(upper), "percentile_cluster_bootstrap")
+
+
+def _key(x: float) -> float:
+    return x if math.isfinite(x) else -math.inf
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    return f"{x:.{digits}f}" if math.isfinite(x) else "n/a"
+
+
+def _percent(conf: float) -> str:
+    return f"{100.0 * conf:g}%"

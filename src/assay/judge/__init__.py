@@ -1,0 +1,95 @@
+"""assay.judge: the LLM engine the judges run on (client, response cache, run store, runner).
+
+How a judge uses it
+-------------------
+A judge turns its inputs into :class:`ChatRequest` objects and turns each
+:class:`Reply` into judgments-table rows; the engine does everything in between::
+
+    plan = [judge.request(item, arm, opponent, trial) for ...]        # ChatRequest each
+    async with LLMClient(config.llm, cache=ResponseCache(path)) as client:
+        with RunStore(run_folder, config=config_dict) as store:
+            summary = await run_requests(plan, client, store, rows=judge.rows)
+
+:class:`ChatRequest` (frozen)
+    ``key``: the judgment key, :func:`judgment_key` of (config hash, item, arms,
+    criterion, trial; judge, prompt hash), the identity in the store. ``messages``:
+    ``(role, text)`` pairs. ``response_model``: the verdict's pydantic model (its JSON
+    schema is sent as ``response_format`` when the server takes it, else the JSON is read
+    from text), None for free text. ``model`` and ``params`` override the client's.
+    ``prompt_hash`` and ``sample`` enter the cache key: trials that send identical
+    messages must differ in ``sample``. ``meta``: the judgments-table fields known before
+    the call (item, cluster, arm, opponent, position, run, judge, criterion, task, ...).
+
+:class:`Reply` (frozen)
+    ``verdict`` (a validated ``response_model`` instance) or ``failure_kind`` in
+    ``parse_error`` (invalid or off-schema after the re-asks), ``refusal``, ``timeout``,
+    ``api_error`` with an ``error`` line; ``text`` (raw content); the judge's own
+    ``tokens_in``, ``tokens_out``, ``usd``, ``usd_provenance`` (``reported`` or
+    ``estimated``), ``latency_s``, ``attempts``, ``cached``, ``model``, ``evaluated_at``.
+    A failure is a value, never an exception: it is stored as rows with ``failure_kind``
+    (counted, never scored) and ``--retry-failed`` asks again.
+
+``rows(request, reply) -> list[dict]``
+    The judge's function building a judgment's rows (:func:`default_rows` reads a
+    ``score`` field). Put the answer's cost in ``usd``/``tokens_*``/``latency_s`` when
+    known; the judge's cost is kept apart by the store (:meth:`RunStore.judge_costs`).
+
+Exceptions: :class:`CostLimitExceeded` (the runner catches it and ends the run cleanly
+with ``RunSummary.stopped == "cost_limit"``) and :class:`FatalAPIError` (bad key or
+model: raised by the runner after the requests in flight are stored).
+
+``client`` is the only module that imports ``openai``; its names (:class:`LLMClient`,
+:class:`ClientConfig`, :class:`ClientStats`) are imported on first use, so reading a
+run folder's store does not load the OpenAI SDK.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from assay.judge._types import ChatRequest, CostLimitExceeded, FatalAPIError, Reply
+from assay.judge.cache import CachedResponse, ResponseCache, SingleFlight, cache_key, default_cache_path
+from assay.judge.pricing import Price, estimate_tokens, find_price
+from assay.judge.runner import Progress, RunSummary, default_rows, run_requests
+from assay.judge.store import STORE_FILENAME, RunStore, StoreCounts, config_hash, judgment_key, load_store
+
+if TYPE_CHECKING:
+    from assay.judge.client import ClientConfig, ClientStats, LLMClient
+
+_CLIENT_NAMES = frozenset(("ClientConfig", "ClientStats", "LLMClient"))
+
+__all__ = [
+    "STORE_FILENAME",
+    "CachedResponse",
+    "ChatRequest",
+    "ClientConfig",
+    "ClientStats",
+    "CostLimitExceeded",
+    "FatalAPIError",
+    "LLMClient",
+    "Price",
+    "Progress",
+    "Reply",
+    "ResponseCache",
+    "RunStore",
+    "RunSummary",
+    "SingleFlight",
+    "StoreCounts",
+    "cache_key",
+    "config_hash",
+    "default_cache_path",
+    "default_rows",
+    "estimate_tokens",
+    "find_price",
+    "judgment_key",
+    "load_store",
+    "run_requests",
+]
+
+
+def __getattr__(name: str) -> object:
+    if name in _CLIENT_NAMES:
+        from assay.judge import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module 'assay.judge' has no attribute {name!r}")

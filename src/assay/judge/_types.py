@@ -1,0 +1,139 @@
+"""What a judge asks the engine (:class:`ChatRequest`) and what it gets back (:class:`Reply`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from assay.errors import JudgeError
+
+Role = Literal["system", "user", "assistant"]
+ReplyFailure = Literal["parse_error", "refusal", "timeout", "api_error"]
+"""The failure kinds the engine writes (a subset of :class:`assay.data.schema.FailureKind`)."""
+
+_ROLES = frozenset(("system", "user", "assistant"))
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """One chat-completions call a judge wants made, with what identifies and describes it.
+
+    Examples
+    --------
+    >>> from pydantic import BaseModel
+    >>> class Verdict(BaseModel):
+    ...     score: int
+    >>> req = ChatRequest(key="9f2c", messages=(("system", "Grade 1-10."), ("user", "Answer: 42")),
+    ...                   response_model=Verdict, meta={"item": "q1", "arm": "rag", "criterion": "c"})
+    >>> req.messages[1], req.meta["item"]
+    (('user', 'Answer: 42'), 'q1')
+    """
+
+    key: str
+    """The judgment key (:func:`assay.judge.judgment_key`): the request's identity in the run store."""
+    messages: tuple[tuple[Role, str], ...]
+    """``(role, content)`` pairs in order; roles are system, user or assistant."""
+    response_model: type[BaseModel] | None = None
+    """The verdict model. Its JSON schema is sent as ``response_format`` when the server takes
+    it (else the reply's JSON is read from text); None asks for free text."""
+    model: str | None = None
+    """The judge model; None uses the client's configured model."""
+    params: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    """Extra chat-completions parameters (``temperature``, ``seed``, ``max_tokens``, ...), laid
+    over the client's defaults; they enter the cache key."""
+    prompt_hash: str = ""
+    """SHA-256 of the prompt templates; enters the cache key (and should enter the judgment key)."""
+    sample: int = 0
+    """Which sample of an identical prompt this is: trials that send the very same messages
+    must differ here, or the cache would give them one reply."""
+    meta: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    """Judgments-table fields known before the call (item, cluster, arm, opponent, position,
+    run, judge, criterion, task, ...): JSON values, copied into the rows written."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.key, str) or not self.key:
+            raise ValueError("key: expected a non-empty string (see judgment_key)")
+        if not self.messages:
+            raise ValueError(f"messages of request {self.key}: expected at least one message")
+        for message in self.messages:
+            if (len(message) != 2 or message[0] not in _ROLES or not isinstance(message[1], str)):
+                raise ValueError(f"messages of request {self.key}: expected (role, text) pairs with a "
+                                 f"role in system, user, assistant; got {message!r}")
+        if self.response_model is not None and not (
+                isinstance(self.response_model, type) and issubclass(self.response_model, BaseModel)):
+            raise ValueError(f"response_model of request {self.key}: expected a pydantic model class")
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The engine's answer to a :class:`ChatRequest`: a verdict, or a failure saying why not.
+
+    A failure is a value, not an exception: the runner stores it as a row with
+    ``failure_kind`` set (counted, never scored), and ``--retry-failed`` asks again.
+    """
+
+    key: str
+    """The request's judgment key."""
+    verdict: BaseModel | None
+    """The validated verdict (an instance of the request's ``response_model``); None on failure
+    or for free-text requests."""
+    text: str | None
+    """The raw content of the last reply received (for ``raw_response``), or the refusal text."""
+    failure_kind: ReplyFailure | None = None
+    """None when the reply is good."""
+    error: str | None = None
+    """What went wrong, in one line (no secrets: never headers)."""
+    tokens_in: int = 0
+    """Prompt tokens over every attempt that got a reply."""
+    tokens_out: int = 0
+    """Completion tokens over every attempt that got a reply."""
+    usd: float | None = None
+    """Judge cost in USD from the price table; None when the model has no price."""
+    usd_provenance: Literal["reported", "estimated"] | None = None
+    """``reported`` when the server reported usage for every attempt, ``estimated`` when some
+    token counts were estimated (about 4 characters a token)."""
+    latency_s: float = 0.0
+    """Wall time of the call, retries and back-off included."""
+    attempts: int = 0
+    """HTTP requests sent (0 for a reply from the cache)."""
+    cached: bool = False
+    """Served from the response cache, or by an identical request's call in flight (tokens
+    and usd are then those of the original call and were not paid again)."""
+    model: str | None = None
+    """The model that answered, as the server named it."""
+    evaluated_at: str = ""
+    """ISO 8601 UTC time the reply was obtained."""
+
+    @property
+    def ok(self) -> bool:
+        """True when the reply holds a usable answer."""
+        return self.failure_kind is None
+
+    def verdict_dict(self) -> dict[str, Any] | None:
+        """The verdict as plain JSON values."""
+        return None if self.verdict is None else self.verdict.model_dump(mode="json")
+
+
+class CostLimitExceeded(JudgeError):
+    """The run's cost limit is spent: no new request is sent.
+
+    Raised by :meth:`LLMClient.complete` before a new request would go out; the runner
+    catches it, lets the requests in flight finish and be stored, and reports the run as
+    stopped (a rerun resumes from there). Spending can pass the limit by what the requests
+    already in flight cost (at most ``max_concurrency`` calls).
+    """
+
+    def __init__(self, spent_usd: float, limit_usd: float) -> None:
+        self.spent_usd = spent_usd
+        self.limit_usd = limit_usd
+        super().__init__(f"cost limit reached: ${spent_usd:.4f} spent of ${limit_usd:.4f}; "
+                         "rerun to resume with a higher limit")
+
+
+class FatalAPIError(JudgeError):
+    """The server refuses every request (bad key, no such model, no permission): stop the run."""

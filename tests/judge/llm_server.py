@@ -1,0 +1,482 @@
+"""An OpenAI-compatible chat-completions server for the tests: a stand-in for the model.
+
+It speaks the real wire format over real HTTP on 127.0.0.1, so the client under test
+(``assay.judge.client``, through ``openai.AsyncOpenAI`` and httpx) is exercised end to
+end; only the model is replaced. Replies are deterministic: a verdict is drawn from a
+PRNG seeded by the SHA-256 of (model, messages, response_format), and fills the JSON
+schema it was sent (``response_format={"type": "json_schema", ...}``) or, in text mode,
+the schema it finds in a fenced ```json block of the prompt, wrapped in prose.
+
+Faults, each drawn per request from ``Behaviour.rates`` or taken in arrival order from
+``Behaviour.script`` (``"ok"`` for none):
+
+==================  ==================================================================
+``rate_limit``      HTTP 429 with ``Retry-After`` (seconds or an HTTP date) and
+                    optionally ``retry-after-ms``
+``server_error``    HTTP 500
+``hang``            no reply until the client gives up (the handler watches the socket
+                    and stops when the client closes it) or ``hang_s`` passes
+``malformed_body``  HTTP 200 whose body is not valid JSON
+``truncated``       a valid envelope whose message content is half a JSON verdict
+``off_schema``      valid JSON content that breaks the schema (a required field missing,
+                    an unknown field added)
+``refusal``         ``message.refusal`` set, no content
+``refusal_text``    content that declines in words, no JSON
+``no_usage``        a good reply without the ``usage`` field
+``unauthorized``    HTTP 401 (a bad API key)
+``quota``           HTTP 429 with code ``insufficient_quota`` (out of credit)
+==================  ==================================================================
+
+Counters (:class:`Stats`): requests, requests in flight and their maximum, faults sent,
+arrival times, the ``Authorization`` headers seen. A request stops counting as in flight
+just before its reply is written, so a client that keeps at most N requests open can
+never be seen with N + 1.
+
+In a test: ``with LLMServer(Behaviour(latency_s=0.005)) as server: server.url``. As a
+separate process (for the benchmark): ``python tests/judge/llm_server.py --latency-ms 50``
+prints ``READY <base_url>``; ``GET /_stats``, ``POST /_reset`` and ``POST /_configure``
+(a JSON object of Behaviour fields) control it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import email.utils
+import hashlib
+import json
+import random
+import re
+import select
+import socket
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FAULTS = ("rate_limit", "server_error", "hang", "malformed_body", "truncated", "off_schema",
+          "refusal", "refusal_text", "no_usage", "unauthorized", "quota")
+WORDS = ("answer", "evidence", "claim", "detail", "source", "support", "coverage", "insight",
+         "accurate", "specific", "summary", "aspect", "question", "reasoning")
+SCHEMA_BLOCK = re.compile(r"```json\s*(\{.*?\})\s*```", re.S)
+
+
+@dataclass
+class Behaviour:
+    """How the stand-in model behaves; change it while running with :meth:`LLMServer.configure`."""
+
+    latency_s: float = 0.0
+    """Seconds before each reply."""
+    jitter_s: float = 0.0
+    """Extra latency drawn uniformly from [0, jitter_s]."""
+    rates: dict[str, float] = field(default_factory=dict)
+    """Fault name -> probability per request (their sum at most 1)."""
+    script: list[str] = field(default_factory=list)
+    """Faults for the next requests in arrival order, consumed first; "ok" for none."""
+    json_schema: bool = True
+    """Whether ``response_format`` of type json_schema is accepted (else HTTP 400)."""
+    retry_after: str | None = "1"
+    """``Retry-After`` value of a 429: seconds, or ``"http-date+N"`` for an HTTP date N s ahead."""
+    retry_after_ms: float | None = None
+    """When set, a 429 also carries ``retry-after-ms`` (as OpenAI's API sends)."""
+    hang_s: float = 30.0
+    """Longest a hang lasts when the client never closes the connection."""
+    seed: int = 0
+    """Salt of the verdict and fault draws."""
+    record_bodies: bool = False
+    """Keep every chat request's JSON body in :attr:`Stats.bodies`."""
+
+
+@dataclass
+class Stats:
+    """What the server saw since the last reset."""
+
+    requests: int = 0
+    in_flight: int = 0
+    max_in_flight: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+    arrivals: list[float] = field(default_factory=list)
+    """``time.time()`` of each chat request's arrival, in order."""
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    """The chat requests' bodies, when ``Behaviour.record_bodies``."""
+    authorizations: set[str] = field(default_factory=set)
+    prompts: Counter[str] = field(default_factory=Counter)
+    """Requests per SHA-256 of (model, messages): how often each distinct prompt was sent."""
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"requests": self.requests, "in_flight": self.in_flight,
+                "max_in_flight": self.max_in_flight, "faults": dict(self.faults),
+                "distinct_prompts": len(self.prompts)}
+
+
+class LLMServer:
+    """A threaded HTTP server on 127.0.0.1 (a free port) answering chat completions."""
+
+    def __init__(self, behaviour: Behaviour | None = None, *, host: str = "127.0.0.1",
+                 port: int = 0) -> None:
+        self.behaviour = behaviour or Behaviour()
+        self.stats = Stats()
+        self.lock = threading.Lock()
+        self._httpd = _HTTPServer((host, port), _Handler)
+        self._httpd.owner = self
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> LLMServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> LLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def configure(self, **changes: Any) -> None:
+        """Replace Behaviour fields (thread-safe)."""
+        with self.lock:
+            self.behaviour = dataclasses.replace(self.behaviour, **changes)
+
+    def reset(self, behaviour: Behaviour | None = None) -> None:
+        """Zero the counters and, when given, install a new behaviour."""
+        with self.lock:
+            self.stats = Stats()
+            if behaviour is not None:
+                self.behaviour = behaviour
+
+    # -- called by the handler threads
+    def begin(self, auth: str | None, body: Any) -> tuple[int, Behaviour, str]:
+        with self.lock:
+            if self.behaviour.record_bodies:
+                self.stats.bodies.append(body)
+            s = self.stats
+            s.requests += 1
+            s.in_flight += 1
+            s.max_in_flight = max(s.max_in_flight, s.in_flight)
+            s.arrivals.append(time.time())
+            if auth:
+                s.authorizations.add(auth)
+            b = self.behaviour
+            fault = b.script.pop(0) if b.script else _draw_fault(b, s.requests)
+            if fault != "ok":
+                s.faults[fault] += 1
+            return s.requests, b, fault
+
+    def end(self) -> None:
+        with self.lock:
+            self.stats.in_flight -= 1
+
+
+def _draw_fault(b: Behaviour, counter: int) -> str:
+    if not b.rates:
+        return "ok"
+    u = random.Random(f"{b.seed}:{counter}").random()
+    total = 0.0
+    for name, rate in b.rates.items():
+        total += rate
+        if u < total:
+            return name
+    return "ok"
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+    owner: LLMServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay quiet when a client goes away (timeouts, killed processes); report the rest."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: _HTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the tests read :class:`Stats`, not a log."""
+
+    def _send(self, code: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _json(self, code: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        self._send(code, json.dumps(obj).encode(), headers)
+
+    def _body(self) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            return json.loads(raw) if raw else {}
+        except json.JSONDecodeError:
+            return None
+
+    def do_GET(self) -> None:
+        owner = self.server.owner
+        path = self.path.split("?")[0].rstrip("/")
+        if path == "/_stats":
+            with owner.lock:
+                self._json(200, owner.stats.snapshot())
+        elif path.endswith("/models"):
+            self._json(200, {"object": "list", "data": [{"id": "stand-in", "object": "model"}]})
+        else:
+            self._json(404, {"error": {"message": f"no route {path}"}})
+
+    def do_POST(self) -> None:
+        owner = self.server.owner
+        path = self.path.split("?")[0].rstrip("/")
+        body = self._body()
+        if path == "/_reset":
+            owner.reset()
+            self._json(200, {"ok": True})
+        elif path == "/_configure":
+            owner.configure(**(body or {}))
+            self._json(200, {"ok": True})
+        elif path.endswith("/chat/completions"):
+            self._chat(owner, body)
+        else:
+            self._json(404, {"error": {"message": f"no route {path}"}})
+
+    def _chat(self, owner: LLMServer, body: Any) -> None:
+        _, b, fault = owner.begin(self.headers.get("Authorization"), body)
+        ended = False
+
+        def end() -> None:
+            nonlocal ended
+            if not ended:
+                ended = True
+                owner.end()
+
+        try:
+            if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+                end()
+                self._json(400, {"error": {"message": "body must be a JSON object with messages",
+                                           "type": "invalid_request_error"}})
+                return
+            model = str(body.get("model", "stand-in"))
+            messages = body["messages"]
+            rf = body.get("response_format") or {}
+            digest = hashlib.sha256(json.dumps([b.seed, model, messages, rf], sort_keys=True).encode())
+            with owner.lock:
+                owner.stats.prompts[hashlib.sha256(
+                    json.dumps([model, messages], sort_keys=True).encode()).hexdigest()] += 1
+            rng = random.Random(digest.digest())
+            delay = b.latency_s + (rng.uniform(0.0, b.jitter_s) if b.jitter_s > 0 else 0.0)
+            if delay > 0:
+                time.sleep(delay)
+            if fault == "hang":
+                self._hang(b.hang_s)
+                end()
+                self.close_connection = True
+                return
+            if fault == "rate_limit":
+                end()
+                self._json(429, {"error": {"message": "rate limit reached", "type": "rate_limit_error",
+                                           "code": "rate_limit_exceeded"}}, _retry_headers(b))
+                return
+            if fault == "quota":
+                end()
+                self._json(429, {"error": {"message": "You exceeded your current quota",
+                                           "type": "insufficient_quota", "code": "insufficient_quota"}})
+                return
+            if fault == "unauthorized":
+                end()
+                self._json(401, {"error": {"message": "Incorrect API key provided",
+                                           "type": "invalid_request_error", "code": "invalid_api_key"}})
+                return
+            if fault == "server_error":
+                end()
+                self._json(500, {"error": {"message": "the server had an error", "type": "server_error"}})
+                return
+            if rf.get("type") == "json_schema" and not b.json_schema:
+                end()
+                self._json(400, {"error": {
+                    "message": "response_format type 'json_schema' is not supported by this server",
+                    "type": "invalid_request_error", "param": "response_format"}})
+                return
+            prompt = "\n\n".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
+            content, refusal = _reply(rng, rf, prompt, fault)
+            message: dict[str, Any] = {"role": "assistant", "content": content}
+            if refusal is not None:
+                message["refusal"] = refusal
+            reply: dict[str, Any] = {
+                "id": "chatcmpl-" + digest.hexdigest()[:24], "object": "chat.completion",
+                "created": int(time.time()), "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}],
+            }
+            if fault != "no_usage":
+                p, c = _tokens(prompt), _tokens(content or refusal or "")
+                reply["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+            end()
+            if fault == "malformed_body":
+                text = json.dumps(reply)
+                self._send(200, text[: len(text) // 2].encode())
+                return
+            self._json(200, reply)
+        finally:
+            end()
+
+    def _hang(self, limit_s: float) -> None:
+        """Wait until the client closes the connection (or limit_s passes)."""
+        deadline = time.monotonic() + limit_s
+        conn = self.connection
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([conn], [], [], 0.02)
+            if ready:
+                try:
+                    if conn.recv(1, socket.MSG_PEEK) == b"":
+                        return
+                except OSError:
+                    return
+                time.sleep(0.02)
+
+
+def _retry_headers(b: Behaviour) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    if b.retry_after is not None:
+        if b.retry_after.startswith("http-date+"):
+            ahead = float(b.retry_after.removeprefix("http-date+"))
+            headers["Retry-After"] = email.utils.formatdate(time.time() + ahead, usegmt=True)
+        else:
+            headers["Retry-After"] = b.retry_after
+    if b.retry_after_ms is not None:
+        headers["retry-after-ms"] = f"{b.retry_after_ms:g}"
+    return headers
+
+
+def _tokens(text: str) -> int:
+    return max(1, (len(text) + 3) // 4)
+
+
+def _reply(rng: random.Random, rf: dict[str, Any], prompt: str, fault: str) -> tuple[str | None, str | None]:
+    """(content, refusal) of a reply."""
+    if fault == "refusal":
+        return None, "I can't help with that request."
+    if fault == "refusal_text":
+        return "I'm sorry, but I can't help with that request.", None
+    schema: dict[str, Any] | None = None
+    in_text = False
+    if rf.get("type") == "json_schema":
+        schema = rf.get("json_schema", {}).get("schema") or {}
+    else:
+        for block in reversed(SCHEMA_BLOCK.findall(prompt)):
+            try:
+                candidate = json.loads(block)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(candidate, dict) and "properties" in candidate:
+                schema, in_text = candidate, True
+                break
+    if schema is None:
+        return _sentence(rng, 12), None
+    verdict = _Instance(rng, schema).make(schema)
+    if fault == "off_schema" and isinstance(verdict, dict):
+        required = schema.get("required") or list(verdict)
+        if required:
+            verdict.pop(required[0], None)
+        verdict["unexpected_field"] = True
+    text = json.dumps(verdict)
+    if fault == "truncated":
+        text = text[: max(1, len(text) // 2)]
+    if in_text:
+        text = f"Here is my verdict.\n```json\n{text}\n```"
+    return text, None
+
+
+def _sentence(rng: random.Random, n: int) -> str:
+    words = " ".join(rng.choice(WORDS) for _ in range(n))
+    return words[:1].upper() + words[1:] + "."
+
+
+class _Instance:
+    """A JSON instance that validates against a (pydantic-made) JSON schema."""
+
+    def __init__(self, rng: random.Random, root: dict[str, Any]) -> None:
+        self.rng = rng
+        self.defs = {**root.get("definitions", {}), **root.get("$defs", {})}
+
+    def make(self, schema: Any, depth: int = 0) -> Any:
+        if not isinstance(schema, dict) or depth > 10:
+            return None
+        if "$ref" in schema:
+            return self.make(self.defs.get(schema["$ref"].split("/")[-1], {}), depth + 1)
+        if "const" in schema:
+            return schema["const"]
+        if schema.get("enum"):
+            return self.rng.choice(schema["enum"])
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                options = [o for o in schema[key] if o.get("type") != "null"] or schema[key]
+                return self.make(options[0], depth + 1)
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            kind = next((k for k in kind if k != "null"), "null")
+        if kind is None:
+            kind = "object" if "properties" in schema else "string"
+        if kind == "object":
+            return {k: self.make(v, depth + 1) for k, v in schema.get("properties", {}).items()}
+        if kind == "array":
+            low = int(schema.get("minItems", 1))
+            high = int(schema.get("maxItems", max(low, 3)))
+            return [self.make(schema.get("items", {}), depth + 1)
+                    for _ in range(self.rng.randint(low, max(low, high)))]
+        if kind == "integer":
+            low = int(schema.get("minimum", schema.get("exclusiveMinimum", -1) + 1))
+            high = int(schema.get("maximum", schema.get("exclusiveMaximum", low + 11) - 1))
+            return self.rng.randint(low, max(low, high))
+        if kind == "number":
+            low = float(schema.get("minimum", 0.0))
+            return round(self.rng.uniform(low, float(schema.get("maximum", low + 1.0))), 3)
+        if kind == "boolean":
+            return self.rng.random() < 0.5
+        if kind == "null":
+            return None
+        text = _sentence(self.rng, 8)
+        if "maxLength" in schema:
+            text = text[: int(schema["maxLength"])]
+        return text.ljust(int(schema.get("minLength", 0)), ".")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve until killed; print ``READY <base_url>`` once listening."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency-ms", type=float, default=50.0)
+    parser.add_argument("--jitter-ms", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    server = LLMServer(Behaviour(latency_s=args.latency_ms / 1000, jitter_s=args.jitter_ms / 1000),
+                       port=args.port)
+    print(f"READY {server.url}", flush=True)
+    try:
+        server._httpd.serve_forever(poll_interval=0.1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server._httpd.server_close()
+
+
+if __name__ == "__main__":
+    main()

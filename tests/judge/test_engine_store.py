@@ -1,0 +1,161 @@
+"""The run store and the response cache: keys, insert-or-ignore, plan, export, reload.
+
+Oracles: hashlib over canonical JSON written out by hand, SQLite queried directly (a
+separate connection), and assay's own judgments-table validation for the export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+
+import pandas as pd
+import pytest
+
+from assay.data.schema import Scale
+from assay.errors import InputError, ValidationError
+from assay.judge import (
+    STORE_FILENAME,
+    CachedResponse,
+    ChatRequest,
+    Reply,
+    ResponseCache,
+    RunStore,
+    cache_key,
+    config_hash,
+    judgment_key,
+    load_store,
+)
+
+
+def test_judgment_key_is_sha256_of_the_canonical_json():
+    text = '["c0ffee","gpt-4o","p1","q1",["rag","base"],"relevance",3]'
+    expected = hashlib.sha256(text.encode()).hexdigest()[:32]
+    assert judgment_key("c0ffee", "q1", ("rag", "base"), "relevance", 3, judge="gpt-4o",
+                        prompt_hash="p1") == expected
+
+
+def test_judgment_key_separates_every_part():
+    base = dict(config_hash="h", item="q1", arms=("a", "b"), criterion="c", trial=1)
+    keys = {judgment_key(**base)}
+    for change in ({"config_hash": "h2"}, {"item": "q2"}, {"arms": ("b", "a")}, {"arms": ("a",)},
+                   {"criterion": "d"}, {"trial": 2}):
+        keys.add(judgment_key(**{**base, **change}))
+    keys.add(judgment_key(**base, judge="j"))
+    keys.add(judgment_key(**base, prompt_hash="p"))
+    assert len(keys) == 9
+
+
+def test_config_hash_ignores_key_order():
+    assert config_hash({"b": 1, "a": [1, 2]}) == hashlib.sha256(b'{"a":[1,2],"b":1}').hexdigest()
+
+
+def test_cache_key_covers_model_messages_params_schema_prompt_and_sample():
+    args = ("m", [("user", "hi")], {"temperature": 0}, {"type": "object"}, "p", 0)
+    keys = {cache_key(*args)}
+    for i, other in enumerate(("m2", [("user", "ho")], {"temperature": 1}, None, "p2", 1)):
+        changed = list(args)
+        changed[i] = other
+        keys.add(cache_key(*changed))
+    assert len(keys) == 7
+    assert cache_key("m", [("user", "hi")], {"a": 1, "b": 2}, None) == \
+        cache_key("m", [("user", "hi")], {"b": 2, "a": 1}, None)
+
+
+def _request(key: str) -> ChatRequest:
+    return ChatRequest(key=key, messages=(("user", "x"),))
+
+
+def _row(item: str, score: float | None, failure: str | None = None) -> dict:
+    return {"item": item, "arm": "a", "judge": "j", "criterion": "c", "score": score,
+            "failure_kind": failure}
+
+
+def test_good_judgments_are_never_replaced_failed_ones_are(tmp_path):
+    with RunStore(tmp_path, config={"v": 1}) as store:
+        assert store.put(_request("k1"), Reply("k1", None, "bad", failure_kind="parse_error"),
+                         [_row("q1", None, "parse_error")])
+        assert store.put(_request("k1"), Reply("k1", None, "bad again", failure_kind="timeout"),
+                         [_row("q1", None, "timeout")])
+        assert store.put(_request("k1"), Reply("k1", None, "7"), [_row("q1", 7.0)])
+        assert not store.put(_request("k1"), Reply("k1", None, "8"), [_row("q1", 8.0)])
+        assert store.status() == {"k1": False}
+    con = sqlite3.connect(tmp_path / STORE_FILENAME)
+    assert con.execute("SELECT count(*), max(tries), max(raw_response) FROM judgments").fetchone() == \
+        (1, 3, "7")
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_plan_decides_what_is_exported(tmp_path):
+    with RunStore(tmp_path) as store:
+        for i in range(4):
+            key = f"k{i}"
+            store.put(_request(key), Reply(key, None, str(i)), [_row(f"q{i}", float(i))])
+        assert store.to_frame()["item"].tolist() == ["q0", "q1", "q2", "q3"]  # no plan: all
+        store.set_plan(["k3", "k1", "k9"])
+        assert store.to_frame()["item"].tolist() == ["q1", "q3"]  # storing order, planned only
+        assert store.to_frame(keys=["k0"])["item"].tolist() == ["q0"]
+        assert store.counts().planned == 3 and store.counts().stored == 4
+
+
+def test_configs_are_kept_and_the_last_is_current(tmp_path):
+    with RunStore(tmp_path, config={"model": "a"}) as store:
+        first = store.config_hash
+    with RunStore(tmp_path, config={"model": "b"}) as store:
+        assert store.config == {"model": "b"} and store.config_hash != first
+    with RunStore(tmp_path) as store:
+        assert store.config == {"model": "b"}
+    con = sqlite3.connect(tmp_path / STORE_FILENAME)
+    assert con.execute("SELECT count(*) FROM configs").fetchone()[0] == 2
+
+
+def test_load_store_validates_and_keeps_scales_and_judge_cost_apart(tmp_path):
+    with RunStore(tmp_path) as store:
+        store.set_scales({"helpfulness": Scale.parse("ordinal:Low,Medium,High")})
+        for i, (score, failure) in enumerate([(2.0, None), (0.0, None), (None, "refusal")]):
+            key = f"k{i}"
+            reply = Reply(key, None, "t", failure_kind=failure, tokens_in=100, tokens_out=10,
+                          usd=0.5, usd_provenance="reported")
+            store.put(_request(key), reply, [{"item": f"q{i}", "arm": "a", "judge": "j",
+                                              "criterion": "helpfulness", "score": score,
+                                              "failure_kind": failure, "usd": 0.01}])
+        costs = store.judge_costs()
+    table = load_store(tmp_path)
+    assert table.scale("helpfulness").kind == "ordinal"
+    assert table.normalised_scores()[:2].tolist() == [1.0, 0.0]
+    assert table.frame["failure_kind"].tolist()[2] == "refusal"
+    # the table's usd is the answer's (from the rows); the judge's 0.5 per call is apart
+    assert table.frame["usd"].tolist() == [0.01] * 3
+    assert costs["usd"].tolist() == [0.5] * 3 and costs["failed"].tolist() == [False, False, True]
+
+
+def test_load_store_reports_bad_rows_and_missing_stores(tmp_path):
+    with pytest.raises(InputError, match="no run store"):
+        load_store(tmp_path)
+    with RunStore(tmp_path) as store:
+        pass
+    with pytest.raises(InputError, match="no judgments"):
+        load_store(tmp_path)
+    with RunStore(tmp_path) as store:
+        store.put(_request("k"), Reply("k", None, "t"), [{"item": "q", "arm": "a", "score": None}])
+    with pytest.raises(ValidationError, match="failure_kind"):
+        load_store(tmp_path)
+
+
+def test_cache_survives_reopening(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    with ResponseCache(path) as cache:
+        cache.put("k", CachedResponse('{"score": 1}', "m", 10, 2, False, "2026-01-01T00:00:00Z"))
+    with ResponseCache(path) as cache:
+        hit = cache.get("k")
+        assert (hit.content, hit.tokens_in, hit.usage_reported) == ('{"score": 1}', 10, False)
+        assert (cache.hits, cache.misses) == (1, 0)
+
+
+def test_export_has_judgments_table_columns_in_order(tmp_path):
+    with RunStore(tmp_path) as store:
+        row = {"score": 1.0, "criterion": "c", "arm": "a", "item": "q", "run": 2, "judge": "j"}
+        store.put(_request("k"), Reply("k", None, "t"), [row])
+        frame = store.to_frame()
+    assert list(frame.columns) == ["item", "arm", "run", "judge", "criterion", "score"]
+    assert isinstance(frame, pd.DataFrame)
