@@ -126,7 +126,7 @@ def test_every_kind_writes_its_files(tmp_path, capsys):
     from assay.demo.simulate import simulate_evaluation
 
     simulate_evaluation(tmp_path / "run", seed=3)
-    code, out, err = run(["report", str(tmp_path / "run"), "--format", "json", "--out",
+    code, _, err = run(["report", str(tmp_path / "run"), "--format", "json", "--out",
                           str(tmp_path / "r"), "--B", "200", "--calibrate"], capsys)
     assert code == 0, err
     names = sorted(p.name for p in (tmp_path / "r").iterdir())
