@@ -16,7 +16,7 @@ from assay.cli import MapOption, ScaleOption, SetOption, _constants, _mapping, _
 from assay.errors import AssayError, ConfigError
 
 KINDS = ("all", "scores", "benchmark", "aggregate", "judges", "winrate")
-FORMATS = ("text", "json", "html")
+FORMATS = ("text", "json", "html", "xlsx", "latex", "png")
 TITLES = {
     "scores": "Scores per criterion, judge and arm",
     "benchmark": "Benchmark report",
@@ -59,7 +59,7 @@ def _formats(text: str) -> list[str]:
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or not formats:
         raise ConfigError(f"--format {text!r}: expected a comma-separated list of "
-                          f"{', '.join(FORMATS)} (xlsx, latex and png are not built yet)")
+                          f"{', '.join(FORMATS)}")
     return formats
 
 
@@ -77,8 +77,9 @@ def report_command(
         help="all (every kind the data support) | scores | benchmark (seed 003) | "
         "aggregate (seed 000) | judges (seed 001) | winrate (seed 004).")] = "all",
     format_: Annotated[str, typer.Option(
-        "--format", help="Comma-separated: text (to the terminal), json and html (files in "
-        "--out; html: one self-contained page per report plus index.html).")] = "text",
+        "--format", help="Comma-separated: text (to the terminal); json, html (a self-contained "
+        "page per report plus index.html), xlsx (analysis.xlsx), latex (tables/*.tex and .csv "
+        "with SUMMARY.md) and png (figures/*.png), written into --out.")] = "text",
     out: Annotated[Path, typer.Option(help="Folder for report files.")] = Path("assay-report"),
     judge: Annotated[str | None, typer.Option(
         help="Benchmark: the judge whose correctness scores to read.")] = None,
@@ -194,6 +195,19 @@ def report_command(
         captions = {"benchmark": outputs["benchmark"][0]} if "benchmark" in outputs else None
         written += render_html([result for _, result in outputs.values()], out,
                                partial=partial_ok, captions=captions, skipped=skipped)
+    results = [result for _, result in outputs.values()]
+    if "xlsx" in formats:
+        from assay.report.excel import write_workbook
+
+        written.append(write_workbook(results, judgments, out / "analysis.xlsx"))
+    if "latex" in formats:
+        from assay.report.latex import write_paper_tables
+
+        written += write_paper_tables(results, out / "tables")
+    if "png" in formats:
+        from assay.report.figures import write_figures
+
+        written += write_figures(results, out / "figures")
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 

@@ -18,7 +18,10 @@ from assay.analysis.winrates import win_rates
 from assay.data.io import load
 from assay.demo.simulate import simulate_evaluation
 from assay.report.aggregate_files import write_aggregate_files
+from assay.report.excel import write_workbook
+from assay.report.figures import write_figures
 from assay.report.html import render_html
+from assay.report.latex import write_paper_tables
 from assay.report.text import table_overview
 
 
@@ -81,10 +84,16 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
                         out / "html", captions={"benchmark": f"judge {rows.attrs['judge']}, "
                                                              f"criterion {rows.attrs['criterion']}"})
 
+    reports = [summary, report, aggregated, judges, composite, robust, coverage, winrates]
+    workbook = write_workbook(reports, judgments, out / "analysis.xlsx")
+    tables = write_paper_tables(reports, out / "tables")
+    figures = write_figures(reports, out / "figures")
+
     say("\nFiles written:")
     for path in [example, *written, out / "scores.json", out / "benchmark.json", *aggregate_files,
                  *(out / f"{n}.json" for n in ("judges", "composite", "robust", "coverage",
-                                               "winrates")), *winrate_files, *pages]:
+                                               "winrates")), *winrate_files, *pages,
+                 workbook, *tables, *figures]:
         say(f"  {path}")
     say(f"\nOpen the HTML dashboard: {pages[0]}")
     return out

@@ -1,0 +1,53 @@
+"""Reports of the demo simulator's run folder, built once for the office-format tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import assay
+from assay.analysis import (
+    aggregate,
+    benchmark_report,
+    benchmark_rows,
+    calibrate_judges,
+    composite_score_by_student,
+    coverage_report,
+    judge_agreement,
+    robust_summary,
+    score_summary,
+    win_rates,
+)
+from assay.demo.simulate import simulate_evaluation
+
+
+@pytest.fixture(scope="package")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any]]:
+    """(judgments, {name: report}) of the demo evaluation (seed 7), with few resamples."""
+    folder = Path(tmp_path_factory.mktemp("office")) / "run"
+    simulate_evaluation(folder, seed=7)
+    judgments = assay.load(folder)
+    reports = {
+        "scores": score_summary(judgments),
+        "benchmark": benchmark_report(benchmark_rows(judgments), B=200, seed=1),
+        "aggregate": aggregate(judgments, n_resamples=200),
+        "judges": judge_agreement(judgments),
+        "composite": composite_score_by_student(judgments),
+        "robust": robust_summary(judgments, B=200),
+        "coverage": coverage_report(judgments),
+        "calibration": calibrate_judges(judgments),
+        "winrates": win_rates(judgments),
+    }
+    return judgments, reports
+
+
+class FakeReport:
+    """A hand-made report: a subclass of a report type whose ``to_dict()`` returns ``data``."""
+
+    @staticmethod
+    def of(kind: type, data: dict[str, Any]) -> Any:
+        cls = type(f"Fake{kind.__name__}", (kind,), {
+            "__init__": lambda self: None, "to_dict": lambda self: data})
+        return cls()
