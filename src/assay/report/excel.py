@@ -37,7 +37,7 @@ The renderer computes nothing: it lays out ``to_dict()`` of each report.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ from assay.analysis.judges import JudgeReport
 from assay.analysis.robust import RobustSummary
 from assay.analysis.scores import ScoreSummary
 from assay.analysis.winrates import WinRateReport
+from assay.report._collect import reports_by_type
 
 __all__ = ["BENCHMARK_SHEETS", "number_format", "write_workbook"]
 
@@ -164,15 +165,7 @@ def write_workbook(reports: Sequence[Any] | Mapping[str, Any], judgments: Any,
 
 
 def _by_type(reports: Sequence[Any] | Mapping[str, Any]) -> dict[type, Any]:
-    items: Iterable[Any] = reports.values() if isinstance(reports, Mapping) else reports
-    found: dict[type, Any] = {}
-    for report in items:
-        if isinstance(report, tuple) and len(report) == 2:
-            report = report[1]
-        for kind in type(report).__mro__:
-            if kind in _KNOWN:
-                found.setdefault(kind, report)
-    return found
+    return reports_by_type(reports, _KNOWN)
 
 
 _KNOWN = (ScoreSummary, BenchmarkReport, CompositeScores, RobustSummary, CoverageReport, JudgeReport,

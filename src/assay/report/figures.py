@@ -21,7 +21,7 @@ The renderer computes nothing: it plots fields of each report's ``to_dict()``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 from assay.analysis.aggregate import AggregateReport
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.composite import CompositeScores
+from assay.report._collect import reports_by_type
 
 __all__ = ["write_figures"]
 
@@ -190,12 +191,4 @@ _KNOWN = (AggregateReport, BenchmarkReport, CompositeScores)
 
 
 def _by_type(reports: Sequence[Any] | Mapping[str, Any]) -> dict[type, Any]:
-    items: Iterable[Any] = reports.values() if isinstance(reports, Mapping) else reports
-    found: dict[type, Any] = {}
-    for report in items:
-        if isinstance(report, tuple) and len(report) == 2:
-            report = report[1]
-        for kind in type(report).__mro__:
-            if kind in _KNOWN:
-                found.setdefault(kind, report)
-    return found
+    return reports_by_type(reports, _KNOWN)

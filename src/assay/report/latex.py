@@ -41,6 +41,7 @@ from assay.analysis.composite import CompositeScores
 from assay.analysis.coverage import CoverageReport
 from assay.analysis.judges import JudgeReport
 from assay.analysis.robust import RobustSummary
+from assay.report._collect import reports_by_type
 
 __all__ = ["PaperTable", "format_value", "latex_escape", "paper_tables", "write_paper_tables"]
 
@@ -296,12 +297,4 @@ _KNOWN = (BenchmarkReport, CalibrationReport, CompositeScores, CoverageReport, J
 
 
 def _by_type(reports: Sequence[Any] | Mapping[str, Any]) -> dict[type, Any]:
-    items: Iterable[Any] = reports.values() if isinstance(reports, Mapping) else reports
-    found: dict[type, Any] = {}
-    for report in items:
-        if isinstance(report, tuple) and len(report) == 2:
-            report = report[1]
-        for kind in type(report).__mro__:
-            if kind in _KNOWN:
-                found.setdefault(kind, report)
-    return found
+    return reports_by_type(reports, _KNOWN)
