@@ -98,11 +98,16 @@ def test_demo_runs_offline_and_loads_its_own_output(tmp_path):
     assert benchmark["n_clusters"] == 40 and benchmark["runs"] == 5
     assert "Benchmark report (judge exact-match, criterion correct" in out
     for name in ("results.json", "aggregated.json", "summary.txt", "judges.json", "composite.json",
-                 "robust.json", "coverage.json"):
+                 "robust.json", "coverage.json", "metric_scores.json", "analysis.xlsx",
+                 "html/index.html", "tables/SUMMARY.md", "figures/benchmark_accuracy.png",
+                 "metric-judges/run/judgments.sqlite"):
         assert (tmp_path / "demo" / name).stat().st_size > 0, name
     aggregated = json.loads((tmp_path / "demo" / "aggregated.json").read_text())
     assert set(aggregated["aggregations"]) >= {"quality_judge-lenient", "quality_judge-strict"}
     assert aggregated["inter_rater_reliability"]["quality"]["num_raters"] == 2
+    metric = json.loads((tmp_path / "demo" / "metric_scores.json").read_text())
+    assert {r["criterion"] for r in metric["scores"]} == {"exact_match", "token_f1", "rouge_l", "bleu"}
+    assert all(0 <= r["estimate"] <= 1 and r["n"] >= 190 for r in metric["scores"])
     judges = json.loads((tmp_path / "demo" / "judges.json").read_text())
     assert {r["criterion"] for r in judges["agreement"]} == {"quality"}
     again = run("validate", str(tmp_path / "demo" / "judgments.parquet"))

@@ -16,6 +16,7 @@ from assay.analysis.scores import score_summary
 from assay.analysis.selection import benchmark_rows
 from assay.analysis.winrates import win_rates
 from assay.data.io import load
+from assay.demo.judging import run_metric_judges
 from assay.demo.simulate import simulate_evaluation
 from assay.report.aggregate_files import write_aggregate_files
 from assay.report.excel import write_workbook
@@ -84,6 +85,13 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
                         out / "html", captions={"benchmark": f"judge {rows.attrs['judge']}, "
                                                              f"criterion {rows.attrs['criterion']}"})
 
+    judged = run_metric_judges(example, out / "metric-judges")
+    metric_scores = score_summary(load(judged))
+    (out / "metric_scores.json").write_text(metric_scores.to_json() + "\n", encoding="utf-8")
+    say("\nOffline metric judges run by assay judge on run 1's answers (no model needed)",
+        title=True)
+    say(str(metric_scores))
+
     reports = [summary, report, aggregated, judges, composite, robust, coverage, winrates]
     workbook = write_workbook(reports, judgments, out / "analysis.xlsx")
     tables = write_paper_tables(reports, out / "tables")
@@ -93,7 +101,7 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
     for path in [example, *written, out / "scores.json", out / "benchmark.json", *aggregate_files,
                  *(out / f"{n}.json" for n in ("judges", "composite", "robust", "coverage",
                                                "winrates")), *winrate_files, *pages,
-                 workbook, *tables, *figures]:
+                 workbook, *tables, *figures, judged, out / "metric_scores.json"]:
         say(f"  {path}")
     say(f"\nOpen the HTML dashboard: {pages[0]}")
     return out
