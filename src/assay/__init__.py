@@ -7,6 +7,7 @@ from assay.analysis.aggregate import AggregateReport, aggregate
 from assay.analysis.benchmark import BenchmarkReport, benchmark_report
 from assay.analysis.benchmark_registration import Registration, register_contrasts
 from assay.analysis.calibration import calibrate_judges
+from assay.analysis.compare import ComparisonReport, compare
 from assay.analysis.composite import composite_score_by_student
 from assay.analysis.coverage import coverage_ratio
 from assay.analysis.judges import JudgeReport, judge_agreement
@@ -24,6 +25,7 @@ __all__ = [
     "AggregateReport",
     "AssayError",
     "BenchmarkReport",
+    "ComparisonReport",
     "ConfigError",
     "DesignError",
     "InputError",
@@ -38,6 +40,7 @@ __all__ = [
     "aggregate",
     "benchmark_report",
     "calibrate_judges",
+    "compare",
     "composite_score_by_student",
     "coverage_ratio",
     "judge_agreement",

@@ -139,6 +139,7 @@ def demo_command(
 
 
 # the report and register commands live in their own module, registered on the same app
+from assay import cli_compare as _cli_compare  # noqa: E402,F401
 from assay import cli_judge as _cli_judge  # noqa: E402,F401
 from assay import cli_report as _cli_report  # noqa: E402,F401
 

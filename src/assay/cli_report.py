@@ -190,10 +190,18 @@ def report_command(
             if name == "winrates":
                 written += result.write_csvs(out)
     if "html" in formats:
+        from assay.report._html_coverage import interaction_page
+        from assay.report._html_judges import judge_report_page, score_distribution_page
         from assay.report.html import render_html
 
+        table_pages = [judge_report_page(judgments, judges=outputs.get("judges", (None, None))[1],
+                                         calibration=outputs.get("calibration", (None, None))[1]),
+                       score_distribution_page(judgments)]
+        interaction = interaction_page(judgments)
+        if interaction is not None:
+            table_pages.append(interaction)
         captions = {"benchmark": outputs["benchmark"][0]} if "benchmark" in outputs else None
-        written += render_html([result for _, result in outputs.values()], out,
+        written += render_html([*(result for _, result in outputs.values()), *table_pages], out,
                                partial=partial_ok, captions=captions, skipped=skipped)
     results = [result for _, result in outputs.values()]
     if "xlsx" in formats:

@@ -6,6 +6,7 @@ from assay.analysis.aggregate import AggregateReport, aggregate
 from assay.analysis.benchmark import BenchmarkReport, benchmark_report
 from assay.analysis.benchmark_registration import Registration, register_contrasts
 from assay.analysis.calibration import CalibrationReport, calibrate_judges, load_or_fit_calibration
+from assay.analysis.compare import ComparisonReport, compare
 from assay.analysis.composite import (
     CompositeScores,
     DifferentiationReport,
@@ -24,6 +25,7 @@ __all__ = [
     "AssertionComparisons",
     "BenchmarkReport",
     "CalibrationReport",
+    "ComparisonReport",
     "CompositeScores",
     "CoverageReport",
     "DifferentiationReport",
@@ -38,6 +40,7 @@ __all__ = [
     "benchmark_report",
     "benchmark_rows",
     "calibrate_judges",
+    "compare",
     "composite_score_by_student",
     "coverage_ratio",
     "coverage_report",

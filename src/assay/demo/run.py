@@ -18,6 +18,8 @@ from assay.analysis.winrates import win_rates
 from assay.data.io import load
 from assay.demo.judging import run_metric_judges
 from assay.demo.simulate import simulate_evaluation
+from assay.report._html_coverage import interaction_page
+from assay.report._html_judges import judge_report_page, score_distribution_page
 from assay.report.aggregate_files import write_aggregate_files
 from assay.report.excel import write_workbook
 from assay.report.figures import write_figures
@@ -81,9 +83,12 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
     say("\nWin rates of the pairwise judge (seed 004)", title=True)
     say(str(winrates))
 
-    pages = render_html([summary, report, aggregated, judges, composite, robust, coverage, winrates],
-                        out / "html", captions={"benchmark": f"judge {rows.attrs['judge']}, "
-                                                             f"criterion {rows.attrs['criterion']}"})
+    table_pages = [judge_report_page(judgments, judges=judges), score_distribution_page(judgments),
+                   *filter(None, [interaction_page(judgments)])]
+    pages = render_html([summary, report, aggregated, judges, composite, robust, coverage, winrates,
+                         *table_pages], out / "html",
+                        captions={"benchmark": f"judge {rows.attrs['judge']}, "
+                                               f"criterion {rows.attrs['criterion']}"})
 
     judged = run_metric_judges(example, out / "metric-judges")
     metric_scores = score_summary(load(judged))

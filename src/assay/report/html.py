@@ -23,14 +23,26 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from assay.analysis.aggregate import AggregateReport
 from assay.analysis.benchmark import BenchmarkReport
+from assay.analysis.compare import ComparisonReport
+from assay.analysis.coverage import CoverageReport
+from assay.analysis.judges import JudgeReport
+from assay.analysis.robust import JudgeConsistency, RobustSummary
 from assay.analysis.scores import ScoreSummary
+from assay.analysis.winrates import WinRateReport
+from assay.report._html_aggregate import aggregate_page
 from assay.report._html_benchmark import benchmark_page
+from assay.report._html_compare import compare_page
+from assay.report._html_coverage import coverage_page
 from assay.report._html_dashboard import dashboard_context
 from assay.report._html_generic import generic_page
+from assay.report._html_judges import judges_page
 from assay.report._html_model import Column, Figure, Highlight, Page, Section, Table
 from assay.report._html_render import PageBuilder, render_document
+from assay.report._html_robust import consistency_page, robust_page
 from assay.report._html_scores import scores_page
+from assay.report._html_winrates import winrates_page
 
 __all__ = [
     "Column",
@@ -49,6 +61,13 @@ PageFunction = Callable[[Any], Page]
 _BUILDERS: dict[type, PageFunction] = {
     ScoreSummary: scores_page,
     BenchmarkReport: benchmark_page,
+    ComparisonReport: compare_page,
+    AggregateReport: aggregate_page,
+    JudgeReport: judges_page,
+    WinRateReport: winrates_page,
+    RobustSummary: robust_page,
+    JudgeConsistency: consistency_page,
+    CoverageReport: coverage_page,
 }
 
 INDEX = "index.html"
