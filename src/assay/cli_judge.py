@@ -53,7 +53,9 @@ def judge_command(
     csv: Annotated[
         bool,
         typer.Option(
-            "--csv/--no-csv", help="Also write seed 004's CSVs (win_rates.csv, reference_scores*.csv)."
+            "--csv/--no-csv",
+            help="Also write seed 004's CSVs (win_rates.csv, reference_scores*.csv, differential scores, "
+            "assertion and hierarchical summaries, chunk coverage).",
         ),
     ] = True,
 ) -> None:
@@ -87,9 +89,10 @@ def judge_command(
     mode: Literal["rich", "plain"] = "plain" if display == "plain" else "rich"
     summary = _run(plan, folder, retry_failed=retry_failed, display=mode)
     if csv:
-        from assay.judge.plan import write_seed_csvs
+        from assay.judge.plan import write_assertion_csvs, write_seed_csvs
 
-        write_seed_csvs(plan, inputs, folder)
+        write_seed_csvs(plan, plan.inputs or inputs, folder)
+        write_assertion_csvs(plan, folder)
     line = (
         f"{summary.done} judged ({summary.failed} failed, {summary.cached} from cache), "
         f"{summary.skipped} already stored, {summary.calls} calls, ${summary.usd:.4f}, "
@@ -117,11 +120,14 @@ def _print_plan(plan: Plan, folder: Path) -> None:
 
     stored = None
     if (folder / STORE_FILENAME).is_file():
+        from assay.judge.plan import build_followups
+
         with RunStore(folder) as store:
             stored = store.status()
+            build_followups(plan, store)
     say = console.print
     say(f"plan (dry run: nothing sent) -> {folder}", markup=False, highlight=False)
-    header = ("judge", "kind", "model", "calls", "pending", "tokens_in~", "tokens_out~", "usd~")
+    header = ("judge", "kind", "model", "calls", "pending", "stage2<=", "tokens_in~", "tokens_out~", "usd~")
     lines = [header]
     total_calls, total_usd = 0, 0.0
     for line in plan.lines(stored):
@@ -134,6 +140,7 @@ def _print_plan(plan: Plan, folder: Path) -> None:
                 line.model or "(offline)",
                 str(line.calls),
                 "-" if line.pending is None else str(line.pending),
+                str(line.followups) if line.followups else "-",
                 str(line.tokens_in),
                 str(line.tokens_out),
                 "-" if line.usd is None else f"{line.usd:.4f}",
@@ -152,7 +159,8 @@ def _print_plan(plan: Plan, folder: Path) -> None:
         )
     console.print(
         f"total: {total_calls} judgments, about ${total_usd:.4f} (estimated: "
-        "~4 characters a token in, 250 tokens out a call)",
+        "~4 characters a token in, 250 tokens out a call; stage2<=: second-stage calls at most, "
+        "built from the first stage's verdicts, in the estimate)",
         markup=False,
         highlight=False,
     )

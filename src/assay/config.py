@@ -79,6 +79,12 @@ class InputsConfig(BaseModel):
     assertions_path: str | None = None
     """Template of an assertions file per question set,
     e.g. ``{input_dir}/{question_set}_assertions.json``."""
+    retrieval_path: str | None = None
+    """Template of a retrieval-results file per method and question set (chunk-level assertion
+    scoring), e.g. ``{input_dir}/{method}/{question_set}_retrieval_results.json``: records
+    ``{question_id, text, context: [{chunk_id, text, rank?}]}``."""
+    retrieval_methods: list[str] | None = None
+    """The methods whose retrieval results are read; None for ``methods``."""
     jsonl: list[Path] = Field(default_factory=list)
     """assay's own JSONL answer files."""
 
@@ -277,6 +283,8 @@ inputs:                                # seed 004's layout: {input_dir}/{method}
   # cluster_key: document_id           # questions from one document form a cluster
   # reference_method: vector_rag_long_context     # answers used as references
   # references_path: "{input_dir}/{question_set}_references.json"
+  # assertions_path: "{input_dir}/{question_set}_assertions.json"   # assertion judges
+  # retrieval_path: "{input_dir}/{method}/{question_set}_retrieval_results.json"   # chunk_assertion
   # jsonl: [answers.jsonl]             # assay's own JSONL: item, arm, question, answer, ...
 
 judges:
@@ -305,5 +313,23 @@ judges:
   - kind: metric                       # offline, no model: exact_match, token_f1, rouge_l, bleu
     reference: vector_rag_long_context
     metrics: [token_f1, rouge_l]
+
+  # Assertion judges (need inputs.assertions_path; chunk_assertion also inputs.retrieval_path):
+  # - kind: assertion                  # standard: pass when the mean over trials > pass_threshold
+  #   trials: 2
+  #   pass_threshold: 0.5
+  #   question_sets: [data_local, data_linked]
+  # - kind: assertion_hierarchical     # global + supporting assertions and discovery
+  #   mode: staged                     # staged: supporting only for passed globals; or joint
+  #   question_sets: [data_global]
+  # - kind: chunk_assertion            # grade retrieved chunks; coverage at each k
+  #   k_list: [5, 10, 20, 50]
+  #   max_chunks: 50
+  # Differential pairwise: extract common / unique content, then judge the unique content
+  # - kind: differential
+  #   label: diff-joint
+  #   base: vector_rag_short_context
+  #   mode: joint                      # joint: all criteria in one call; separate: one call each
+  #   trials: 4
 """
 """What ``assay judge --init`` writes: a commented config that validates."""

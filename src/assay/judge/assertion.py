@@ -18,8 +18,15 @@ Assertion records (``JudgeInputs.assertions[item]``) are the seed's: ``statement
 the assertion's id is ``a<position>`` (1-based, file order). ``top_k`` keeps the k
 assertions of lowest rank per question (file order when ranks are missing).
 
+Config (``kind: assertion``, :class:`AssertionSettings`): ``trials``, ``top_k``,
+``pass_threshold`` (read by the summaries), ``arms`` and ``question_sets`` (which answers are
+judged). ``top_k``, ``pass_threshold``, ``arms`` and ``question_sets`` choose which
+judgments are made or how they are summarised, never a verdict, so they stay out of the
+judgment keys: changing them reuses what the store holds.
+
 This module also holds :func:`load_prompt_pair`, which the other assertion and the
-differential judges use to read their prompts.
+differential judges use to read their prompts, and :func:`select_inputs` and
+:func:`prompt_override`, which they share.
 """
 
 from __future__ import annotations
@@ -30,18 +37,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import jinja2
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from assay.data.schema import Scale
-from assay.judge._protocol import Answer, JudgeInputs
+from assay.judge._protocol import Answer, JudgeContext, JudgeInputs, JudgeSettings, judge_name, settings_hash
 from assay.judge._types import ChatRequest, Reply
 from assay.judge.store import judgment_key
 
 __all__ = [
+    "SELECTION_FIELDS",
     "AssertionJudge",
+    "AssertionSettings",
     "AssertionSpec",
     "AssertionVerdict",
     "PromptPair",
@@ -49,9 +58,16 @@ __all__ = [
     "answer_meta",
     "assertion_specs",
     "failure_row",
+    "keyed_item",
     "load_prompt_pair",
+    "prompt_override",
     "score_row",
+    "select_inputs",
 ]
+
+SELECTION_FIELDS: frozenset[str] = frozenset({"top_k", "pass_threshold", "arms", "question_sets", "k_list"})
+"""Settings that choose which judgments are made or how they are summarised, never a verdict:
+left out of the judges' config hashes (``engine_fields``), so changing them reuses the store."""
 
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
 
@@ -88,6 +104,87 @@ def load_prompt_pair(name: str, override: str | Path | None = None) -> PromptPai
         user = (base / "user.md").read_text(encoding="utf-8")
     digest = hashlib.sha256(f"{system}\x00{user}".encode()).hexdigest()
     return PromptPair(name, system, user, digest)
+
+
+def prompt_override(settings: JudgeSettings, context: JudgeContext, name: str, *,
+                    several: bool = False) -> Path | None:
+    """The folder replacing the packaged prompt ``name``, from a config section's ``prompt``.
+
+    A judge with one prompt reads ``system.md`` and ``user.md`` from the folder itself; a
+    judge with several (``several=True``) reads each from the subfolder named after the
+    packaged prompt (``assertion_supporting/``, ...), and a prompt whose subfolder is
+    absent stays the packaged one. Relative folders are read from the config's folder.
+    """
+    if settings.prompt is None:
+        return None
+    folder = settings.prompt if settings.prompt.is_absolute() else context.base_dir / settings.prompt
+    if not several:
+        return folder
+    return folder / name if (folder / name).is_dir() else None
+
+
+def select_inputs(inputs: JudgeInputs, *, arms: Sequence[str] | None = None,
+                  question_sets: Sequence[str] | None = None, where: str = "arms") -> JudgeInputs:
+    """The inputs restricted to ``arms`` and to the answers of ``question_sets`` (None: all).
+
+    Raises
+    ------
+    ValueError
+        An arm in ``arms`` has no answers (the message names ``where``).
+
+    >>> a = Answer(item="q1", question="Q?", text="yes", arm="rag", task="local")
+    >>> b = Answer(item="q2", question="Q?", text="no", arm="rag", task="global")
+    >>> picked = select_inputs(JudgeInputs(answers={"rag": {"q1": a, "q2": b}}), question_sets=["global"])
+    >>> picked.items("rag")
+    ('q2',)
+    """
+    if arms is None and question_sets is None:
+        return inputs
+    if arms is not None:
+        missing = [a for a in arms if a not in inputs.answers]
+        if missing:
+            raise ValueError(f"{where}: no answers for arm {missing[0]!r} "
+                             f"(arms read: {', '.join(inputs.arms)})")
+    chosen = list(arms) if arms is not None else list(inputs.arms)
+    answers = {arm: {item: answer for item, answer in inputs.answers[arm].items()
+                     if question_sets is None or answer.task in question_sets}
+               for arm in chosen}
+    return JudgeInputs(answers=answers, references=inputs.references, assertions=inputs.assertions,
+                       retrieval=inputs.retrieval)
+
+
+def _digest(*texts: str) -> str:
+    return hashlib.sha256("\x1f".join(texts).encode("utf-8")).hexdigest()[:16]
+
+
+def keyed_item(item: str, *texts: str) -> str:
+    """The item as it enters a judgment key: the item and a digest of the texts judged, so an
+    edited answer or assertion is judged again rather than read stale from the store.
+
+    >>> keyed_item("q1#a1", "answer", "claim") == keyed_item("q1#a1", "answer", "claim")
+    True
+    >>> keyed_item("q1#a1", "answer", "claim") == keyed_item("q1#a1", "answer!", "claim")
+    False
+    """
+    return f"{item}\x1f{_digest(*texts)}"
+
+
+class AssertionSettings(JudgeSettings):
+    """The ``kind: assertion`` section of a config (standard assertion scoring)."""
+
+    kind: Literal["assertion"] = "assertion"
+    trials: int = Field(2, ge=1)
+    """Trials per (answer, assertion); an assertion passes when its mean score exceeds ``pass_threshold``."""
+    top_k: int | None = Field(None, ge=1)
+    """Judge only the ``top_k`` assertions of each question by rank; None judges all."""
+    pass_threshold: float = Field(0.5, ge=0.0, lt=1.0)
+    """An assertion passes when the mean of its trial scores exceeds this (the summaries read it)."""
+    arms: list[str] | None = None
+    """The arms whose answers are judged; None for every arm."""
+    include_score_id: bool = True
+    """Put a Score ID (from the judgment key) at the top of the prompt, as seed 004 does."""
+
+    engine_fields: ClassVar[frozenset[str]] = SELECTION_FIELDS
 
 
 class AssertionVerdict(BaseModel):
@@ -223,6 +320,10 @@ class AssertionJudge:
         The prompt pair (default ``prompts/assertion``).
     include_score_id
         Put the seed's "Score ID" (the judgment key) at the top of the user message.
+    pass_threshold
+        Read by the summaries (``assay.analysis.assertions.assertion_summary``).
+    arms, question_sets
+        Judge only these arms' answers and these question sets; None for all.
     """
 
     name: str
@@ -234,10 +335,26 @@ class AssertionJudge:
     prompt: PromptPair = field(default_factory=lambda: load_prompt_pair("assertion"))
     include_score_id: bool = True
     criterion: str = "assertion"
+    pass_threshold: float = 0.5
+    arms: tuple[str, ...] | None = None
+    question_sets: tuple[str, ...] | None = None
+
+    Settings = AssertionSettings
 
     def __post_init__(self) -> None:
         if self.trials < 1:
             raise ValueError(f"trials: expected a positive integer, got {self.trials}")
+
+    @classmethod
+    def from_config(cls, settings: AssertionSettings, context: JudgeContext) -> AssertionJudge:
+        """Build the judge of a ``kind: assertion`` section."""
+        return cls(name=judge_name(context.model, settings.label), trials=settings.trials,
+                   top_k=settings.top_k, config_hash=settings_hash(settings, context), model=context.model,
+                   params=dict(context.params),
+                   prompt=load_prompt_pair("assertion", prompt_override(settings, context, "assertion")),
+                   include_score_id=settings.include_score_id, pass_threshold=settings.pass_threshold,
+                   arms=None if settings.arms is None else tuple(settings.arms),
+                   question_sets=None if settings.question_sets is None else tuple(settings.question_sets))
 
     def scales(self) -> dict[str, Scale]:
         """The criterion written: binary."""
@@ -251,8 +368,9 @@ class AssertionJudge:
                     criterion: str | None = None) -> ChatRequest:
         """The request judging ``spec`` against ``answer`` in ``trial`` (1-based)."""
         criterion = criterion or self.criterion
-        key = judgment_key(self.config_hash, spec.item, (answer.arm,), criterion, trial,
-                           judge=self.name, prompt_hash=self.prompt.sha256)
+        item = keyed_item(spec.item, answer.question, answer.text, spec.statement)
+        key = judgment_key(self.config_hash, item, (answer.arm,), criterion, trial, judge=self.name,
+                           prompt_hash=self.prompt.sha256)
         messages = self.prompt.render(score_id=f"Score ID: {key}" if self.include_score_id else "",
                                       question=answer.question, answer=answer.text,
                                       assertion=spec.statement)
@@ -263,6 +381,7 @@ class AssertionJudge:
 
     def requests(self, inputs: JudgeInputs) -> list[ChatRequest]:
         """One request per (arm, question with assertions, assertion, trial)."""
+        inputs = select_inputs(inputs, arms=self.arms, question_sets=self.question_sets)
         out: list[ChatRequest] = []
         for arm in inputs.arms:
             for item, answer in inputs.answers[arm].items():

@@ -27,30 +27,40 @@ Rows written
 binary, ``cluster`` the question, ``run`` the trial. The rule that a passing global with
 no supporting assertion passed and no discovery fails is applied when the trials are
 aggregated (``assay.analysis.assertions.hierarchical_summary``), not per trial.
+
+Config (``kind: assertion_hierarchical``, :class:`HierarchicalSettings`): ``mode``,
+``trials``, ``pass_threshold``, ``top_k``, ``arms``, ``question_sets``,
+``supporting_key``. The planner (``assay.judge.plan``) runs STAGED's second stage after the
+first through :meth:`HierarchicalJudge.followups`, from the stage-1 rows the store holds,
+so a rerun rebuilds it without a call.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from assay.data.schema import Scale
-from assay.judge._protocol import Answer, JudgeInputs
+from assay.judge._protocol import Answer, JudgeContext, JudgeInputs, JudgeSettings, judge_name, settings_hash
 from assay.judge._types import ChatRequest, Reply
 from assay.judge.assertion import (
+    SELECTION_FIELDS,
     AssertionJudge,
     AssertionSpec,
     PromptPair,
     answer_meta,
     assertion_specs,
     failure_row,
+    keyed_item,
     load_prompt_pair,
+    prompt_override,
     score_row,
+    select_inputs,
 )
 from assay.judge.store import judgment_key
 
@@ -59,6 +69,7 @@ __all__ = [
     "GLOBAL",
     "SUPPORTING",
     "HierarchicalJudge",
+    "HierarchicalSettings",
     "HierarchicalVerdict",
     "SupportingResult",
     "SupportingVerdict",
@@ -129,6 +140,30 @@ def supporting_verdict_model(n_supporting: int) -> type[SupportingVerdict]:
     return _sized(SupportingVerdict, n_supporting)
 
 
+class HierarchicalSettings(JudgeSettings):
+    """The ``kind: assertion_hierarchical`` section of a config."""
+
+    kind: Literal["assertion_hierarchical"] = "assertion_hierarchical"
+    mode: Literal["joint", "staged"] = "staged"
+    """``joint``: one call judges global, supporting and discovery; ``staged``: the globals
+    first, then supporting and discovery only for the globals that passed."""
+    trials: int = Field(2, ge=1)
+    """Trials per (answer, global assertion)."""
+    pass_threshold: float = Field(0.5, ge=0.0, lt=1.0)
+    """A global (or supporting) assertion passes when its mean over trials exceeds this;
+    STAGED asks stage 2 only for the globals that pass stage 1."""
+    top_k: int | None = Field(None, ge=1)
+    """Judge only the ``top_k`` global assertions of each question by rank; None judges all."""
+    arms: list[str] | None = None
+    """The arms whose answers are judged; None for every arm."""
+    supporting_key: str = "supporting_assertions"
+    """The record key of a global assertion's supporting assertions."""
+    include_score_id: bool = True
+    """Put a Score ID (from the judgment key) at the top of the prompt."""
+
+    engine_fields: ClassVar[frozenset[str]] = SELECTION_FIELDS
+
+
 @dataclass(frozen=True)
 class HierarchicalJudge:
     """Hierarchical assertion judge, JOINT or STAGED (see the module docstring).
@@ -151,6 +186,27 @@ class HierarchicalJudge:
     global_prompt: PromptPair = field(default_factory=lambda: load_prompt_pair("assertion"))
     include_score_id: bool = True
     supporting_key: str = "supporting_assertions"
+    arms: tuple[str, ...] | None = None
+    question_sets: tuple[str, ...] | None = None
+
+    Settings = HierarchicalSettings
+
+    @classmethod
+    def from_config(cls, settings: HierarchicalSettings, context: JudgeContext) -> HierarchicalJudge:
+        """Build the judge of a ``kind: assertion_hierarchical`` section; ``prompt`` is a folder
+        with subfolders ``assertion_hierarchical``, ``assertion_supporting``, ``assertion``."""
+
+        def prompt(name: str) -> PromptPair:
+            return load_prompt_pair(name, prompt_override(settings, context, name, several=True))
+
+        return cls(name=judge_name(context.model, settings.label), mode=settings.mode, trials=settings.trials,
+                   pass_threshold=settings.pass_threshold, top_k=settings.top_k,
+                   config_hash=settings_hash(settings, context), model=context.model,
+                   params=dict(context.params), joint_prompt=prompt("assertion_hierarchical"),
+                   supporting_prompt=prompt("assertion_supporting"), global_prompt=prompt("assertion"),
+                   include_score_id=settings.include_score_id, supporting_key=settings.supporting_key,
+                   arms=None if settings.arms is None else tuple(settings.arms),
+                   question_sets=None if settings.question_sets is None else tuple(settings.question_sets))
 
     def __post_init__(self) -> None:
         if self.mode not in ("joint", "staged"):
@@ -176,6 +232,7 @@ class HierarchicalJudge:
                                supporting_key=self.supporting_key)
 
     def _pairs(self, inputs: JudgeInputs) -> Iterable[tuple[Answer, AssertionSpec]]:
+        inputs = select_inputs(inputs, arms=self.arms, question_sets=self.question_sets)
         for arm in inputs.arms:
             for item, answer in inputs.answers[arm].items():
                 for spec in self.specs(inputs, item):
@@ -183,7 +240,9 @@ class HierarchicalJudge:
 
     def _request(self, prompt: PromptPair, answer: Answer, spec: AssertionSpec, trial: int, label: str,
                  response_model: type[BaseModel]) -> ChatRequest:
-        key = judgment_key(self.config_hash, spec.item, (answer.arm,), label, trial,
+        texts = (answer.question, answer.text, spec.statement,
+                 *(f"{x.id}={x.statement}" for x in spec.supporting))
+        key = judgment_key(self.config_hash, keyed_item(spec.item, *texts), (answer.arm,), label, trial,
                            judge=self.name, prompt_hash=prompt.sha256)
         messages = prompt.render(score_id=f"Score ID: {key}" if self.include_score_id else "",
                                  question=answer.question, answer=answer.text, assertion=spec.statement,
@@ -197,7 +256,8 @@ class HierarchicalJudge:
     def requests(self, inputs: JudgeInputs) -> list[ChatRequest]:
         """JOINT: every call. STAGED: stage 1, the global assertions alone."""
         if self.mode == "staged":
-            return self._global_judge().requests(_with_specs(inputs, self))
+            selected = select_inputs(inputs, arms=self.arms, question_sets=self.question_sets)
+            return self._global_judge().requests(_with_specs(selected, self))
         return [self._request(self.joint_prompt, answer, spec, t, "hierarchical_joint",
                               hierarchical_verdict_model(len(spec.supporting)))
                 for answer, spec in self._pairs(inputs) for t in range(1, self.trials + 1)]
@@ -222,6 +282,16 @@ class HierarchicalJudge:
                               supporting_verdict_model(len(spec.supporting)))
                 for answer, spec in self._pairs(inputs) if (answer.arm, spec.item) in passed
                 for t in range(1, self.trials + 1)]
+
+    def followups(self, inputs: JudgeInputs, rows: Iterable[Mapping[str, Any]],
+                  verdicts: Mapping[str, Mapping[str, Any]]) -> list[ChatRequest]:
+        """The second stage the planner runs after the first: STAGED's :meth:`supporting_requests`
+        from the stage-1 ``rows`` (``verdicts`` is not read); none in JOINT mode."""
+        return self.supporting_requests(inputs, rows) if self.mode == "staged" else []
+
+    def max_followups(self, first: Sequence[ChatRequest]) -> int:
+        """At most as many stage-2 calls as stage-1 calls (every global passing); 0 in JOINT mode."""
+        return len(first) if self.mode == "staged" else 0
 
     def rows(self, request: ChatRequest, reply: Reply) -> list[dict[str, Any]]:
         """The rows of one call: global (JOINT), supporting and discovery; failures alike."""

@@ -14,23 +14,37 @@ Rows written: ``item`` = ``<question>#<assertion>@<chunk_id>``, ``cluster`` = th
 question, ``arm`` = the retrieval method, ``run`` = 1, ``criterion`` = ``chunk_support``
 (scale ``range:0,1``), ``attributes`` = JSON with ``question_id``, ``assertion_id``,
 ``chunk_id``, ``position``, ``rank``, ``n_chunks`` (chunks retrieved for the question).
+
+Config (``kind: chunk_assertion``, :class:`ChunkAssertionSettings`): ``max_chunks``,
+``top_k``, ``pass_threshold`` and ``k_list`` (read by the coverage summary), ``arms`` (the
+retrieval methods), ``question_sets`` and the retrieval records' key names. The retrieval
+results are read from the config's ``inputs.retrieval_path``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.data.schema import Scale
-from assay.judge._protocol import JudgeInputs
+from assay.judge._protocol import JudgeContext, JudgeInputs, JudgeSettings, judge_name, settings_hash
 from assay.judge._types import ChatRequest, Reply
-from assay.judge.assertion import PromptPair, assertion_specs, failure_row, load_prompt_pair, score_row
+from assay.judge.assertion import (
+    SELECTION_FIELDS,
+    PromptPair,
+    assertion_specs,
+    failure_row,
+    keyed_item,
+    load_prompt_pair,
+    prompt_override,
+    score_row,
+)
 from assay.judge.store import judgment_key
 
-__all__ = ["GRADE_SCORES", "ChunkCoverageJudge", "ChunkVerdict", "ordered_chunks"]
+__all__ = ["GRADE_SCORES", "ChunkAssertionSettings", "ChunkCoverageJudge", "ChunkVerdict", "ordered_chunks"]
 
 GRADE_SCORES: Mapping[str, float] = {"full_support": 1.0, "partial_support": 0.5, "no_support": 0.0}
 """Grade -> score."""
@@ -60,6 +74,39 @@ def ordered_chunks(context: Sequence[Mapping[str, Any]]) -> list[Mapping[str, An
     return chunks
 
 
+class ChunkAssertionSettings(JudgeSettings):
+    """The ``kind: chunk_assertion`` section of a config (chunk-level coverage at k)."""
+
+    kind: Literal["chunk_assertion"] = "chunk_assertion"
+    max_chunks: int | None = Field(None, ge=1)
+    """Grade only the first chunks in evaluation order; None grades all (set it to the largest k)."""
+    top_k: int | None = Field(None, ge=1)
+    """Grade only the ``top_k`` assertions of each question by rank; None grades all."""
+    pass_threshold: float = Field(0.5, ge=0.0, lt=1.0)
+    """An assertion is covered at k when its best chunk score within the top k is at least this."""
+    k_list: list[int] = Field(default_factory=lambda: [5, 10, 20, 50])
+    """The k of the coverage summary (``chunk_coverage.csv``)."""
+    arms: list[str] | None = None
+    """The retrieval methods graded; None for every method with retrieval results."""
+    context_id_key: str = "chunk_id"
+    """The key of a context item's id."""
+    context_text_key: str = "text"
+    """The key of a context item's text."""
+    question_text_key: str = "text"
+    """The key of the question text in a retrieval-results record."""
+    include_score_id: bool = True
+    """Put a Score ID (from the judgment key) at the top of the prompt."""
+
+    engine_fields: ClassVar[frozenset[str]] = SELECTION_FIELDS
+
+    @field_validator("k_list")
+    @classmethod
+    def _positive(cls, values: list[int]) -> list[int]:
+        if not values or any(k < 1 for k in values):
+            raise ValueError(f"expected positive integers, got {values}")
+        return values
+
+
 @dataclass(frozen=True)
 class ChunkCoverageJudge:
     """Grade every retrieved chunk against every assertion of its question (one call each).
@@ -80,10 +127,32 @@ class ChunkCoverageJudge:
     context_text_key: str = "text"
     question_text_key: str = "text"
     criterion: str = "chunk_support"
+    pass_threshold: float = 0.5
+    k_list: tuple[int, ...] = (5, 10, 20, 50)
+    arms: tuple[str, ...] | None = None
+    question_sets: tuple[str, ...] | None = None
+
+    Settings = ChunkAssertionSettings
 
     def __post_init__(self) -> None:
         if self.max_chunks is not None and self.max_chunks < 1:
             raise ValueError(f"max_chunks: expected a positive integer or None, got {self.max_chunks}")
+        if any(k < 1 for k in self.k_list):
+            raise ValueError(f"k_list: expected positive integers, got {list(self.k_list)}")
+
+    @classmethod
+    def from_config(cls, settings: ChunkAssertionSettings, context: JudgeContext) -> ChunkCoverageJudge:
+        """Build the judge of a ``kind: chunk_assertion`` section."""
+        return cls(name=judge_name(context.model, settings.label), max_chunks=settings.max_chunks,
+                   top_k=settings.top_k, config_hash=settings_hash(settings, context), model=context.model,
+                   params=dict(context.params),
+                   prompt=load_prompt_pair("assertion_chunk",
+                                           prompt_override(settings, context, "assertion_chunk")),
+                   include_score_id=settings.include_score_id, context_id_key=settings.context_id_key,
+                   context_text_key=settings.context_text_key, question_text_key=settings.question_text_key,
+                   pass_threshold=settings.pass_threshold, k_list=tuple(settings.k_list),
+                   arms=None if settings.arms is None else tuple(settings.arms),
+                   question_sets=None if settings.question_sets is None else tuple(settings.question_sets))
 
     def scales(self) -> dict[str, Scale]:
         """Scores 0, 0.5, 1 on ``range:0,1``."""
@@ -92,8 +161,17 @@ class ChunkCoverageJudge:
     def requests(self, inputs: JudgeInputs) -> list[ChatRequest]:
         """One request per (arm, question, assertion, chunk) of the retrieval results."""
         out: list[ChatRequest] = []
+        if self.arms is not None:
+            missing = [a for a in self.arms if a not in inputs.retrieval]
+            if missing:
+                raise ValueError(f"arms: no retrieval results for {missing[0]!r} "
+                                 f"(read: {', '.join(inputs.retrieval) or 'none'}; inputs.retrieval_path)")
         for arm, records in inputs.retrieval.items():
+            if self.arms is not None and arm not in self.arms:
+                continue
             for item, record in records.items():
+                if self.question_sets is not None and record.get("task") not in self.question_sets:
+                    continue
                 chunks = ordered_chunks(record.get("context") or ())
                 n_chunks = len(chunks)
                 if self.max_chunks is not None:
@@ -104,11 +182,14 @@ class ChunkCoverageJudge:
                     for position, chunk in enumerate(chunks):
                         chunk_id = str(chunk.get(self.context_id_key, position))
                         sub_item = f"{spec.item}@{chunk_id}"
-                        key = judgment_key(self.config_hash, sub_item, (arm,), self.criterion, 1,
-                                           judge=self.name, prompt_hash=self.prompt.sha256)
+                        chunk_text = str(chunk.get(self.context_text_key, ""))
+                        key = judgment_key(self.config_hash,
+                                           keyed_item(sub_item, question, chunk_text, spec.statement),
+                                           (arm,), self.criterion, 1, judge=self.name,
+                                           prompt_hash=self.prompt.sha256)
                         messages = self.prompt.render(
                             score_id=f"Score ID: {key}" if self.include_score_id else "", question=question,
-                            chunk=str(chunk.get(self.context_text_key, "")), assertion=spec.statement)
+                            chunk=chunk_text, assertion=spec.statement)
                         meta: dict[str, Any] = {
                             "item": sub_item, "cluster": item, "arm": arm, "run": 1, "judge": self.name,
                             "criterion": self.criterion,

@@ -21,31 +21,62 @@ so the two variants of one judge model stay apart when ``judge`` names differ by
 A successful extraction writes no row (its verdict is kept in the store with the
 judgment); a failed one writes a failure row per criterion, so those judgments are
 counted as failed, never lost.
+
+Config (``kind: differential``, :class:`DifferentialSettings`): ``base``, ``others``,
+``mode``, ``trials``, ``criteria`` (names of the three defaults, or definitions). The
+planner (``assay.judge.plan``) runs stage 2 after stage 1 through
+:meth:`DifferentialJudge.followups`, from the extraction verdicts the store keeps (keyed by
+the extraction's judgment key), so a rerun rebuilds it without a call.
+
+Sharing the extraction. The extraction's prompt (its Score ID included) depends only on
+the model, its parameters, the prompt and the pair, not on ``mode`` or ``label``: a joint
+and a separate judge of one model send identical extraction requests, which the response
+cache answers once, so both judge the very same extraction, as the seed's joint vs
+separate experiment requires. Each judge still stores the extraction under its own key.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from assay.data.schema import Scale
-from assay.judge._protocol import Answer, JudgeInputs
+from assay.judge._protocol import (
+    Answer,
+    CriterionSpec,
+    JudgeContext,
+    JudgeInputs,
+    JudgeSettings,
+    judge_name,
+    settings_hash,
+)
 from assay.judge._types import ChatRequest, Reply
-from assay.judge.assertion import PromptPair, answer_meta, failure_row, load_prompt_pair, score_row
-from assay.judge.store import judgment_key
+from assay.judge.assertion import (
+    PromptPair,
+    answer_meta,
+    failure_row,
+    keyed_item,
+    load_prompt_pair,
+    prompt_override,
+    score_row,
+)
+from assay.judge.store import config_hash, judgment_key
 
 __all__ = [
     "DEFAULT_DIFFERENTIAL_CRITERIA",
     "CriterionVerdict",
     "DifferentialCriterion",
     "DifferentialJudge",
+    "DifferentialSettings",
     "ExtractionVerdict",
     "JointDifferentialVerdict",
     "NamedCriterionVerdict",
+    "joint_differential_verdict",
 ]
 
 EXTRACTION = "differential_extraction"
@@ -108,6 +139,72 @@ class JointDifferentialVerdict(BaseModel):
     """One verdict per criterion, in the order listed."""
 
 
+@lru_cache(maxsize=64)
+def joint_differential_verdict(names: tuple[str, ...]) -> type[JointDifferentialVerdict]:
+    """:class:`JointDifferentialVerdict` whose ``verdicts`` hold exactly one entry per criterion,
+    each naming one of ``names`` (so the JSON schema sent tells the model the list and the names).
+
+    >>> schema = joint_differential_verdict(("relevance", "diversity")).model_json_schema()
+    >>> schema["properties"]["verdicts"]["minItems"], schema["properties"]["verdicts"]["maxItems"]
+    (2, 2)
+    """
+    named: type[NamedCriterionVerdict] = create_model(
+        f"NamedCriterionVerdict{len(names)}", __base__=NamedCriterionVerdict,
+        criterion=(Literal[names], Field(description="The criterion's name, as listed.")))
+    sized = Annotated[list[named], Field(min_length=len(names), max_length=len(names),  # type: ignore[valid-type]
+                                         description="One verdict per criterion, in the order listed.")]
+    model: type[JointDifferentialVerdict] = create_model(
+        f"JointDifferentialVerdict{len(names)}", __base__=JointDifferentialVerdict, verdicts=(sized, ...))
+    return model
+
+
+class DifferentialSettings(JudgeSettings):
+    """The ``kind: differential`` section of a config."""
+
+    kind: Literal["differential"] = "differential"
+    base: str
+    """The base arm, compared with each of ``others``."""
+    others: list[str] | None = None
+    """Arms compared with ``base``; None for every other arm."""
+    mode: Literal["joint", "separate"] = "joint"
+    """``joint``: every criterion in one judging call; ``separate``: one call per criterion."""
+    trials: int = Field(4, ge=2)
+    """Trials per (question, pair); even, so each order is shown equally often."""
+    criteria: list[CriterionSpec | str] = Field(default_factory=lambda: _default_names())
+    """Criteria: names of the defaults (relevance, diversity, comprehensiveness), or definitions."""
+    include_score_id: bool = True
+    """Put a Score ID at the top of the prompts."""
+
+    @field_validator("trials")
+    @classmethod
+    def _even(cls, value: int) -> int:
+        if value % 2:
+            raise ValueError(f"expected an even number (counterbalanced orders), got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _criteria(self) -> DifferentialSettings:
+        differential_criteria(self.criteria)
+        return self
+
+
+def _default_names() -> list[CriterionSpec | str]:
+    return [c.name for c in DEFAULT_DIFFERENTIAL_CRITERIA]
+
+
+def differential_criteria(entries: Sequence[CriterionSpec | str]) -> tuple[DifferentialCriterion, ...]:
+    """The criteria of a config section: default names or definitions.
+
+    >>> [c.name for c in differential_criteria(["relevance", CriterionSpec(name="tone", description="t")])]
+    ['relevance', 'tone']
+    """
+    from assay.judge.pairwise import resolve_criteria
+
+    defaults = {c.name: c.description for c in DEFAULT_DIFFERENTIAL_CRITERIA}
+    return tuple(DifferentialCriterion(c.name, c.description)
+                 for c in resolve_criteria(list(entries), defaults, where="criteria"))
+
+
 @dataclass(frozen=True)
 class DifferentialJudge:
     """Differential pairwise judge: extract common/unique content, then judge the unique content.
@@ -139,6 +236,31 @@ class DifferentialJudge:
     joint_prompt: PromptPair = field(default_factory=lambda: load_prompt_pair("differential_joint"))
     separate_prompt: PromptPair = field(default_factory=lambda: load_prompt_pair("differential_separate"))
     include_score_id: bool = True
+    extraction_hash: str = ""
+    """Hash of what decides an extraction (model, parameters); its Score ID is derived from it,
+    so judges differing only in mode or label send identical extraction requests. Empty:
+    ``config_hash``."""
+    question_sets: tuple[str, ...] | None = None
+
+    Settings = DifferentialSettings
+
+    @classmethod
+    def from_config(cls, settings: DifferentialSettings, context: JudgeContext) -> DifferentialJudge:
+        """Build the judge of a ``kind: differential`` section; ``prompt`` is a folder with
+        subfolders ``differential_extract``, ``differential_joint``, ``differential_separate``."""
+
+        def prompt(name: str) -> PromptPair:
+            return load_prompt_pair(name, prompt_override(settings, context, name, several=True))
+
+        return cls(name=judge_name(context.model, settings.label), base=settings.base,
+                   others=None if settings.others is None else tuple(settings.others), mode=settings.mode,
+                   trials=settings.trials, criteria=differential_criteria(settings.criteria),
+                   config_hash=settings_hash(settings, context), model=context.model,
+                   params=dict(context.params), extract_prompt=prompt("differential_extract"),
+                   joint_prompt=prompt("differential_joint"), separate_prompt=prompt("differential_separate"),
+                   include_score_id=settings.include_score_id,
+                   extraction_hash=config_hash({"model": context.model, "params": dict(context.params)}),
+                   question_sets=None if settings.question_sets is None else tuple(settings.question_sets))
 
     def __post_init__(self) -> None:
         if self.mode not in ("joint", "separate"):
@@ -167,10 +289,28 @@ class DifferentialJudge:
             if other not in inputs.answers:
                 raise ValueError(f"others: no answers for arm {other!r} (arms: {list(inputs.arms)})")
             for item, base_answer in inputs.answers[self.base].items():
+                if self.question_sets is not None and base_answer.task not in self.question_sets:
+                    continue
                 other_answer = inputs.answers[other].get(item)
                 if other_answer is not None:
                     out.append((base_answer, other_answer))
         return out
+
+    def _extraction(self, base: Answer, other: Answer, trial: int) -> ChatRequest:
+        first, second = (base, other) if trial % 2 else (other, base)
+        item = keyed_item(base.item, base.question, base.text, other.text)
+        key = judgment_key(self.config_hash, item, (base.arm, other.arm), EXTRACTION, trial,
+                           judge=self.name, prompt_hash=self.extract_prompt.sha256)
+        shared = judgment_key(self.extraction_hash or self.config_hash, item, (base.arm, other.arm),
+                              EXTRACTION, trial, judge=self.model or "",
+                              prompt_hash=self.extract_prompt.sha256)
+        messages = self.extract_prompt.render(
+            score_id=f"Score ID: {shared}" if self.include_score_id else "", question=base.question,
+            answer_1=first.text, answer_2=second.text)
+        return ChatRequest(key=key, messages=messages, response_model=ExtractionVerdict,
+                           model=self.model, params=dict(self.params),
+                           prompt_hash=self.extract_prompt.sha256, sample=trial,
+                           meta=self._meta(base, other, trial, EXTRACTION))
 
     def _meta(self, base: Answer, other: Answer, trial: int, criterion: str) -> dict[str, Any]:
         return answer_meta(base, item=base.item, cluster=base.cluster_id, arm=base.arm, opponent=other.arm,
@@ -179,20 +319,8 @@ class DifferentialJudge:
 
     def requests(self, inputs: JudgeInputs) -> list[ChatRequest]:
         """Stage 1: one extraction per (question, base, other, trial)."""
-        out = []
-        for base, other in self._pairs(inputs):
-            for trial in range(1, self.trials + 1):
-                first, second = (base, other) if trial % 2 else (other, base)
-                key = judgment_key(self.config_hash, base.item, (base.arm, other.arm), EXTRACTION, trial,
-                                   judge=self.name, prompt_hash=self.extract_prompt.sha256)
-                messages = self.extract_prompt.render(
-                    score_id=f"Score ID: {key}" if self.include_score_id else "", question=base.question,
-                    answer_1=first.text, answer_2=second.text)
-                out.append(ChatRequest(key=key, messages=messages, response_model=ExtractionVerdict,
-                                       model=self.model, params=dict(self.params),
-                                       prompt_hash=self.extract_prompt.sha256, sample=trial,
-                                       meta=self._meta(base, other, trial, EXTRACTION)))
-        return out
+        return [self._extraction(base, other, trial)
+                for base, other in self._pairs(inputs) for trial in range(1, self.trials + 1)]
 
     def judge_requests(self, inputs: JudgeInputs,
                        extractions: Mapping[str, ExtractionVerdict | Mapping[str, Any]]) -> list[ChatRequest]:
@@ -201,31 +329,43 @@ class DifferentialJudge:
         Extractions missing from the mapping (failed or not yet run) give no request.
         """
         prompt = self.joint_prompt if self.mode == "joint" else self.separate_prompt
+        groups: Sequence[tuple[str, tuple[DifferentialCriterion, ...]]] = (
+            [(self.method, self.criteria)] if self.mode == "joint"
+            else [(c.name, (c,)) for c in self.criteria])
         out = []
-        for extraction_request in self.requests(inputs):
+        trials = range(1, self.trials + 1)
+        for base, other, trial in ((b, o, t) for b, o in self._pairs(inputs) for t in trials):
+            extraction_request = self._extraction(base, other, trial)
             found = extractions.get(extraction_request.key)
             if found is None:
                 continue
             ext = found if isinstance(found, ExtractionVerdict) else ExtractionVerdict.model_validate(found)
-            meta = dict(extraction_request.meta)
-            item, arms, trial = str(meta["item"]), (str(meta["arm"]), str(meta["opponent"])), int(meta["run"])
-            groups: Sequence[tuple[str, tuple[DifferentialCriterion, ...]]] = (
-                [(self.method, self.criteria)] if self.mode == "joint"
-                else [(c.name, (c,)) for c in self.criteria])
+            item = keyed_item(base.item, base.question, base.text, other.text)
             for label, criteria in groups:
-                key = judgment_key(self.config_hash, item, arms, label, trial, judge=self.name,
-                                   prompt_hash=prompt.sha256 + self.extract_prompt.sha256)
+                key = judgment_key(self.config_hash, item, (base.arm, other.arm), label, trial,
+                                   judge=self.name, prompt_hash=prompt.sha256 + self.extract_prompt.sha256)
                 messages = prompt.render(
-                    score_id=f"Score ID: {key}" if self.include_score_id else "",
-                    question=_question(inputs, item),
+                    score_id=f"Score ID: {key}" if self.include_score_id else "", question=base.question,
                     common=ext.common, unique_1=ext.unique_answer_1, unique_2=ext.unique_answer_2,
                     criteria=criteria, criterion=criteria[0])
                 out.append(ChatRequest(
                     key=key, messages=messages,
-                    response_model=JointDifferentialVerdict if self.mode == "joint" else CriterionVerdict,
+                    response_model=(joint_differential_verdict(tuple(c.name for c in self.criteria))
+                                    if self.mode == "joint" else CriterionVerdict),
                     model=self.model, params=dict(self.params), prompt_hash=prompt.sha256, sample=trial,
-                    meta={**meta, "criterion": label}))
+                    meta={**extraction_request.meta, "criterion": label}))
         return out
+
+    def followups(self, inputs: JudgeInputs, rows: Iterable[Mapping[str, Any]],
+                  verdicts: Mapping[str, Mapping[str, Any]]) -> list[ChatRequest]:
+        """The second stage the planner runs after the first: :meth:`judge_requests` from the
+        extraction ``verdicts`` (extraction key -> verdict, good ones only); ``rows`` is not read."""
+        return self.judge_requests(inputs, verdicts)
+
+    def max_followups(self, first: Sequence[ChatRequest]) -> int:
+        """Stage-2 calls when every extraction succeeds: one per extraction (joint) or one per
+        extraction and criterion (separate)."""
+        return len(first) * (1 if self.mode == "joint" else len(self.criteria))
 
     def rows(self, request: ChatRequest, reply: Reply) -> list[dict[str, Any]]:
         """Stage 1: no row (failure rows when it failed). Stage 2: a row per criterion judged."""
@@ -261,9 +401,3 @@ def _base_score(winner: int, base_first: bool) -> float:
     score = _WINNER_SCORE[winner]
     return score if base_first else 1.0 - score
 
-
-def _question(inputs: JudgeInputs, item: str) -> str:
-    for answers in inputs.answers.values():
-        if item in answers:
-            return answers[item].question
-    return ""

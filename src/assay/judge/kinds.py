@@ -12,12 +12,21 @@ and the :class:`~assay.judge._protocol.Judge` protocol's ``name``, ``requests``,
 ``rows``, ``scales`` (``answer`` too for an offline judge). Add a kind by importing its
 class here and adding one line.
 
->>> sorted(JUDGE_KINDS)[:3]
-['metric', 'pairwise', 'reference']
+A judge with a second stage (STAGED hierarchical assertions, differential pairwise) also
+has ``followups(inputs, rows, verdicts)`` and ``max_followups(first)``; the planner
+(``assay.judge.plan``) runs that stage after the first.
+
+>>> sorted(JUDGE_KINDS)  # doctest: +NORMALIZE_WHITESPACE
+['assertion', 'assertion_hierarchical', 'chunk_assertion', 'differential', 'metric', 'pairwise',
+ 'reference', 'rubric']
 """
 
 from __future__ import annotations
 
+from assay.judge.assertion import AssertionJudge
+from assay.judge.assertion_hierarchical import HierarchicalJudge
+from assay.judge.chunk_coverage import ChunkCoverageJudge
+from assay.judge.differential import DifferentialJudge
 from assay.judge.metric import MetricJudge
 from assay.judge.pairwise import PairwiseJudge
 from assay.judge.reference import ReferenceJudge
@@ -28,6 +37,9 @@ JUDGE_KINDS: dict[str, type] = {
     "reference": ReferenceJudge,
     "rubric": RubricJudge,
     "metric": MetricJudge,
-    # "assertion": AssertionJudge, "differential": DifferentialJudge, ... (assertion*.py, differential.py)
+    "assertion": AssertionJudge,
+    "assertion_hierarchical": HierarchicalJudge,
+    "chunk_assertion": ChunkCoverageJudge,
+    "differential": DifferentialJudge,
 }
 """kind -> judge class."""

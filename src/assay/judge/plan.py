@@ -6,12 +6,25 @@ estimated tokens and cost); :func:`execute` runs it into a run folder: offline j
 answered locally, the others through the engine (:func:`~assay.judge.run_requests`),
 everything in one :class:`~assay.judge.RunStore` whose plan is the union of the keys, so a
 rerun resumes and an export shows exactly this config's judgments.
+
+Two stages. A judge with ``followups(inputs, rows, verdicts)`` (STAGED hierarchical
+assertions, differential pairwise) has a second stage built from its first stage's
+results: :func:`execute` runs every judge's first stage, then builds the second stage
+from what the store holds (the first stage's rows, and its good verdicts keyed by
+judgment key) and runs it. The second stage is built the same way before anything is
+sent, so a rerun of a finished run sends nothing, and one killed during either stage
+resumes where it stopped; the store's plan always lists the second-stage keys known.
+
+After a run, :func:`write_seed_csvs` writes seed 004's pairwise, differential and
+reference CSVs and :func:`write_assertion_csvs` the assertion summaries.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +61,10 @@ class PlanLine:
     """Estimated completion tokens of the pending calls."""
     usd: float | None
     """Estimated cost of the pending calls; None when the model has no price."""
+    followups: int = 0
+    """Second-stage calls at most: those built from the stored first stage, plus, for the
+    first-stage calls still pending, as many as they could let through; the pending ones
+    are in ``tokens_*`` and ``usd``."""
 
 
 @dataclass(frozen=True)
@@ -57,10 +74,21 @@ class JudgePlan:
     judge: Judge
     kind: str
     requests: list[ChatRequest]
+    followups: list[ChatRequest] = field(default_factory=list)
+    """Second-stage requests, built from the first stage's results (:meth:`Plan.set_followups`)."""
 
     @property
     def offline(self) -> bool:
         return isinstance(self.judge, OfflineJudge) and hasattr(self.judge, "answer")
+
+    @property
+    def staged(self) -> bool:
+        """Whether the judge has a second stage (``followups``)."""
+        return hasattr(self.judge, "followups")
+
+    def max_followups(self) -> int:
+        """Second-stage calls at most."""
+        return int(getattr(self.judge, "max_followups", lambda first: 0)(self.requests)) if self.staged else 0
 
 
 @dataclass(frozen=True)
@@ -69,6 +97,8 @@ class Plan:
 
     judges: list[JudgePlan]
     config: AssayConfig
+    inputs: JudgeInputs | None = None
+    """What the judges read (a second stage is built from it)."""
     _owner: dict[str, Judge] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -83,7 +113,23 @@ class Plan:
 
     @property
     def keys(self) -> list[str]:
-        return [r.key for part in self.judges for r in part.requests]
+        """Every key: the first stage's, then the second stage's known so far."""
+        return [r.key for part in self.judges for r in (*part.requests, *part.followups)]
+
+    def set_followups(self, part: JudgePlan, requests: Sequence[ChatRequest]) -> None:
+        """Replace the second-stage requests of ``part`` (and who owns their keys)."""
+        for request in part.followups:
+            if self._owner.get(request.key) is part.judge:
+                del self._owner[request.key]
+        for request in requests:
+            owner = self._owner.get(request.key)
+            if owner is not None and owner is not part.judge:
+                raise ConfigError(
+                    f"judges: judge {part.judge.name} asks for a judgment another judge "
+                    "asks for too (same key): give one a label"
+                )
+            self._owner[request.key] = part.judge
+        part.followups[:] = list(requests)
 
     def scales(self) -> dict[str, Scale]:
         out: dict[str, Scale] = {}
@@ -123,6 +169,15 @@ class Plan:
                 continue
             tokens_in = sum(estimate_tokens("".join(text for _, text in r.messages)) for r in pending)
             tokens_out = REPLY_TOKENS_ESTIMATE * len(pending)
+            # second stage: what is built (from the stored first stage) and not stored, plus at
+            # most max_followups' share for the first-stage calls still pending
+            share = round(part.max_followups() * len(pending) / max(1, len(part.requests)))
+            at_most = len(part.followups) + share
+            if at_most:
+                later = share + sum(1 for r in part.followups if stored is None or r.key not in stored)
+                per_call = sum(estimate_tokens("".join(t for _, t in r.messages)) for r in part.requests)
+                tokens_in += round(later * per_call / max(1, len(part.requests)))
+                tokens_out += REPLY_TOKENS_ESTIMATE * later
             models = {r.model for r in part.requests} or {None}
             price = None if llm is None else find_price(llm.prices, *models, llm.model)
             usd = None if price is None else price.cost(tokens_in, tokens_out)
@@ -136,19 +191,25 @@ class Plan:
                     tokens_in,
                     tokens_out,
                     usd,
+                    at_most,
                 )
             )
         return out
 
 
 def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
-    """Build every judge of ``config`` and its requests over ``inputs``.
+    """Build every judge of ``config`` and its first-stage requests over ``inputs``.
+
+    The retrieval results of ``config.inputs.retrieval_path`` are read into the inputs
+    (:func:`with_retrieval`) when ``inputs`` holds none.
 
     Raises
     ------
     ConfigError
         A judge names an arm with no answers, two judges collide, or a criterion has two scales.
     """
+    if not inputs.retrieval:
+        inputs = with_retrieval(config, inputs)
     parts = []
     for index, (settings, judge) in enumerate(zip(config.judges, config.build_judges(), strict=True)):
         try:
@@ -156,9 +217,80 @@ def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
         except ValueError as exc:
             raise ConfigError(f"judges[{index}]: {exc}") from None
         parts.append(JudgePlan(judge=judge, kind=settings.kind, requests=requests))
-    plan = Plan(judges=parts, config=config)
+    plan = Plan(judges=parts, config=config, inputs=inputs)
     plan.scales()
     return plan
+
+
+def with_retrieval(config: AssayConfig, inputs: JudgeInputs) -> JudgeInputs:
+    """``inputs`` with the retrieval results ``inputs.retrieval_path`` names (seed 004's
+    ``{question_id, text, context: [{chunk_id, text, rank?}]}`` records), read per method
+    (``retrieval_methods``, default ``methods``) and question set; unchanged without a path.
+
+    A record's question id becomes ``{question_set}/{id}`` when the answers or assertions
+    were read with ids made unique that way; its ``task`` is the question set.
+    """
+    from assay.judge.inputs import _fill, _read_json_records
+
+    spec = config.inputs
+    if spec.retrieval_path is None:
+        return inputs
+    known = {item for answers in inputs.answers.values() for item in answers} | set(inputs.assertions)
+    retrieval: dict[str, dict[str, Mapping[str, Any]]] = {}
+    for method in spec.retrieval_methods if spec.retrieval_methods is not None else spec.methods:
+        for question_set in spec.question_sets:
+            path = _fill(spec.retrieval_path, spec, config.base_dir, method=method, question_set=question_set)
+            for row, record in enumerate(_read_json_records(path), start=1):
+                qid = record.get(spec.question_id_key)
+                if qid is None:
+                    raise ConfigError(f"{path}: record {row} has no {spec.question_id_key!r}")
+                item = f"{question_set}/{qid}" if f"{question_set}/{qid}" in known else str(qid)
+                retrieval.setdefault(method, {})[item] = {**record, "task": question_set}
+    return replace(inputs, retrieval={**inputs.retrieval, **retrieval})
+
+
+def _stored_verdicts(store: RunStore, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """Good verdicts the store keeps for ``keys`` (key -> verdict as JSON values).
+
+    Read through a read-only connection to the store's file: the store keeps each
+    judgment's verdict (its ``judgments.verdict`` column) but has no reader for it.
+    """
+    store.commit()
+    wanted = list(dict.fromkeys(keys))
+    out: dict[str, dict[str, Any]] = {}
+    conn = sqlite3.connect(f"{store.path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            query = ("SELECT key, verdict FROM judgments WHERE failed = 0 AND verdict IS NOT NULL "
+                     f"AND key IN ({marks})")
+            for key, verdict in conn.execute(query, chunk):
+                out[str(key)] = json.loads(verdict)
+    finally:
+        conn.close()
+    return out
+
+
+def build_followups(plan: Plan, store: RunStore) -> int:
+    """(Re)build every second stage from what ``store`` holds of the first; return its size.
+
+    STAGED hierarchical judges read the first stage's rows, differential judges its good
+    verdicts; a judge whose first stage is not stored yet gets the part it can build.
+    """
+    if plan.inputs is None:
+        return 0
+    total = 0
+    for part in plan.judges:
+        if not part.staged:
+            continue
+        keys = [r.key for r in part.requests]
+        rows = store.records(keys=keys)
+        verdicts = _stored_verdicts(store, keys)
+        judge: Any = part.judge
+        plan.set_followups(part, judge.followups(plan.inputs, rows, verdicts))
+        total += len(part.followups)
+    return total
 
 
 async def execute(
@@ -173,14 +305,17 @@ async def execute(
 
     Offline judges are answered first, locally; the others go through one
     :class:`~assay.judge.LLMClient` (built by ``client_factory``, default from the config's
-    ``llm`` section and response cache). Returns the engine's summary, with the offline
-    judgments counted in ``done``.
+    ``llm`` section and response cache): every judge's first stage, then the second stages
+    built from it (see the module docstring; ``progress`` starts again for that stage).
+    Returns the engine's summary of both stages, with the offline judgments counted in
+    ``done``; ``planned`` counts the second stage as built.
     """
     from assay.judge.cache import ResponseCache, default_cache_path
 
     config = plan.config
     with RunStore(out, config=config.frozen()) as store:
         store.set_scales(plan.scales())
+        build_followups(plan, store)
         store.set_plan(plan.keys)
         status = store.status()
         offline_done = 0
@@ -197,70 +332,66 @@ async def execute(
         store.commit()
         online: Sequence[ChatRequest] = [r for part in plan.judges if not part.offline for r in part.requests]
         skipped_offline = sum(len(p.requests) for p in plan.judges if p.offline) - offline_done
-        if not online:
-            return RunSummary(
-                planned=len(plan.keys),
-                skipped=skipped_offline,
-                done=offline_done,
-                failed=0,
-                cached=0,
-                calls=0,
-                usd=0.0,
-                elapsed_s=0.0,
-                stopped=None,
-            )
-        if client_factory is None:
-            from assay.judge.client import LLMClient
+        summaries: list[RunSummary] = []
+        if online:
+            if client_factory is None:
+                from assay.judge.client import LLMClient
 
-            if config.llm is None:
-                raise ConfigError("llm: the LLM judges need the llm section")
-            cache = ResponseCache(
-                config.path(config.cache) if config.cache is not None else default_cache_path()
-            )
-            try:
-                client = LLMClient(config.llm, cache=cache)
-            except BaseException:
-                cache.close()
-                raise
-        else:
-            cache, client = None, client_factory()
-        try:
-            async with client:
-                summary = await run_requests(
-                    online,
-                    client,
-                    store,
-                    rows=plan.rows,
-                    retry_failed=retry_failed,
-                    progress=progress,
-                    record_plan=False,
+                if config.llm is None:
+                    raise ConfigError("llm: the LLM judges need the llm section")
+                cache = ResponseCache(
+                    config.path(config.cache) if config.cache is not None else default_cache_path()
                 )
-        finally:
-            if cache is not None:
-                cache.close()
+                try:
+                    client = LLMClient(config.llm, cache=cache)
+                except BaseException:
+                    cache.close()
+                    raise
+            else:
+                cache, client = None, client_factory()
+            try:
+                async with client:
+                    summaries.append(await run_requests(
+                        online, client, store, rows=plan.rows, retry_failed=retry_failed,
+                        progress=progress, record_plan=False))
+                    if summaries[0].stopped is None and any(p.staged for p in plan.judges):
+                        build_followups(plan, store)
+                        store.set_plan(plan.keys)
+                        second = [r for part in plan.judges for r in part.followups]
+                        if second:
+                            summaries.append(await run_requests(
+                                second, client, store, rows=plan.rows, retry_failed=retry_failed,
+                                progress=progress, record_plan=False))
+            finally:
+                if cache is not None:
+                    cache.close()
     return RunSummary(
         planned=len(plan.keys),
-        skipped=summary.skipped + skipped_offline,
-        done=summary.done + offline_done,
-        failed=summary.failed,
-        cached=summary.cached,
-        calls=summary.calls,
-        usd=summary.usd,
-        elapsed_s=summary.elapsed_s,
-        stopped=summary.stopped,
+        skipped=sum(x.skipped for x in summaries) + skipped_offline,
+        done=sum(x.done for x in summaries) + offline_done,
+        failed=sum(x.failed for x in summaries),
+        cached=sum(x.cached for x in summaries),
+        calls=sum(x.calls for x in summaries),
+        usd=sum(x.usd for x in summaries),
+        elapsed_s=sum(x.elapsed_s for x in summaries),
+        stopped=next((x.stopped for x in summaries if x.stopped is not None), None),
     )
 
 
 def write_seed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[Path]:
-    """Write seed 004's CSVs from the stored judgments of the plan's pairwise and reference judges.
+    """Write seed 004's CSVs from the stored judgments of the plan's pairwise, differential and
+    reference judges.
 
     ``win_rates.csv``: score_id, question, criteria, ``{base}_score``, ``{other}_score``,
     reasoning, trial, base_name, other_name, question_set, judge (one file for all pairs, so
     the score columns of arms not in a row's pair are empty). ``reference_scores.csv``:
     score_id, question, criteria, score, reasoning, trial, reference, generated,
     question_set, judge; ``reference_scores_summary.csv``: question_set, criteria,
-    reference, generated, judge, mean, std (sample SD, ddof = 1, as pandas). Failed
-    judgments are left out (they have no score). The score_id is the judgment key.
+    reference, generated, judge, mean, std (sample SD, ddof = 1, as pandas).
+    Differential judges' rows go, with ``win_rates.csv``'s columns, into
+    ``differential_pairwise_scores.csv`` (joint) and ``separate_differential_scores.csv``
+    (separate), the seed's names. Failed judgments are left out (they have no score). The
+    score_id is the judgment key (of the judging call, for a differential judge).
     Returns the files written.
     """
     import pandas as pd
@@ -270,7 +401,7 @@ def write_seed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list
         records = store.records()
     index: dict[tuple[Any, ...], str] = {}
     for part in plan.judges:
-        for r in part.requests:
+        for r in (*part.followups, *part.requests):  # a second-stage key is the judgment's score_id
             m = r.meta
             index[
                 (
@@ -287,7 +418,9 @@ def write_seed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list
             )
     kinds = {part.judge.name: part for part in plan.judges}
     question = {item: a.question for answers in inputs.answers.values() for item, a in answers.items()}
-    pairwise, reference = [], []
+    pairwise: list[dict[str, Any]] = []
+    reference: list[dict[str, Any]] = []
+    differential: dict[str, list[dict[str, Any]]] = {}
     for row in records:
         part = kinds.get(row.get("judge"))
         if part is None or row.get("score") is None:
@@ -299,8 +432,14 @@ def write_seed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list
             "question": question.get(row["item"], ""),
             "criteria": row["criterion"],
         }
-        if part.kind == "pairwise":
-            pairwise.append(
+        if part.kind in ("pairwise", "differential"):
+            target = pairwise
+            if part.kind == "differential":
+                mode = getattr(part.judge, "mode", "joint")
+                name = ("differential_pairwise_scores.csv" if mode == "joint"
+                        else "separate_differential_scores.csv")
+                target = differential.setdefault(name, [])
+            target.append(
                 {
                     **common,
                     f"{row['arm']}_score": row["score"],
@@ -332,6 +471,9 @@ def write_seed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list
         path = folder / "win_rates.csv"
         pd.DataFrame(pairwise).to_csv(path, index=False)
         written.append(path)
+    for name, records in differential.items():
+        pd.DataFrame(records).to_csv(folder / name, index=False)
+        written.append(folder / name)
     if reference:
         frame = pd.DataFrame(reference)
         path = folder / "reference_scores.csv"
@@ -345,4 +487,71 @@ def write_seed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list
         )
         summary.to_csv(folder / "reference_scores_summary.csv", index=False)
         written += [path, folder / "reference_scores_summary.csv"]
+    return written
+
+
+def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
+    """Write the assertion summaries of the plan's assertion judges into the run folder.
+
+    Standard judges: ``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
+    ``assertion_scores_summary.csv`` (:func:`~assay.analysis.assertions.assertion_summary`);
+    hierarchical: ``hierarchical_assertion_scores.csv``, ``hierarchical_summary_by_question.csv``,
+    ``hierarchical_summary.csv``; chunk-level: ``chunk_coverage.csv``,
+    ``chunk_coverage_by_question.csv``. Each judge is summarised with its own
+    ``pass_threshold`` (and ``top_k``, ``k_list``), the judges of one kind stacked in one file
+    (the ``judge`` column tells them apart). A judge with no scored judgment is left out.
+    Returns the files written.
+    """
+    import pandas as pd
+
+    from assay.analysis.assertions import (
+        AssertionSummary,
+        ChunkCoverage,
+        HierarchicalSummary,
+        assertion_summary,
+        chunk_coverage,
+        hierarchical_summary,
+    )
+    from assay.judge.store import STORE_FILENAME, load_store
+
+    folder = Path(folder)
+    kinds = ("assertion", "assertion_hierarchical", "chunk_assertion")
+    parts = [p for p in plan.judges if p.kind in kinds]
+    if not parts or not (folder / STORE_FILENAME).is_file():
+        return []
+    with RunStore(folder) as store:
+        if not store.counts().stored:
+            return []
+    frame = load_store(folder).frame
+    found: dict[str, list[Any]] = {kind: [] for kind in kinds}
+    for part in parts:
+        judge: Any = part.judge
+        rows = frame[frame["judge"] == judge.name]
+        if rows.empty or not rows["score"].notna().any():
+            continue
+        if part.kind == "assertion":
+            found[part.kind].append(assertion_summary(rows, pass_threshold=judge.pass_threshold,
+                                                      top_k=judge.top_k))
+        elif part.kind == "assertion_hierarchical":
+            found[part.kind].append(hierarchical_summary(rows, pass_threshold=judge.pass_threshold))
+        else:
+            found[part.kind].append(chunk_coverage(rows, k_list=judge.k_list,
+                                                   pass_threshold=judge.pass_threshold))
+
+    def stack(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
+        return pd.concat(list(tables), ignore_index=True)
+
+    written: list[Path] = []
+    if found["assertion"]:
+        a = found["assertion"]
+        written += AssertionSummary(stack(x.by_assertion for x in a), stack(x.by_question for x in a),
+                                    stack(x.overall for x in a), a[0].pass_threshold).write_csvs(folder)
+    if found["assertion_hierarchical"]:
+        h = found["assertion_hierarchical"]
+        written += HierarchicalSummary(stack(x.aggregated for x in h), stack(x.by_question for x in h),
+                                       stack(x.overall for x in h), h[0].pass_threshold).write_csvs(folder)
+    if found["chunk_assertion"]:
+        c = found["chunk_assertion"]
+        written += ChunkCoverage(stack(x.table for x in c), stack(x.per_question for x in c),
+                                 c[0].pass_threshold).write_csvs(folder)
     return written
