@@ -27,6 +27,7 @@ TITLES = {
     "coverage": "Coverage of item attributes (seed 001)",
     "calibration": "Calibration of judges against reference scores (seed 001)",
     "winrates": "Win rates of pairwise judgments (seed 004)",
+    "systems": "Systems report: per-task scores, rank intervals, head-to-head, by attribute (seed 001)",
 }
 
 
@@ -296,6 +297,7 @@ def _judges_kind(judgments: Any, o: dict[str, Any]) -> dict[str, Any]:
     from assay.analysis.coverage import coverage_report
     from assay.analysis.judges import judge_agreement
     from assay.analysis.robust import robust_summary
+    from assay.analysis.systems import systems_report
 
     seed = 1 if o["seed"] is None else o["seed"]
     results = {
@@ -307,6 +309,8 @@ def _judges_kind(judgments: Any, o: dict[str, Any]) -> dict[str, Any]:
     }
     if "attributes" in judgments.frame:
         results["coverage"] = coverage_report(judgments, seed=seed)
+    results["systems"] = systems_report(judgments, conf=o["conf"], B=o["resamples"] or 2000,
+                                        seed=seed)
     if o["calibrate"]:
         results["calibration"] = calibrate_judges(judgments, out_dir=o["out"],
                                                   force=o["refit_calibration"])

@@ -14,6 +14,7 @@ from assay.analysis.judges import judge_agreement
 from assay.analysis.robust import robust_summary
 from assay.analysis.scores import score_summary
 from assay.analysis.selection import benchmark_rows
+from assay.analysis.systems import systems_report
 from assay.analysis.winrates import win_rates
 from assay.data.io import load
 from assay.demo.judging import run_metric_judges
@@ -83,9 +84,14 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
     say("\nWin rates of the pairwise judge (seed 004)", title=True)
     say(str(winrates))
 
+    systems = systems_report(judgments, seed=seed)
+    (out / "systems.json").write_text(systems.to_json() + "\n", encoding="utf-8")
+    say("\nSystems report: per-task scores, rank intervals, head-to-head, by attribute", title=True)
+    say(str(systems))
+
     table_pages = [judge_report_page(judgments, judges=judges), score_distribution_page(judgments),
                    *filter(None, [interaction_page(judgments)])]
-    pages = render_html([summary, report, aggregated, judges, composite, robust, coverage, winrates,
+    pages = render_html([summary, report, aggregated, judges, systems, robust, coverage, winrates,
                          *table_pages], out / "html",
                         captions={"benchmark": f"judge {rows.attrs['judge']}, "
                                                f"criterion {rows.attrs['criterion']}"})
@@ -106,7 +112,8 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
     for path in [example, *written, out / "scores.json", out / "benchmark.json", *aggregate_files,
                  *(out / f"{n}.json" for n in ("judges", "composite", "robust", "coverage",
                                                "winrates")), *winrate_files, *pages,
-                 workbook, *tables, *figures, judged, out / "metric_scores.json"]:
+                 workbook, *tables, *figures, judged, out / "metric_scores.json",
+                 out / "systems.json"]:
         say(f"  {path}")
     say(f"\nOpen the HTML dashboard: {pages[0]}")
     return out

@@ -26,10 +26,12 @@ from typing import Any
 from assay.analysis.aggregate import AggregateReport
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.compare import ComparisonReport
+from assay.analysis.composite import CompositeScores
 from assay.analysis.coverage import CoverageReport
 from assay.analysis.judges import JudgeReport
 from assay.analysis.robust import JudgeConsistency, RobustSummary
 from assay.analysis.scores import ScoreSummary
+from assay.analysis.systems import SystemsReport
 from assay.analysis.winrates import WinRateReport
 from assay.report._html_aggregate import aggregate_page
 from assay.report._html_benchmark import benchmark_page
@@ -42,6 +44,7 @@ from assay.report._html_model import Column, Figure, Highlight, Page, Section, T
 from assay.report._html_render import PageBuilder, render_document
 from assay.report._html_robust import consistency_page, robust_page
 from assay.report._html_scores import scores_page
+from assay.report._html_systems import composite_page, systems_page
 from assay.report._html_winrates import winrates_page
 
 __all__ = [
@@ -68,6 +71,8 @@ _BUILDERS: dict[type, PageFunction] = {
     RobustSummary: robust_page,
     JudgeConsistency: consistency_page,
     CoverageReport: coverage_page,
+    CompositeScores: composite_page,
+    SystemsReport: systems_page,
 }
 
 INDEX = "index.html"
