@@ -133,7 +133,8 @@ def test_every_kind_writes_its_files(tmp_path, capsys):
     assert names == sorted(["scores.json", "benchmark.json", "results.json", "aggregated.json",
                             "summary.txt", "judges.json", "composite.json", "robust.json",
                             "coverage.json", "calibration.json", "calibration_params.json",
-                            "winrates.json", "win_rates.csv", "winrates_sig_tests.csv"])
+                            "winrates.json", "win_rates.csv", "winrates_sig_tests.csv",
+                            "systems.json"])
     code, _, err = run(["report", str(tmp_path / "run"), "--kind", "everything"], capsys)
     assert code == 2 and "--kind 'everything'" in err
     code, _, err = run(["report", str(tmp_path / "run"), "--kind", "winrate", "--format",
