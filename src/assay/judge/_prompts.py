@@ -9,6 +9,7 @@ editing a prompt re-asks exactly the judgments it affects.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -21,6 +22,12 @@ from assay.errors import ConfigError
 
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
 _PARTS = ("system.md", "user.md")
+
+
+@functools.lru_cache(maxsize=256)
+def _template(text: str) -> jinja2.Template:
+    """A prompt's compiled template; compiling costs milliseconds, so each text is compiled once."""
+    return _ENV.from_string(text)
 
 
 @dataclass(frozen=True)
@@ -60,8 +67,8 @@ class Prompt:
         """Fill both templates; a variable they use and ``variables`` lacks raises ``ConfigError``."""
         try:
             return RenderedPrompt(
-                system=_ENV.from_string(self.system).render(**variables).strip(),
-                user=_ENV.from_string(self.user).render(**variables).strip(),
+                system=_template(self.system).render(**variables).strip(),
+                user=_template(self.user).render(**variables).strip(),
             )
         except jinja2.TemplateError as exc:
             raise ConfigError(f"prompt template: {exc}") from None

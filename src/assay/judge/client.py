@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib.util
 import json
 import logging
 import math
@@ -64,6 +65,7 @@ logger = logging.getLogger("assay.judge")
 
 _RESERVED_PARAMS = frozenset(("model", "messages", "response_format", "stream", "n"))
 _NO_KEY = "not-needed"
+_HAS_AIOHTTP = importlib.util.find_spec("aiohttp") is not None
 
 
 class ClientConfig(BaseModel):
@@ -179,15 +181,12 @@ class LLMClient:
         if config.api_key_env is not None and not os.environ.get(config.api_key_env):
             raise ConfigError(f"environment variable {config.api_key_env} is not set: it should hold "
                               f"the API key for {config.base_url} (or set api_key_env: null)")
-        # openai's own HTTP library (httpx or its fork, whichever this openai uses) builds them
-        limits = type(openai.DEFAULT_CONNECTION_LIMITS)(
-            max_connections=config.max_concurrency, max_keepalive_connections=config.max_concurrency)
         timeout = openai.Timeout(config.timeout_s, connect=min(config.timeout_s, 10.0))
         self._openai = openai.AsyncOpenAI(
             base_url=config.base_url,
             api_key=os.environ.get(config.api_key_env, "") if config.api_key_env else _NO_KEY,
             max_retries=0, timeout=timeout,
-            http_client=openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout))
+            http_client=_http_client(config.max_concurrency, timeout))
 
     def __repr__(self) -> str:
         return f"<LLMClient {self.config.model} at {self.config.base_url}>"
@@ -382,8 +381,10 @@ class LLMClient:
                         return last
                     if exc.status_code == 503:
                         delay = retry_after_seconds(exc.response.headers)
-                except (openai.APITimeoutError, asyncio.TimeoutError):
-                    last = _Failure("timeout", f"no reply within {cfg.timeout_s:g} s")
+                except (openai.APITimeoutError, asyncio.TimeoutError) as exc:
+                    cause = _not_a_timeout(exc)
+                    last = (_Failure("timeout", f"no reply within {cfg.timeout_s:g} s") if cause is None
+                            else _Failure("api_error", f"connection error: {type(cause).__name__}"))
                 except openai.APIConnectionError as exc:
                     last = _Failure("api_error", f"connection error: {type(exc.__cause__ or exc).__name__}")
                 except (ValueError, openai.APIResponseValidationError) as exc:
@@ -440,6 +441,22 @@ class LLMClient:
         return _Completion(content, refusal, answered, tokens_in, tokens_out, reported)
 
 
+def _http_client(max_concurrency: int, timeout: openai.Timeout) -> Any:
+    """The HTTP client under ``openai.AsyncOpenAI``: the SDK's aiohttp one when aiohttp is installed.
+
+    ``openai.DefaultAioHttpClient`` (the SDK's own, with its error mapping) costs about
+    0.5 ms less CPU per call than the default httpx stack and keeps 32 calls in flight at
+    50 ms near the ideal rate (bench/bench_engine.py); without aiohttp the SDK's httpx
+    client is used. Both keep HTTP/1.1 connections alive, one per request in flight.
+    """
+    # openai's own HTTP library (httpx or its fork, whichever this openai uses) builds them
+    limits = type(openai.DEFAULT_CONNECTION_LIMITS)(
+        max_connections=max_concurrency, max_keepalive_connections=max_concurrency)
+    if _HAS_AIOHTTP:
+        return openai.DefaultAioHttpClient(limits=limits, timeout=timeout)
+    return openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout)
+
+
 _CORRECTION = ("Your reply could not be used ({error}). Reply again with only the JSON object "
                "the instructions ask for, matching the schema exactly.")
 
@@ -450,6 +467,22 @@ async def _within(seconds: float, call: Awaitable[bytes]) -> bytes:
         async with asyncio.timeout(seconds):
             return await call
     return await asyncio.wait_for(call, seconds)
+
+
+def _not_a_timeout(exc: BaseException) -> BaseException | None:
+    """The connection error behind a reported timeout, or None when it was a timeout.
+
+    The SDK's aiohttp transport maps every aiohttp connection error (refused, reset,
+    server disconnected) to a connect timeout; the aiohttp exception under it tells.
+    """
+    cause = exc.__cause__
+    while cause is not None:
+        if isinstance(cause, TimeoutError):
+            return None
+        if type(cause).__module__.startswith("aiohttp"):
+            return cause
+        cause = cause.__cause__
+    return None
 
 
 def _text_or_none(value: Any) -> str | None:
