@@ -302,3 +302,30 @@ def reply_row(
     if prompt_hash:
         row["metric_version"] = prompt_hash
     return row
+
+
+class PromptedJudge:
+    """What the single-prompt LLM judges share: building from a config section, and the name.
+
+    A subclass is a frozen dataclass with ``settings`` (a :class:`JudgeSettings` with
+    ``prompt`` and ``label``), ``context`` and ``prompt`` fields, and names its packaged
+    prompt in ``PROMPT``.
+    """
+
+    PROMPT: ClassVar[str]
+    settings: Any
+    context: JudgeContext
+
+    @classmethod
+    def from_config(cls, settings: Any, context: JudgeContext) -> Any:
+        """The judge of a config section; ``settings.prompt`` overrides the packaged prompt."""
+        from assay.judge._prompts import load_prompt
+
+        override = None if settings.prompt is None else context.base_dir / settings.prompt
+        return cls(settings=settings, context=context,  # type: ignore[call-arg]
+                   prompt=load_prompt(cls.PROMPT, override))
+
+    @property
+    def name(self) -> str:
+        """The ``judge`` column: the model, or ``model/label``."""
+        return judge_name(self.context.model, self.settings.label)

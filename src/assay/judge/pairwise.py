@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -22,9 +22,9 @@ from assay.judge._protocol import (
     JudgeContext,
     JudgeInputs,
     JudgeSettings,
+    PromptedJudge,
     base_meta,
     item_key,
-    judge_name,
     reply_row,
     settings_hash,
 )
@@ -106,7 +106,7 @@ class PairwiseSettings(JudgeSettings):
 
 
 @dataclass(frozen=True)
-class PairwiseJudge:
+class PairwiseJudge(PromptedJudge):
     """Counterbalanced pairwise judge: trial t shows ``arm`` first when t is odd.
 
     A reply that does not parse, or a refusal, gives rows with ``failure_kind`` and no
@@ -133,15 +133,7 @@ class PairwiseJudge:
     prompt: Prompt = field(default_factory=lambda: load_prompt("pairwise"))
 
     Settings = PairwiseSettings
-
-    @classmethod
-    def from_config(cls, settings: PairwiseSettings, context: JudgeContext) -> PairwiseJudge:
-        override = None if settings.prompt is None else context.base_dir / settings.prompt
-        return cls(settings=settings, context=context, prompt=load_prompt("pairwise", override))
-
-    @property
-    def name(self) -> str:
-        return judge_name(self.context.model, self.settings.label)
+    PROMPT: ClassVar[str] = "pairwise"
 
     @property
     def criteria(self) -> tuple[CriterionSpec, ...]:

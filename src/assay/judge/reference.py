@@ -10,7 +10,7 @@ reference first when t is even. It returns an integer from ``score_min`` to ``sc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -22,9 +22,9 @@ from assay.judge._protocol import (
     JudgeContext,
     JudgeInputs,
     JudgeSettings,
+    PromptedJudge,
     base_meta,
     item_key,
-    judge_name,
     reply_row,
     settings_hash,
 )
@@ -97,7 +97,7 @@ class ReferenceSettings(JudgeSettings):
 
 
 @dataclass(frozen=True)
-class ReferenceJudge:
+class ReferenceJudge(PromptedJudge):
     """Scores generated answers against references, the two shown in counterbalanced order.
 
     Examples
@@ -118,15 +118,7 @@ class ReferenceJudge:
     prompt: Prompt = field(default_factory=lambda: load_prompt("reference"))
 
     Settings = ReferenceSettings
-
-    @classmethod
-    def from_config(cls, settings: ReferenceSettings, context: JudgeContext) -> ReferenceJudge:
-        override = None if settings.prompt is None else context.base_dir / settings.prompt
-        return cls(settings=settings, context=context, prompt=load_prompt("reference", override))
-
-    @property
-    def name(self) -> str:
-        return judge_name(self.context.model, self.settings.label)
+    PROMPT: ClassVar[str] = "reference"
 
     @property
     def criteria(self) -> tuple[CriterionSpec, ...]:

@@ -9,7 +9,7 @@ stores ordinal scores. Optionally the reference answer is shown for comparison.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -21,9 +21,9 @@ from assay.judge._protocol import (
     JudgeContext,
     JudgeInputs,
     JudgeSettings,
+    PromptedJudge,
     base_meta,
     item_key,
-    judge_name,
     reply_row,
     settings_hash,
 )
@@ -67,7 +67,7 @@ class RubricSettings(JudgeSettings):
 
 
 @dataclass(frozen=True)
-class RubricJudge:
+class RubricJudge(PromptedJudge):
     """Pointwise judge: a score per (answer, criterion, trial) on the criterion's scale.
 
     Examples
@@ -87,15 +87,7 @@ class RubricJudge:
     prompt: Prompt = field(default_factory=lambda: load_prompt("rubric"))
 
     Settings = RubricSettings
-
-    @classmethod
-    def from_config(cls, settings: RubricSettings, context: JudgeContext) -> RubricJudge:
-        override = None if settings.prompt is None else context.base_dir / settings.prompt
-        return cls(settings=settings, context=context, prompt=load_prompt("rubric", override))
-
-    @property
-    def name(self) -> str:
-        return judge_name(self.context.model, self.settings.label)
+    PROMPT: ClassVar[str] = "rubric"
 
     def scales(self) -> dict[str, Scale]:
         return {c.name: c.declared_scale(DEFAULT_SCALE) for c in self.settings.criteria}
