@@ -106,16 +106,9 @@ class AssertionSummary:
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
         ``assertion_scores_summary.csv``."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = [
-            out / "assertion_scores_by_assertion.csv",
-            out / "assertion_scores_by_question.csv",
-            out / "assertion_scores_summary.csv",
-        ]
-        for path, table in zip(paths, (self.by_assertion, self.by_question, self.overall), strict=True):
-            table.to_csv(path, index=False)
-        return paths
+        return _write_tables(out_dir, {"assertion_scores_by_assertion.csv": self.by_assertion,
+                                       "assertion_scores_by_question.csv": self.by_question,
+                                       "assertion_scores_summary.csv": self.overall})
 
 
 def assertion_summary(
@@ -227,16 +220,9 @@ class HierarchicalSummary:
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """``hierarchical_assertion_scores.csv``, ``hierarchical_summary_by_question.csv``,
         ``hierarchical_summary.csv``."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = [
-            out / "hierarchical_assertion_scores.csv",
-            out / "hierarchical_summary_by_question.csv",
-            out / "hierarchical_summary.csv",
-        ]
-        for path, table in zip(paths, (self.aggregated, self.by_question, self.overall), strict=True):
-            table.to_csv(path, index=False)
-        return paths
+        return _write_tables(out_dir, {"hierarchical_assertion_scores.csv": self.aggregated,
+                                       "hierarchical_summary_by_question.csv": self.by_question,
+                                       "hierarchical_summary.csv": self.overall})
 
 
 def hierarchical_summary(
@@ -424,12 +410,8 @@ class ChunkCoverage:
 
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """``chunk_coverage.csv`` and ``chunk_coverage_by_question.csv``."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = [out / "chunk_coverage.csv", out / "chunk_coverage_by_question.csv"]
-        self.table.to_csv(paths[0], index=False)
-        self.per_question.to_csv(paths[1], index=False)
-        return paths
+        return _write_tables(out_dir, {"chunk_coverage.csv": self.table,
+                                       "chunk_coverage_by_question.csv": self.per_question})
 
 
 def chunk_coverage(
@@ -512,3 +494,14 @@ def chunk_coverage(
     return ChunkCoverage(
         table, pd.concat(per_q, ignore_index=True) if per_q else pd.DataFrame(), pass_threshold
     )
+
+
+def _write_tables(out_dir: str | Path, tables: dict[str, pd.DataFrame]) -> list[Path]:
+    """Write each table as ``out_dir/NAME`` (CSV, no index); return the paths in order."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, table in tables.items():
+        table.to_csv(out / name, index=False)
+        paths.append(out / name)
+    return paths

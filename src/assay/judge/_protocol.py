@@ -329,3 +329,18 @@ class PromptedJudge:
     def name(self) -> str:
         """The ``judge`` column: the model, or ``model/label``."""
         return judge_name(self.context.model, self.settings.label)
+
+    def chat_request(self, key: str, rendered: Any, response_model: Any, *, trial: int,
+                     meta: dict[str, Any]) -> ChatRequest:
+        """The request for one rendered prompt: this judge's model, parameters and prompt
+        hash; ``sample`` = ``trial`` keeps identical trials apart in the cache."""
+        return ChatRequest(
+            key=key,
+            messages=(("system", rendered.system), ("user", rendered.user)),
+            response_model=response_model,
+            model=self.context.model,
+            params=dict(self.context.params),
+            prompt_hash=self.prompt.sha256,  # type: ignore[attr-defined]
+            sample=trial,
+            meta=meta,
+        )

@@ -203,16 +203,7 @@ class PairwiseJudge(PromptedJudge):
         if len(group) == 1:
             meta["criterion"] = group[0].name
         model = PairwiseVerdict if len(group) == 1 else joint_pairwise_verdict(tuple(c.name for c in group))
-        return ChatRequest(
-            key=key,
-            messages=(("system", rendered.system), ("user", rendered.user)),
-            response_model=model,
-            model=self.context.model,
-            params=dict(self.context.params),
-            prompt_hash=self.prompt.sha256,
-            sample=trial,
-            meta=meta,
-        )
+        return self.chat_request(key, rendered, model, trial=trial, meta=meta)
 
     def rows(self, request: ChatRequest, reply: Reply) -> list[dict[str, Any]]:
         position = int(request.meta["position"])

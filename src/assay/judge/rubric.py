@@ -143,16 +143,7 @@ class RubricJudge(PromptedJudge):
         )
         meta = base_meta(answer, judge=self.name, run=trial)
         meta["criterion"] = criterion.name
-        return ChatRequest(
-            key=key,
-            messages=(("system", rendered.system), ("user", rendered.user)),
-            response_model=model,
-            model=self.context.model,
-            params=dict(self.context.params),
-            prompt_hash=self.prompt.sha256,
-            sample=trial,
-            meta=meta,
-        )
+        return self.chat_request(key, rendered, model, trial=trial, meta=meta)
 
     def rows(self, request: ChatRequest, reply: Reply) -> list[dict[str, Any]]:
         verdict = reply.verdict
