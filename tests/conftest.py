@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.html._cdp import CANDIDATES, Chromium, Tab, find_chromium
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -23,3 +26,27 @@ def alpaca_leaderboards() -> Path:
     if not (ALPACA / "leaderboards").is_dir():
         pytest.skip(f"AlpacaEval leaderboards not found at {ALPACA}")
     return ALPACA / "leaderboards"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Chromium]:
+    """One headless Chromium for every browser test of the session."""
+    binary = find_chromium()
+    if binary is None:
+        pytest.skip(f"no Chromium binary found (looked for $ASSAY_CHROMIUM and "
+                    f"{', '.join(CANDIDATES)} on the PATH); install Debian's chromium to run the "
+                    "browser tests")
+    chromium = Chromium(binary)
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+
+
+@pytest.fixture
+def tab(browser: Chromium) -> Iterator[Tab]:
+    page = browser.new_tab()
+    try:
+        yield page
+    finally:
+        page.close()

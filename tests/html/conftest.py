@@ -6,7 +6,6 @@ Debian's ``chromium``; set ``ASSAY_CHROMIUM`` to use another binary).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from assay.data.io import load
 from assay.data.table import Judgments
 from assay.demo.simulate import simulate_evaluation
 from assay.report.html import render_html
-from tests.html._cdp import CANDIDATES, Chromium, Tab, find_chromium
 
 BENCHMARK_CAPTION = "judge exact-match, criterion correct"
 
@@ -47,25 +45,3 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     return Demo(judgments, summary, report, {p.stem: p for p in pages},
                 {p.stem: p for p in partial})
 
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Chromium]:
-    binary = find_chromium()
-    if binary is None:
-        pytest.skip(f"no Chromium binary found (looked for $ASSAY_CHROMIUM and "
-                    f"{', '.join(CANDIDATES)} on the PATH); install Debian's chromium to run the "
-                    "browser tests")
-    chromium = Chromium(binary)
-    try:
-        yield chromium
-    finally:
-        chromium.close()
-
-
-@pytest.fixture
-def tab(browser: Chromium) -> Iterator[Tab]:
-    page = browser.new_tab()
-    try:
-        yield page
-    finally:
-        page.close()

@@ -3,7 +3,6 @@ headless browser (skipped, with the reason, when no Chromium binary is found).""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,6 @@ from assay.demo.simulate import simulate_evaluation
 from assay.report._html_coverage import interaction_page
 from assay.report._html_judges import judge_report_page, score_distribution_page
 from assay.report.html import render_html
-from tests.html._cdp import CANDIDATES, Chromium, Tab, find_chromium
 
 
 @dataclass(frozen=True)
@@ -62,24 +60,3 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     paths = render_html(list(reports.values()), root / "html")
     return Demo(judgments, reports, {p.stem: p for p in paths})
 
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Chromium]:
-    binary = find_chromium()
-    if binary is None:
-        pytest.skip(f"no Chromium binary found (looked for $ASSAY_CHROMIUM and "
-                    f"{', '.join(CANDIDATES)} on the PATH)")
-    chromium = Chromium(binary)
-    try:
-        yield chromium
-    finally:
-        chromium.close()
-
-
-@pytest.fixture
-def tab(browser: Chromium) -> Iterator[Tab]:
-    page = browser.new_tab()
-    try:
-        yield page
-    finally:
-        page.close()

@@ -3,7 +3,6 @@ scores rendered once, and a headless browser (skipped, with the reason, without 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +14,6 @@ from assay.data.io import load
 from assay.data.table import Judgments
 from assay.demo.simulate import simulate_evaluation
 from assay.report.html import render_html
-from tests.html._cdp import CANDIDATES, Chromium, Tab, find_chromium
 
 
 @dataclass(frozen=True)
@@ -37,24 +35,3 @@ def systems_demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     paths = render_html([report, composite], root / "html")
     return Demo(judgments, report, composite, {p.stem: p for p in paths})
 
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Chromium]:
-    binary = find_chromium()
-    if binary is None:
-        pytest.skip(f"no Chromium binary found (looked for $ASSAY_CHROMIUM and "
-                    f"{', '.join(CANDIDATES)} on the PATH)")
-    chromium = Chromium(binary)
-    try:
-        yield chromium
-    finally:
-        chromium.close()
-
-
-@pytest.fixture
-def tab(browser: Chromium) -> Iterator[Tab]:
-    page = browser.new_tab()
-    try:
-        yield page
-    finally:
-        page.close()
