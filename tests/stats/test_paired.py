@@ -75,7 +75,7 @@ def test_paired_matches_statsmodels_cluster_t(data, conf) -> None:
     assert_allclose(res.standard_error, fit.bse[0], rtol=1e-8, atol=1e-12)
     if res.standard_error > 0:
         lo, hi = fit.conf_int(alpha=1 - conf)[0]
-        assert_allclose([res.lower, res.upper], [max(lo, -1.0), min(hi, 1.0)], rtol=1e-8)
+        assert_allclose([res.lower, res.upper], [max(lo, -1.0), min(hi, 1.0)], rtol=1e-8, atol=1e-12)
     else:
         assert math.isnan(res.lower) and math.isnan(res.upper)
 
