@@ -239,3 +239,13 @@ def test_coverage_of_the_interval_under_the_two_way_random_model():
         hits += res.lower <= truth <= res.upper
     # The F-based interval is approximate; it should not be far from 95%.
     assert stats.binomtest(hits, reps, 0.95).pvalue > 0.01
+
+
+def test_satterthwaite_numerator_zero_but_for_rounding_gives_no_interval_in_any_order():
+    # a*MS_C + b*MS_E is exactly 0 here (ICC = -1/63); rounding made v a tiny positive
+    # number in some column orders and gave a zero-width "interval" (found by hypothesis).
+    x = np.array([[0, 0, 5], [0, 1, 4], [0, 1, 4], [0, 1, 4]], dtype=float)
+    for order in ([0, 1, 2], [1, 0, 2], [2, 1, 0], [0, 2, 1]):
+        result = icc_agreement(x[:, order])
+        assert result.estimate == pytest.approx(-1 / 63)
+        assert np.isnan(result.lower) and np.isnan(result.upper) and result.reason is not None

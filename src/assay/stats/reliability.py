@@ -222,7 +222,10 @@ def icc_agreement(ratings: Any, *, conf: float = 0.95) -> ReliabilityResult:
     a = k * estimate / (n * (1 - estimate))
     b = 1 + k * estimate * (n - 1) / (n * (1 - estimate))
     v_den = (a * msc) ** 2 / df_raters + (b * mse) ** 2 / df_error
-    v = (a * msc + b * mse) ** 2 / v_den if v_den > 0 else nan
+    v_num = a * msc + b * mse
+    if abs(v_num) <= 1e-12 * (abs(a * msc) + abs(b * mse)):
+        v_num = 0.0  # zero but for rounding, which would make v a tiny positive number or not
+    v = v_num ** 2 / v_den if v_den > 0 else nan
     q = (1 + level) / 2
     lower = upper = nan
     reason: str | None = None
