@@ -89,7 +89,7 @@ def judge_command(
     mode: Literal["rich", "plain"] = "plain" if display == "plain" else "rich"
     summary = _run(plan, folder, retry_failed=retry_failed, display=mode)
     if csv:
-        from assay.judge.plan import write_assertion_csvs, write_seed_csvs
+        from assay.judge.seed_outputs import write_assertion_csvs, write_seed_csvs
 
         write_seed_csvs(plan, plan.inputs or inputs, folder)
         write_assertion_csvs(plan, folder)

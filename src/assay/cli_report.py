@@ -27,6 +27,8 @@ TITLES = {
     "coverage": "Coverage of item attributes (seed 001)",
     "calibration": "Calibration of judges against reference scores (seed 001)",
     "winrates": "Win rates of pairwise judgments (seed 004)",
+    "assertions": "Assertion scores compared across arms: Friedman, Wilcoxon, clustered permutation "
+    "(seed 004)",
     "systems": "Systems report: per-task scores, rank intervals, head-to-head, by attribute (seed 001)",
 }
 
@@ -318,11 +320,27 @@ def _judges_kind(judgments: Any, o: dict[str, Any]) -> dict[str, Any]:
 
 
 def _winrate_kind(judgments: Any, o: dict[str, Any]) -> dict[str, Any]:
+    """Win rates of the pairwise rows, and the assertion comparisons when an assertion judge
+    scored two or more arms (``assertions.json``); either alone when the other has no data."""
+    from assay.analysis._assertions_significance import assertion_significance
     from assay.analysis.winrates import win_rates
+    from assay.errors import DesignError
 
-    report = win_rates(judgments, test=o["test"], alpha=o["alpha"], correction=o["correction"],
-                       conf=o["conf"])
-    return {"winrates": (TITLES["winrates"], report)}
+    out: dict[str, Any] = {}
+    missing: DesignError | None = None
+    try:
+        out["winrates"] = (TITLES["winrates"], win_rates(
+            judgments, test=o["test"], alpha=o["alpha"], correction=o["correction"], conf=o["conf"]))
+    except DesignError as exc:
+        missing = exc
+    assertions = assertion_significance(
+        judgments, alpha=o["alpha"], correction=o["correction"],
+        n_resamples=o["resamples"] or 10_000, seed=42 if o["seed"] is None else o["seed"])
+    if assertions.tests:
+        out["assertions"] = (TITLES["assertions"], assertions)
+    elif missing is not None:
+        raise missing
+    return out
 
 
 BUILDERS = {"scores": _scores_kind, "benchmark": _benchmark_kind, "aggregate": _aggregate_kind,
