@@ -16,7 +16,6 @@ from assay.data.importers.results_json import (
     results_records,
     write_results_json,
 )
-from assay.data.io import load_many
 from assay.data.schema import Scale
 from assay.data.table import Judgments
 from assay.errors import ConfigError
@@ -37,6 +36,8 @@ def import_table(sources: Sequence[str | Path], *, mapping: Mapping[str, str] | 
                  constants: Mapping[str, object] | None = None,
                  scales: Mapping[str, Scale] | None = None) -> Judgments:
     """Any long table (CSV, TSV, JSONL, JSON, Parquet) or run folder, with a column mapping."""
+    from assay.data.io import load_many  # io reads bench frames with importers.bench: import late
+
     return load_many(sources, mapping=mapping, constants=constants, scales=scales)
 
 

@@ -1,0 +1,53 @@
+"""Names of a package loaded on first use (PEP 562), so importing it stays cheap.
+
+``import assay`` and the CLI's start-up would otherwise load every analysis and with them
+scipy and pandas (about 1.5 s) before doing anything; a run answered from cache needs
+neither.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from collections.abc import Callable, Mapping
+
+
+def lazy_names(package: str, names: Mapping[str, str]) -> tuple[Callable[[str], object],
+                                                                  Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for ``package``, whose ``names`` map a name to its module.
+
+    A name is imported from its module the first time it is asked for, then kept in the
+    package. When a submodule has the name of one of the package's lazy names (the
+    function ``aggregate`` of ``assay.analysis.aggregate``), the name stays the function
+    once the submodule is imported, as with an eager ``from .aggregate import aggregate``.
+
+    Examples
+    --------
+    >>> import assay.analysis
+    >>> callable(assay.analysis.aggregate), "aggregate" in dir(assay.analysis)
+    (True, True)
+    """
+    module = sys.modules[package]
+
+    class LazyPackage(types.ModuleType):
+        def __setattr__(self, name: str, value: object) -> None:
+            if (isinstance(value, types.ModuleType) and names.get(name) == value.__name__
+                    and hasattr(value, name)):
+                value = getattr(value, name)
+            super().__setattr__(name, value)
+
+    module.__class__ = LazyPackage
+
+    def __getattr__(name: str) -> object:
+        source = names.get(name)
+        if source is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(source), name)
+        setattr(module, name, value)
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*vars(module), *names})
+
+    return __getattr__, __dir__
