@@ -43,6 +43,8 @@ import urllib.request
 from pathlib import Path
 from typing import Literal
 
+import aiohttp  # noqa: F401  (loaded by the client on its first send; imported here so that
+import openai
 from pydantic import BaseModel, ConfigDict
 
 from assay.judge import ChatRequest, ResponseCache, RunStore, judgment_key, run_requests
@@ -141,7 +143,6 @@ async def timed_run(plan: list[ChatRequest], url: str, folder: Path, cache_path:
 
 
 async def sdk_only(plan: list[ChatRequest], url: str, concurrency: int, how: str) -> dict:
-    import openai
 
     from assay.judge._parse import response_format
 

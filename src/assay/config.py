@@ -2,7 +2,7 @@
 
 A config (YAML) has a ``version``, an ``llm`` section (the endpoint: base_url,
 api_key_env, model, max_concurrency, timeout_s, params, prices, cost_limit_usd; see
-:class:`~assay.judge.client.ClientConfig`), an ``inputs`` section (where the answers,
+:class:`~assay.judge.client_config.ClientConfig`), an ``inputs`` section (where the answers,
 references and assertions are, and their key names) and a list of ``judges``, each with
 a ``kind`` from :data:`assay.judge.kinds.JUDGE_KINDS` and that kind's fields. Unknown keys
 are refused everywhere; a string may use ``${VAR}`` (or ``${VAR:-default}``) to read an
@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from assay.errors import ConfigError
 from assay.judge._protocol import JudgeContext, JudgeSettings
-from assay.judge.client import ClientConfig
+from assay.judge.client_config import ClientConfig
 
 if TYPE_CHECKING:
     from assay.judge._protocol import Judge

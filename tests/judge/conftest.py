@@ -44,15 +44,18 @@ def server(_server: LLMServer) -> LLMServer:
     return _server
 
 
-@pytest.fixture
-def make_client(server: LLMServer) -> Callable[..., LLMClient]:
-    """Build a client for the server; keyword arguments override ClientConfig fields."""
+@pytest.fixture(params=["direct", "openai"])
+def make_client(server: LLMServer, request: pytest.FixtureRequest) -> Callable[..., LLMClient]:
+    """Build a client for the server; keyword arguments override ClientConfig fields.
+
+    Every test using it runs once per transport (assay's own aiohttp post, and the SDK's).
+    """
 
     def make(cache: Any = None, **overrides: Any) -> LLMClient:
         options: dict[str, Any] = {
             "model": "judge-model", "base_url": server.url, "api_key_env": None,
             "max_concurrency": 8, "timeout_s": 2.0, "backoff_base_s": 0.01, "backoff_max_s": 5.0,
-            "prices": PRICES}
+            "prices": PRICES, "transport": request.param}
         options.update(overrides)
         return LLMClient(ClientConfig(**options), cache=cache, rng=0)
 

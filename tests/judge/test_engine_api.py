@@ -23,7 +23,28 @@ def test_every_public_attribute_is_listed():
     assert public - set(assay.judge.__all__) == set()
 
 
-def test_reading_a_store_does_not_import_openai():
-    code = ("import sys, assay.judge.store; assert 'openai' not in sys.modules; "
-            "import assay.judge; assay.judge.LLMClient; assert 'openai' in sys.modules")
+def test_the_http_stack_is_loaded_only_when_a_request_is_sent():
+    """A run answered from cache, a store read or a plan built never imports openai or aiohttp."""
+    code = """
+import asyncio, sys
+import assay.judge
+from assay.judge import ChatRequest, LLMClient, ClientConfig
+
+class Cache:  # every request is a hit
+    def get(self, key):
+        return assay.judge.CachedResponse("fine", "m", 3, 1, True, "2026-01-01T00:00:00Z")
+
+async def main():
+    config = ClientConfig(model="m", base_url="http://127.0.0.1:9/v1", api_key_env=None)
+    async with LLMClient(config, cache=Cache()) as client:
+        reply = await client.complete(ChatRequest(key="k", messages=(("user", "hi"),)))
+    assert reply.cached and reply.text == "fine", reply
+    assert "openai" not in sys.modules and "aiohttp" not in sys.modules, "loaded by a cache hit"
+    async with LLMClient(config) as client:  # nothing listens on port 9: a connection error
+        reply = await client.complete(ChatRequest(key="k", messages=(("user", "hi"),)))
+    assert reply.failure_kind == "api_error", reply
+    assert "openai" in sys.modules and "aiohttp" in sys.modules
+
+asyncio.run(main())
+"""
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -38,25 +38,20 @@ Exceptions: :class:`CostLimitExceeded` (the runner catches it and ends the run c
 with ``RunSummary.stopped == "cost_limit"``) and :class:`FatalAPIError` (bad key or
 model: raised by the runner after the requests in flight are stored).
 
-``client`` is the only module that imports ``openai``; its names (:class:`LLMClient`,
-:class:`ClientConfig`, :class:`ClientStats`) are imported on first use, so reading a
-run folder's store does not load the OpenAI SDK.
+``client`` is the only module that imports ``openai`` and ``aiohttp``, and only when a
+request misses the cache: reading a store, building a plan or a run answered from cache
+loads neither.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from assay.judge._types import ChatRequest, CostLimitExceeded, FatalAPIError, Reply
 from assay.judge.cache import CachedResponse, ResponseCache, SingleFlight, cache_key, default_cache_path
+from assay.judge.client import ClientStats, LLMClient
+from assay.judge.client_config import ClientConfig
 from assay.judge.pricing import Price, estimate_tokens, find_price
 from assay.judge.runner import Progress, RunSummary, default_rows, run_requests
 from assay.judge.store import STORE_FILENAME, RunStore, StoreCounts, config_hash, judgment_key, load_store
-
-if TYPE_CHECKING:
-    from assay.judge.client import ClientConfig, ClientStats, LLMClient
-
-_CLIENT_NAMES = frozenset(("ClientConfig", "ClientStats", "LLMClient"))
 
 __all__ = [
     "STORE_FILENAME",
@@ -86,10 +81,3 @@ __all__ = [
     "run_requests",
 ]
 
-
-def __getattr__(name: str) -> object:
-    if name in _CLIENT_NAMES:
-        from assay.judge import client
-
-        return getattr(client, name)
-    raise AttributeError(f"module 'assay.judge' has no attribute {name!r}")

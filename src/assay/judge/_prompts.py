@@ -30,6 +30,40 @@ def _template(text: str) -> jinja2.Template:
     return _ENV.from_string(text)
 
 
+@functools.lru_cache(maxsize=256)
+def _variables(text: str) -> tuple[str, ...]:
+    """The variables a template reads, sorted (jinja2.meta on its syntax tree)."""
+    from jinja2 import meta
+
+    return tuple(sorted(meta.find_undeclared_variables(_ENV.parse(text))))
+
+
+def _render(text: str, variables: dict[str, Any], memo: dict[str, str]) -> str:
+    """Fill one template, reusing the text for variables already seen (a judge's system prompt
+    reads only its criteria, the same for thousands of requests)."""
+    values = [variables.get(name) for name in _variables(text)]
+    if not _plain(values):  # a repr that may not tell two values apart: no memo
+        return _template(text).render(**variables).strip()
+    key = repr(values)
+    done = memo.get(key)
+    if done is None:
+        done = _template(text).render(**variables).strip()
+        if len(memo) < 1024:
+            memo[key] = done
+    return done
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``repr`` of the value is its content (text, numbers, lists and dicts of them)."""
+    if value is None or isinstance(value, (str, int, float)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
+
+
 @dataclass(frozen=True)
 class RenderedPrompt:
     """A prompt filled in: the two messages sent."""
@@ -57,6 +91,7 @@ class Prompt:
     """The user message template."""
     sha256: str = field(default="")
     """SHA-256 (hex) of the two templates; computed when not given."""
+    _memo: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.sha256:
@@ -67,7 +102,7 @@ class Prompt:
         """Fill both templates; a variable they use and ``variables`` lacks raises ``ConfigError``."""
         try:
             return RenderedPrompt(
-                system=_template(self.system).render(**variables).strip(),
+                system=_render(self.system, variables, self._memo),
                 user=_template(self.user).render(**variables).strip(),
             )
         except jinja2.TemplateError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -137,3 +138,23 @@ class CostLimitExceeded(JudgeError):
 
 class FatalAPIError(JudgeError):
     """The server refuses every request (bad key, no such model, no permission): stop the run."""
+
+
+_SECOND: list[Any] = [None, ""]  # the last whole second formatted, and its text
+
+
+def utc_now() -> str:
+    """The time now in UTC as ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (the store's and cache's timestamps).
+
+    The date and time to the second are formatted once a second (strftime costs more than
+    the rest of storing a cached judgment).
+
+    >>> stamp = utc_now()
+    >>> len(stamp), stamp[10], stamp[-1]
+    (27, 'T', 'Z')
+    """
+    now = time.time()
+    second = int(now)
+    if _SECOND[0] != second:
+        _SECOND[0], _SECOND[1] = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+    return f"{_SECOND[1]}.{int((now - second) * 1e6):06d}Z"

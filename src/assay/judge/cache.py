@@ -18,11 +18,12 @@ import os
 import sqlite3
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-CACHE_FORMAT = 1
+from assay.judge._types import utc_now
+
+CACHE_FORMAT = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
     key TEXT PRIMARY KEY,
@@ -40,20 +41,37 @@ T = TypeVar("T")
 
 def cache_key(model: str, messages: Sequence[tuple[str, str]], params: Mapping[str, Any],
               schema: Mapping[str, Any] | str | None, prompt_hash: str = "", sample: int = 0) -> str:
-    """SHA-256 (hex) of what determines a reply, in canonical JSON.
+    """SHA-256 (hex) of what determines a reply.
 
     ``schema`` is the verdict's JSON schema, as a mapping or as its canonical JSON text.
+    The hash is over a sequence of length-prefixed UTF-8 fields: the format number, model,
+    parameters and schema (canonical JSON), prompt hash and sample, then each message's
+    role and text. Length prefixes keep the fields apart without escaping the messages
+    (escaping kilobytes of text as JSON cost more than the rest of a cache lookup).
 
     >>> k = cache_key("m", [("user", "hi")], {"temperature": 0}, None)
     >>> k == cache_key("m", [("user", "hi")], {"temperature": 0}, None), len(k)
     (True, 64)
     >>> k == cache_key("m", [("user", "hi")], {"temperature": 0}, None, sample=1)
     False
+    >>> cache_key("m", [("user", "ab")], {}, None) == cache_key("m", [("user", "a"), ("b", "")], {}, None)
+    False
     """
-    payload = [CACHE_FORMAT, model, [list(m) for m in messages], dict(params), schema,
-               prompt_hash, sample]
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if not isinstance(schema, str):
+        schema = _canonical(schema)
+    digest = hashlib.sha256()
+    fields = [str(CACHE_FORMAT), model, _canonical(dict(params)), schema, prompt_hash, str(sample)]
+    for role, text in messages:
+        fields += (role, text)
+    for value in fields:
+        data = value.encode("utf-8")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +143,7 @@ class ResponseCache:
             "INSERT OR REPLACE INTO responses (key, content, model, tokens_in, tokens_out, "
             "usage_reported, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (key, response.content, response.model, response.tokens_in, response.tokens_out,
-             int(response.usage_reported), response.created_at or _now()))
+             int(response.usage_reported), response.created_at or utc_now()))
 
     def __len__(self) -> int:
         return int(self._conn.execute("SELECT count(*) FROM responses").fetchone()[0])
@@ -188,6 +206,3 @@ class SingleFlight(Generic[T]):
         finally:
             del self._flights[key]
 
-
-def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

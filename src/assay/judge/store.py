@@ -33,7 +33,6 @@ import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +41,7 @@ import pandas as pd
 from assay.data.schema import COLUMNS, Scale
 from assay.data.table import Judgments
 from assay.errors import InputError
-from assay.judge._types import ChatRequest, Reply
+from assay.judge._types import ChatRequest, Reply, utc_now
 
 STORE_FILENAME = "judgments.sqlite"
 """The run store's file name inside a run folder."""
@@ -214,7 +213,7 @@ class RunStore:
 
     # -- configuration
     def _record_config(self, config: Mapping[str, Any], digest: str) -> None:
-        now = _now()
+        now = utc_now()
         with self._transaction():
             self._conn.execute(
                 "INSERT INTO configs (hash, config, first_used, last_used) VALUES (?, ?, ?, ?) "
@@ -277,7 +276,7 @@ class RunStore:
             None if verdict is None else json.dumps(verdict, ensure_ascii=False),
             reply.text, reply.model, request.prompt_hash, reply.tokens_in, reply.tokens_out,
             reply.usd, reply.usd_provenance, reply.latency_s, reply.attempts, int(reply.cached),
-            reply.evaluated_at or _now())
+            reply.evaluated_at or utc_now())
         cursor = self._conn.execute(_PUT, values)
         if commit:
             self.commit()
@@ -386,6 +385,3 @@ def _json_default(value: Any) -> Any:
         return value.item()
     raise TypeError(f"row value {value!r} of type {type(value).__name__} is not JSON")
 
-
-def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
