@@ -89,9 +89,11 @@ PAIR_KEYS = ["question_set", "criteria", "base_name", "other_name"]
 
 def write_seed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[Path]:
     """Write seed 004's CSVs of the plan's pairwise, differential and reference judges (see the
-    module docstring for the files and their columns); return the files written."""
-    import pandas as pd
+    module docstring for the files and their columns); return the files written.
 
+    The plain score files are written with the csv module in pandas' format (pandas and the
+    statistics stack load only for the comparisons of differential judges): a cached rerun
+    of 10,000 judgments spends no second on imports."""
     folder = Path(folder)
     with RunStore(folder) as store:
         records = store.records()
@@ -119,7 +121,7 @@ def write_seed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list
     differential: dict[str, list[dict[str, Any]]] = {}
     for row in records:
         owner = kinds.get(str(row.get("judge")))
-        if owner is None or row.get("score") is None:
+        if owner is None or row.get("score") is None or row["score"] != row["score"]:  # None or NaN
             continue
         lookup = (row.get("judge"), row.get("item"), row.get("arm"), row.get("opponent"), row.get("run"))
         score_id = index.get((*lookup, row.get("criterion"))) or index.get((*lookup, None))
@@ -164,48 +166,75 @@ def write_seed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list
             )
     written = []
     if pairwise:
-        path = folder / "win_rates.csv"
-        frame = pd.DataFrame(pairwise)
-        frame.to_csv(path, index=False)
-        written.append(path)
-        written += _per_pair_files(frame, folder, ("base_name", "other_name"))
+        written.append(write_csv(folder / "win_rates.csv", pairwise))
+        written += _per_pair_files(pairwise, folder, ("base_name", "other_name"))
     for name, rows in differential.items():
-        pd.DataFrame(rows).to_csv(folder / name, index=False)
-        written.append(folder / name)
+        written.append(write_csv(folder / name, rows))
     if pairwise and differential:
+        import pandas as pd
+
         written += _original_vs_differential(plan, folder, pd.DataFrame(pairwise),
                                              pd.concat([pd.DataFrame(r) for r in differential.values()]))
     written += _joint_vs_separate(plan, folder)
     if reference:
-        frame = pd.DataFrame(reference)
-        path = folder / "reference_scores.csv"
-        frame.to_csv(path, index=False)
-        keys = ["question_set", "criteria", "reference", "generated", "judge"]
-        summary = (
-            frame.assign(question_set=frame["question_set"].fillna(""))
-            .groupby(keys, sort=False)["score"]
-            .agg(["mean", "std"])
-            .reset_index()
-        )
-        summary.to_csv(folder / "reference_scores_summary.csv", index=False)
-        written += [path, folder / "reference_scores_summary.csv"]
-        written += _per_pair_files(frame, folder, ("reference", "generated"))
+        written.append(write_csv(folder / "reference_scores.csv", reference))
+        written.append(write_csv(folder / "reference_scores_summary.csv", _reference_summary(reference)))
+        written += _per_pair_files(reference, folder, ("reference", "generated"))
     return written
 
 
-def _per_pair_files(frame: pd.DataFrame, folder: Path, pair: tuple[str, str]) -> list[Path]:
+def write_csv(path: Path, records: list[dict[str, Any]], columns: list[str] | None = None) -> Path:
+    """Write ``records`` as ``pd.DataFrame(records).to_csv(path, index=False)`` would.
+
+    Columns in order of first appearance (or ``columns``), a key a record lacks and None
+    written empty, floats as ``repr`` (full precision), ``\\n`` line ends, minimal quoting.
+    The records hold no NaN (a judgment without a finite score is not written).
+
+    >>> import tempfile
+    >>> path = write_csv(Path(tempfile.mkdtemp()) / "t.csv", [{"a": 1, "b": 0.5}, {"a": 2, "c": "x,y"}])
+    >>> path.read_text()
+    'a,b,c\\n1,0.5,\\n2,,"x,y"\\n'
+    """
+    import csv
+
+    if columns is None:
+        columns = list(dict.fromkeys(k for record in records for k in record))
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([r.get(c) for c in columns] for r in records)  # None -> "", float -> repr
+    return path
+
+
+def _per_pair_files(records: list[dict[str, Any]], folder: Path, pair: tuple[str, str]) -> list[Path]:
     """``{question_set}_{first}--{second}.csv`` per (question set, pair); all-empty columns (the
     score columns of other arms) dropped, the pair's score columns (if any) after ``criteria``."""
+    groups: dict[tuple[Any, Any, Any], list[dict[str, Any]]] = {}
+    for record in records:
+        groups.setdefault((record.get("question_set"), record[pair[0]], record[pair[1]]), []).append(record)
     written = []
-    keys = ["question_set", *pair]
-    for (qs, first, second), rows in frame.groupby(keys, sort=False, dropna=False):
+    for (qs, first, second), rows in groups.items():
+        present = [c for c in dict.fromkeys(k for r in rows for k in r)
+                   if any(r.get(c) is not None and r.get(c) != "" for r in rows)]
+        scores = [c for c in (f"{first}_score", f"{second}_score") if c in present]
+        rest = [c for c in present if c not in scores and c not in ("score_id", "question", "criteria")]
         name = f"{'all' if _missing(qs) else qs}_{first}--{second}.csv"
-        rows = rows.dropna(axis=1, how="all")
-        scores = [c for c in (f"{first}_score", f"{second}_score") if c in rows]
-        rest = [c for c in rows.columns if c not in scores and c not in ("score_id", "question", "criteria")]
-        rows[["score_id", "question", "criteria", *scores, *rest]].to_csv(folder / name, index=False)
-        written.append(folder / name)
+        written.append(write_csv(folder / name, rows, ["score_id", "question", "criteria", *scores, *rest]))
     return written
+
+
+def _reference_summary(reference: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mean and sample SD (ddof 1; empty for one score) per (question set, criterion, pair, judge)."""
+    import statistics
+
+    keys = ("question_set", "criteria", "reference", "generated", "judge")
+    groups: dict[tuple[Any, ...], list[float]] = {}
+    for record in reference:
+        group = tuple("" if k == "question_set" and _missing(record[k]) else record[k] for k in keys)
+        groups.setdefault(group, []).append(float(record["score"]))
+    return [{**dict(zip(keys, group, strict=True)), "mean": statistics.fmean(scores),
+             "std": statistics.stdev(scores) if len(scores) > 1 else None}
+            for group, scores in groups.items()]
 
 
 def _missing(value: Any) -> bool:
@@ -251,14 +280,6 @@ def _original_vs_differential(plan: Plan, folder: Path, pairwise: pd.DataFrame,
 
 def _joint_vs_separate(plan: Plan, folder: Path) -> list[Path]:
     """``joint_vs_separate_by_model.csv``: a row per model with a joint and a separate judge."""
-    import numpy as np
-    import pandas as pd
-
-    from assay.analysis._winrates_data import question_values
-    from assay.analysis.winrates import win_rates
-    from assay.judge.store import load_store
-    from assay.stats.significance import wilcoxon_signed_rank
-
     modes: dict[str, dict[str, str]] = {}
     for part in plan.judges:
         if part.kind == "differential":
@@ -267,6 +288,14 @@ def _joint_vs_separate(plan: Plan, folder: Path) -> list[Path]:
     pairs = {m: (d["joint"], d["separate"]) for m, d in modes.items() if {"joint", "separate"} <= set(d)}
     if not pairs:
         return []
+    import numpy as np  # the statistics stack, only when there is something to compare
+    import pandas as pd
+
+    from assay.analysis._winrates_data import question_values
+    from assay.analysis.winrates import win_rates
+    from assay.judge.store import load_store
+    from assay.stats.significance import wilcoxon_signed_rank
+
     table = load_store(folder).frame
     rows = []
     for model, (joint, separate) in pairs.items():
@@ -318,7 +347,14 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
     (the ``judge`` column tells them apart). A judge with no scored judgment is left out.
     Returns the files written.
     """
-    import pandas as pd
+    from assay.judge.store import STORE_FILENAME, load_store
+
+    folder = Path(folder)
+    kinds = ("assertion", "assertion_hierarchical", "chunk_assertion")
+    parts = [p for p in plan.judges if p.kind in kinds]
+    if not parts or not (folder / STORE_FILENAME).is_file():
+        return []
+    import pandas as pd  # the statistics stack, only for a plan with assertion judges
 
     from assay.analysis._assertions_significance import assertion_significance
     from assay.analysis.assertions import (
@@ -329,13 +365,7 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
         chunk_coverage,
         hierarchical_summary,
     )
-    from assay.judge.store import STORE_FILENAME, load_store
 
-    folder = Path(folder)
-    kinds = ("assertion", "assertion_hierarchical", "chunk_assertion")
-    parts = [p for p in plan.judges if p.kind in kinds]
-    if not parts or not (folder / STORE_FILENAME).is_file():
-        return []
     with RunStore(folder) as store:
         if not store.counts().stored:
             return []
