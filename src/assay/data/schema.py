@@ -7,12 +7,14 @@ columns are and how a criterion's scale maps its scores to [0, 1]; it does no I/
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # numpy loads when scores are normalised, not to judge
+    import numpy as np
+    import numpy.typing as npt
 
 ColumnKind = Literal["str", "int", "float", "bool"]
 
@@ -195,6 +197,8 @@ class Scale:
 
     def normalise(self, scores: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Scores mapped to [0, 1]; NaN where the scale has no such map (interval, nominal)."""
+        import numpy as np
+
         values = np.asarray(scores, dtype=np.float64)
         if self.kind == "binary":
             return values.copy()
@@ -221,7 +225,7 @@ def _num(x: float | None) -> str:
 def _as_number(value: object) -> float:
     if isinstance(value, bool):
         return float(value)
-    if isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, numbers.Real):  # int, float and numpy's scalars
         number = float(value)
     elif isinstance(value, str):
         try:

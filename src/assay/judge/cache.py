@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -39,15 +39,17 @@ CREATE TABLE IF NOT EXISTS responses (
 T = TypeVar("T")
 
 
-def cache_key(model: str, messages: Sequence[tuple[str, str]], params: Mapping[str, Any],
+def cache_key(model: str, messages: Sequence[tuple[str, str]], params: Mapping[str, Any] | str,
               schema: Mapping[str, Any] | str | None, prompt_hash: str = "", sample: int = 0) -> str:
     """SHA-256 (hex) of what determines a reply.
 
-    ``schema`` is the verdict's JSON schema, as a mapping or as its canonical JSON text.
-    The hash is over a sequence of length-prefixed UTF-8 fields: the format number, model,
-    parameters and schema (canonical JSON), prompt hash and sample, then each message's
-    role and text. Length prefixes keep the fields apart without escaping the messages
-    (escaping kilobytes of text as JSON cost more than the rest of a cache lookup).
+    ``params`` and ``schema`` (the verdict's JSON schema) are mappings or their canonical
+    JSON text (:func:`canonical_json`).
+    The hash is over the UTF-8 of a sequence of fields, each written as its length in
+    characters, a colon and the text: the format number, model, parameters and schema
+    (canonical JSON), prompt hash and sample, then each message's role and text. The
+    lengths keep the fields apart without escaping the messages (escaping kilobytes of
+    text as JSON cost more than the rest of a cache lookup).
 
     >>> k = cache_key("m", [("user", "hi")], {"temperature": 0}, None)
     >>> k == cache_key("m", [("user", "hi")], {"temperature": 0}, None), len(k)
@@ -58,19 +60,21 @@ def cache_key(model: str, messages: Sequence[tuple[str, str]], params: Mapping[s
     False
     """
     if not isinstance(schema, str):
-        schema = _canonical(schema)
-    digest = hashlib.sha256()
-    fields = [str(CACHE_FORMAT), model, _canonical(dict(params)), schema, prompt_hash, str(sample)]
+        schema = canonical_json(schema)
+    if not isinstance(params, str):
+        params = canonical_json(dict(params))
+    fields = [str(CACHE_FORMAT), model, params, schema, prompt_hash, str(sample)]
     for role, text in messages:
         fields += (role, text)
-    for value in fields:
-        data = value.encode("utf-8")
-        digest.update(len(data).to_bytes(8, "big"))
-        digest.update(data)
-    return digest.hexdigest()
+    return hashlib.sha256("".join([f"{len(f)}:{f}" for f in fields]).encode("utf-8")).hexdigest()
 
 
-def _canonical(value: Any) -> str:
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no spaces, the form a cache key hashes.
+
+    >>> canonical_json({"b": 1, "a": [1, "é"]})
+    '{"a":[1,"é"],"b":1}'
+    """
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
@@ -137,6 +141,28 @@ class ResponseCache:
             return None
         self.hits += 1
         return CachedResponse(row[0], row[1], int(row[2]), int(row[3]), bool(row[4]), row[5])
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, CachedResponse]:
+        """The cached responses of those ``keys`` that are cached, in one query per 500 keys.
+
+        >>> import tempfile
+        >>> cache = ResponseCache(Path(tempfile.mkdtemp()) / "c.sqlite")
+        >>> cache.put("k1", CachedResponse("yes", "m", 3, 1, True, "2026-01-01T00:00:00Z"))
+        >>> sorted(cache.get_many(["k1", "k2"])), cache.hits, cache.misses
+        (['k1'], 1, 1)
+        """
+        wanted = list(dict.fromkeys(keys))
+        found: dict[str, CachedResponse] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            for row in self._conn.execute(
+                    "SELECT key, content, model, tokens_in, tokens_out, usage_reported, created_at "
+                    f"FROM responses WHERE key IN ({', '.join('?' * len(part))})", part):
+                found[row[0]] = CachedResponse(row[1], row[2], int(row[3]), int(row[4]), bool(row[5]),
+                                               row[6])
+        self.hits += len(found)
+        self.misses += len(wanted) - len(found)
+        return found
 
     def put(self, key: str, response: CachedResponse) -> None:
         self._conn.execute(

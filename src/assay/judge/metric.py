@@ -33,7 +33,6 @@ from assay.judge._types import ChatRequest, Reply
 from assay.judge.reference import reference_answer
 from assay.judge.store import judgment_key
 from assay.judge.verdicts import MetricVerdict
-from assay.stats.bleu import sentence_bleu
 
 MetricName = Literal["exact_match", "token_f1", "rouge_l", "bleu"]
 
@@ -131,6 +130,8 @@ def bleu(prediction: str, reference: str) -> float:
     """
     hyp = _BLEU_TOKENS.findall(prediction.lower())
     ref = _BLEU_TOKENS.findall(reference.lower())
+    from assay.stats.bleu import sentence_bleu  # numpy: loaded when BLEU is asked for
+
     return float(sentence_bleu(hyp, [ref]).score)
 
 

@@ -8,6 +8,7 @@ read back through that position: score 1 when ``arm`` won, 0.5 for a tie, 0 when
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, ClassVar, Literal
@@ -190,9 +191,7 @@ class PairwiseJudge(PromptedJudge):
             prompt_hash=self.prompt.sha256,
         )
         rendered = self.prompt.render(
-            criteria=[
-                {"name": c.name, "description": c.description, "field": field_name(c.name)} for c in group
-            ],
+            criteria=_criteria_variables(group),
             question=mine.question,
             answer1=first.text,
             answer2=second.text,
@@ -228,6 +227,12 @@ class PairwiseJudge(PromptedJudge):
                 )
             )
         return out
+
+
+@functools.lru_cache(maxsize=64)
+def _criteria_variables(group: tuple[CriterionSpec, ...]) -> list[dict[str, str]]:
+    """The prompt's ``criteria`` variable for a group, built once (not once per request)."""
+    return [{"name": c.name, "description": c.description, "field": field_name(c.name)} for c in group]
 
 
 def winner_score(winner: int, position: int) -> float:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -161,7 +161,7 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
     make_rows = rows or default_rows
     state = _State(total=len(pending), skipped=len(plan) - len(pending), started=time.monotonic(),
                    calls0=client.stats.calls, usd0=client.stats.spent_usd)
-    todo = iter(pending)
+    todo = _prefetching(pending, client)
 
     def report(force: bool = False) -> None:
         now = time.monotonic()
@@ -207,6 +207,16 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
                       usd=client.stats.spent_usd - state.usd0,
                       elapsed_s=time.monotonic() - state.started,
                       stopped="cost_limit" if state.stop == "cost_limit" else None)
+
+
+def _prefetching(pending: list[ChatRequest], client: LLMClient, window: int = 512) -> Iterator[ChatRequest]:
+    """The pending requests in order, each window of them looked up in the cache in bulk first."""
+    prefetch = getattr(client, "prefetch", None)  # a stand-in client may not have it
+    for start in range(0, len(pending), window):
+        part = pending[start:start + window]
+        if prefetch is not None:
+            prefetch(part)
+        yield from part
 
 
 class _Batch:

@@ -34,14 +34,16 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from assay.data.schema import COLUMNS, Scale
-from assay.data.table import Judgments
 from assay.errors import InputError
 from assay.judge._types import ChatRequest, Reply, utc_now
+
+if TYPE_CHECKING:  # pandas loads when a frame is asked for, not to judge
+    import pandas as pd
+
+    from assay.data.table import Judgments
 
 STORE_FILENAME = "judgments.sqlite"
 """The run store's file name inside a run folder."""
@@ -270,10 +272,16 @@ class RunStore:
         if not commit and not self._conn.in_transaction:
             self._conn.execute("BEGIN IMMEDIATE")
         verdict = reply.verdict_dict()
+        kept = []
+        for row in rows:  # the reply's text is stored once, in raw_response; records() puts it back
+            row = dict(row)
+            if "raw_response" in row and row["raw_response"] == reply.text:
+                del row["raw_response"]
+                row[_RAW] = 1
+            kept.append(row)
         values = (
             request.key, self.config_hash, int(not reply.ok), reply.failure_kind, reply.error,
-            json.dumps(list(map(dict, rows)), ensure_ascii=False, default=_json_default),
-            None if verdict is None else json.dumps(verdict, ensure_ascii=False),
+            _ROWS_JSON.encode(kept), None if verdict is None else _ROWS_JSON.encode(verdict),
             reply.text, reply.model, request.prompt_hash, reply.tokens_in, reply.tokens_out,
             reply.usd, reply.usd_provenance, reply.latency_s, reply.attempts, int(reply.cached),
             reply.evaluated_at or utc_now())
@@ -311,13 +319,18 @@ class RunStore:
     def records(self, *, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The judgments-table rows of the planned judgments (or of ``keys``), in storing order."""
         out: list[dict[str, Any]] = []
-        for (rows,) in self._selected("rows", keys):
-            out.extend(json.loads(rows))
+        for rows, raw in self._selected("rows, raw_response", keys):
+            for row in json.loads(rows):
+                if row.pop(_RAW, None):
+                    row["raw_response"] = raw
+                out.append(row)
         return out
 
     def to_frame(self, *, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """The rows as a DataFrame in the judgments-table column order (not validated:
         :func:`load_store` validates)."""
+        import pandas as pd
+
         frame = pd.DataFrame.from_records(self.records(keys=keys))
         known = [c.name for c in COLUMNS if c.name in frame.columns]
         return frame[known + [c for c in frame.columns if c not in known]]
@@ -325,6 +338,8 @@ class RunStore:
     def judge_costs(self, *, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """What judging cost, one row per judgment (columns :data:`JUDGE_COST_COLUMNS`)."""
         rows = self._selected(", ".join(f"judgments.{c}" for c in JUDGE_COST_COLUMNS), keys)
+        import pandas as pd
+
         frame = pd.DataFrame.from_records(rows, columns=list(JUDGE_COST_COLUMNS))
         frame["failed"] = frame["failed"].astype(bool)
         frame["cached"] = frame["cached"].astype(bool)
@@ -384,4 +399,9 @@ def _json_default(value: Any) -> Any:
     if hasattr(value, "item"):  # numpy scalars
         return value.item()
     raise TypeError(f"row value {value!r} of type {type(value).__name__} is not JSON")
+
+
+_ROWS_JSON = json.JSONEncoder(ensure_ascii=False, default=_json_default)
+_RAW = "$raw_response"
+"""Marks a stored row whose raw_response is the judgment's (kept once, in its own column)."""
 
