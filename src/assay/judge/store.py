@@ -15,7 +15,7 @@
 Writing is insert-or-ignore: a stored good judgment is never replaced, a stored failure
 is replaced by the next answer (``--retry-failed``), and the key is the primary key, so
 no judgment is ever stored twice. :meth:`RunStore.put` commits each judgment, or joins
-a small batch the caller commits (the runner commits every 32 judgments or 0.1 s);
+a small batch the caller commits (the runner commits every 256 judgments or 0.1 s);
 with WAL and ``synchronous=NORMAL`` a killed process (SIGKILL) loses nothing committed,
 so a crash loses at most the requests in flight and the last uncommitted batch, whose
 good replies the response cache holds. (An operating-system crash or power cut may
