@@ -268,6 +268,8 @@ llm:                                   # any OpenAI-compatible chat-completions 
   api_key_env: OPENAI_API_KEY          # NAME of the variable holding the key (never the key)
   max_concurrency: 32                  # requests in flight at most
   timeout_s: 120                       # longest wait for one reply
+  # transport: direct                  # direct (default: assay posts over aiohttp with the SDK's
+                                       # headers) or openai (through the OpenAI SDK's own post)
   params: {temperature: 0.0, seed: 42} # chat-completions parameters of every call
   prices:                              # USD per million tokens, for cost and the cost limit
     gpt-4.1: {input: 2.0, output: 8.0}
