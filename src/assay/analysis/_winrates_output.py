@@ -116,7 +116,9 @@ def format_win_rates(report: WinRateReport, *, digits: int = 3) -> str:
 
 def format_assertions(report: AssertionComparisons, *, digits: int = 3) -> str:
     """Assertion comparisons as text."""
-    out = [f"Assertion comparisons (Holm {report.correction}; alpha {report.alpha:g}; "
+    scope = ("within each task" if report.correction == "holm-per-group"
+             else "over all pairs shown, Wilcoxon and permutation each a family")
+    out = [f"Assertion comparisons (Holm {scope}; alpha {report.alpha:g}; "
            f"permutation: {report.n_resamples} sign patterns, seed {report.seed})"]
     if report.friedman:
         out += ["", "Friedman"]
