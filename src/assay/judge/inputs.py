@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -231,3 +232,28 @@ def load_inputs(config: AssayConfig) -> JudgeInputs:
     if not by_arm:
         raise ConfigError("inputs: no answers to judge (set methods and question_sets, or jsonl)")
     return JudgeInputs(answers=by_arm, references=refs_by_item, assertions=assertions)
+
+
+def with_retrieval(config: AssayConfig, inputs: JudgeInputs) -> JudgeInputs:
+    """``inputs`` with the retrieval results ``inputs.retrieval_path`` names (seed 004's
+    ``{question_id, text, context: [{chunk_id, text, rank?}]}`` records), read per method
+    (``retrieval_methods``, default ``methods``) and question set; unchanged without a path.
+
+    A record's question id becomes ``{question_set}/{id}`` when the answers or assertions
+    were read with ids made unique that way; its ``task`` is the question set.
+    """
+    spec = config.inputs
+    if spec.retrieval_path is None:
+        return inputs
+    known = {item for answers in inputs.answers.values() for item in answers} | set(inputs.assertions)
+    retrieval: dict[str, dict[str, Mapping[str, Any]]] = {}
+    for method in spec.retrieval_methods if spec.retrieval_methods is not None else spec.methods:
+        for question_set in spec.question_sets:
+            path = _fill(spec.retrieval_path, spec, config.base_dir, method=method, question_set=question_set)
+            for row, record in enumerate(_read_json_records(path), start=1):
+                qid = record.get(spec.question_id_key)
+                if qid is None:
+                    raise ConfigError(f"{path}: record {row} has no {spec.question_id_key!r}")
+                item = f"{question_set}/{qid}" if f"{question_set}/{qid}" in known else str(qid)
+                retrieval.setdefault(method, {})[item] = {**record, "task": question_set}
+    return replace(inputs, retrieval={**inputs.retrieval, **retrieval})

@@ -22,10 +22,8 @@ assertion summaries.
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +31,7 @@ from assay.data.schema import Scale
 from assay.errors import ConfigError
 from assay.judge._protocol import Judge, JudgeInputs, OfflineJudge
 from assay.judge._types import ChatRequest, Reply
+from assay.judge.inputs import with_retrieval
 from assay.judge.pricing import estimate_tokens, find_price
 from assay.judge.runner import Progress, RunSummary, run_requests
 from assay.judge.store import RunStore
@@ -202,7 +201,7 @@ def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
     """Build every judge of ``config`` and its first-stage requests over ``inputs``.
 
     The retrieval results of ``config.inputs.retrieval_path`` are read into the inputs
-    (:func:`with_retrieval`) when ``inputs`` holds none.
+    (:func:`~assay.judge.inputs.with_retrieval`) when ``inputs`` holds none.
 
     Raises
     ------
@@ -223,56 +222,6 @@ def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
     return plan
 
 
-def with_retrieval(config: AssayConfig, inputs: JudgeInputs) -> JudgeInputs:
-    """``inputs`` with the retrieval results ``inputs.retrieval_path`` names (seed 004's
-    ``{question_id, text, context: [{chunk_id, text, rank?}]}`` records), read per method
-    (``retrieval_methods``, default ``methods``) and question set; unchanged without a path.
-
-    A record's question id becomes ``{question_set}/{id}`` when the answers or assertions
-    were read with ids made unique that way; its ``task`` is the question set.
-    """
-    from assay.judge.inputs import _fill, _read_json_records
-
-    spec = config.inputs
-    if spec.retrieval_path is None:
-        return inputs
-    known = {item for answers in inputs.answers.values() for item in answers} | set(inputs.assertions)
-    retrieval: dict[str, dict[str, Mapping[str, Any]]] = {}
-    for method in spec.retrieval_methods if spec.retrieval_methods is not None else spec.methods:
-        for question_set in spec.question_sets:
-            path = _fill(spec.retrieval_path, spec, config.base_dir, method=method, question_set=question_set)
-            for row, record in enumerate(_read_json_records(path), start=1):
-                qid = record.get(spec.question_id_key)
-                if qid is None:
-                    raise ConfigError(f"{path}: record {row} has no {spec.question_id_key!r}")
-                item = f"{question_set}/{qid}" if f"{question_set}/{qid}" in known else str(qid)
-                retrieval.setdefault(method, {})[item] = {**record, "task": question_set}
-    return replace(inputs, retrieval={**inputs.retrieval, **retrieval})
-
-
-def _stored_verdicts(store: RunStore, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """Good verdicts the store keeps for ``keys`` (key -> verdict as JSON values).
-
-    Read through a read-only connection to the store's file: the store keeps each
-    judgment's verdict (its ``judgments.verdict`` column) but has no reader for it.
-    """
-    store.commit()
-    wanted = list(dict.fromkeys(keys))
-    out: dict[str, dict[str, Any]] = {}
-    conn = sqlite3.connect(f"{store.path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            query = ("SELECT key, verdict FROM judgments WHERE failed = 0 AND verdict IS NOT NULL "
-                     f"AND key IN ({marks})")
-            for key, verdict in conn.execute(query, chunk):
-                out[str(key)] = json.loads(verdict)
-    finally:
-        conn.close()
-    return out
-
-
 def build_followups(plan: Plan, store: RunStore) -> int:
     """(Re)build every second stage from what ``store`` holds of the first; return its size.
 
@@ -287,7 +236,7 @@ def build_followups(plan: Plan, store: RunStore) -> int:
             continue
         keys = [r.key for r in part.requests]
         rows = store.records(keys=keys)
-        verdicts = _stored_verdicts(store, keys)
+        verdicts = store.verdicts(keys)
         judge: Any = part.judge
         plan.set_followups(part, judge.followups(plan.inputs, rows, verdicts))
         total += len(part.followups)

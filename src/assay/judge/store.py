@@ -316,6 +316,19 @@ class RunStore:
                                       "ORDER BY judgments.rowid").fetchall()
         return self._conn.execute(f"SELECT {columns} FROM judgments ORDER BY rowid").fetchall()
 
+    def verdicts(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The good verdicts stored for ``keys``: key -> verdict (as JSON values); failed or
+        verdict-less judgments are left out (a two-stage judge builds its second stage from them)."""
+        wanted = list(dict.fromkeys(keys))
+        out: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            query = ("SELECT key, verdict FROM judgments WHERE failed = 0 AND verdict IS NOT NULL "
+                     f"AND key IN ({', '.join('?' * len(part))})")
+            for key, verdict in self._conn.execute(query, part):
+                out[str(key)] = json.loads(verdict)
+        return out
+
     def records(self, *, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The judgments-table rows of the planned judgments (or of ``keys``), in storing order."""
         out: list[dict[str, Any]] = []
