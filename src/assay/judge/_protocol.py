@@ -35,9 +35,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Annotated, Any, ClassVar, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from assay.data.schema import Scale
 from assay.judge._types import ChatRequest, Reply
@@ -168,6 +168,16 @@ class CriterionSpec(BaseModel):
     def declared_scale(self, default: str = "interval") -> Scale:
         """The criterion's :class:`~assay.data.schema.Scale` (``default`` when none is declared)."""
         return Scale.parse(self.scale or default)
+
+
+def _even(value: int) -> int:
+    if value % 2:
+        raise ValueError(f"expected an even number (counterbalanced orders), got {value}")
+    return value
+
+
+EvenTrials = Annotated[int, Field(ge=2), AfterValidator(_even)]
+"""Trials of a counterbalanced judge: at least 2 and even, so each order is shown equally often."""
 
 
 class JudgeSettings(BaseModel):

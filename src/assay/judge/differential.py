@@ -43,12 +43,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from assay.data.schema import Scale
 from assay.judge._protocol import (
     Answer,
     CriterionSpec,
+    EvenTrials,
     JudgeContext,
     JudgeInputs,
     JudgeSettings,
@@ -168,19 +169,12 @@ class DifferentialSettings(JudgeSettings):
     """Arms compared with ``base``; None for every other arm."""
     mode: Literal["joint", "separate"] = "joint"
     """``joint``: every criterion in one judging call; ``separate``: one call per criterion."""
-    trials: int = Field(4, ge=2)
+    trials: EvenTrials = 4
     """Trials per (question, pair); even, so each order is shown equally often."""
     criteria: list[CriterionSpec | str] = Field(default_factory=lambda: _default_names())
     """Criteria: names of the defaults (relevance, diversity, comprehensiveness), or definitions."""
     include_score_id: bool = True
     """Put a Score ID at the top of the prompts."""
-
-    @field_validator("trials")
-    @classmethod
-    def _even(cls, value: int) -> int:
-        if value % 2:
-            raise ValueError(f"expected an even number (counterbalanced orders), got {value}")
-        return value
 
     @model_validator(mode="after")
     def _criteria(self) -> DifferentialSettings:

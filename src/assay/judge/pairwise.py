@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from assay.data.schema import Scale
 from assay.judge._prompts import Prompt, load_prompt
 from assay.judge._protocol import (
     Answer,
     CriterionSpec,
+    EvenTrials,
     JudgeContext,
     JudgeInputs,
     JudgeSettings,
@@ -76,7 +77,7 @@ class PairwiseSettings(JudgeSettings):
     """The ``kind: pairwise`` section of a config."""
 
     kind: Literal["pairwise"] = "pairwise"
-    trials: int = Field(4, ge=2)
+    trials: EvenTrials = 4
     """Trials per (question, pair, criterion); even, so each order is shown equally often."""
     base: str | None = None
     """The base arm compared with each of ``others`` (seed 004's ``base``); None with ``pairs: all``."""
@@ -90,13 +91,6 @@ class PairwiseSettings(JudgeSettings):
     """Judge all criteria in one call per (question, pair, trial) instead of one call each."""
     include_score_id: bool = True
     """Put a Score ID (from the judgment key) at the top of the prompt, as seed 004 does."""
-
-    @field_validator("trials")
-    @classmethod
-    def _even(cls, value: int) -> int:
-        if value % 2:
-            raise ValueError(f"expected an even number (counterbalanced orders), got {value}")
-        return value
 
     @model_validator(mode="after")
     def _pairs(self) -> PairwiseSettings:

@@ -12,13 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from assay.data.schema import Scale
 from assay.judge._prompts import Prompt, load_prompt
 from assay.judge._protocol import (
     Answer,
     CriterionSpec,
+    EvenTrials,
     JudgeContext,
     JudgeInputs,
     JudgeSettings,
@@ -62,7 +63,7 @@ class ReferenceSettings(JudgeSettings):
     """The ``kind: reference`` section of a config."""
 
     kind: Literal["reference"] = "reference"
-    trials: int = Field(2, ge=2)
+    trials: EvenTrials = 2
     """Trials per (answer, criterion); even, so each order is shown equally often."""
     reference: str = "inputs"
     """``inputs``: the references read from the inputs; else the arm whose answers are the references."""
@@ -76,13 +77,6 @@ class ReferenceSettings(JudgeSettings):
     """Criteria: names of default criteria, or definitions (name, description)."""
     include_score_id: bool = True
     """Put a Score ID (from the judgment key) at the top of the prompt."""
-
-    @field_validator("trials")
-    @classmethod
-    def _even(cls, value: int) -> int:
-        if value % 2:
-            raise ValueError(f"expected an even number (counterbalanced orders), got {value}")
-        return value
 
     @model_validator(mode="after")
     def _check(self) -> ReferenceSettings:
