@@ -67,8 +67,9 @@ Assertion judges
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +98,13 @@ def write_seed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list
     folder = Path(folder)
     with RunStore(folder) as store:
         records = store.records()
+
+    @functools.cache
+    def judgments() -> pd.DataFrame:  # the validated table, read once if a comparison needs it
+        from assay.judge.store import load_store
+
+        return load_store(folder).frame
+
     index: dict[tuple[Any, ...], str] = {}
     for part in plan.judges:
         for r in (*part.followups, *part.requests):  # a second-stage key is the judgment's score_id
@@ -174,8 +182,9 @@ def write_seed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list
         import pandas as pd
 
         written += _original_vs_differential(plan, folder, pd.DataFrame(pairwise),
-                                             pd.concat([pd.DataFrame(r) for r in differential.values()]))
-    written += _joint_vs_separate(plan, folder)
+                                             pd.concat([pd.DataFrame(r) for r in differential.values()]),
+                                             judgments)
+    written += _joint_vs_separate(plan, folder, judgments)
     if reference:
         written.append(write_csv(folder / "reference_scores.csv", reference))
         written.append(write_csv(folder / "reference_scores_summary.csv", _reference_summary(reference)))
@@ -249,11 +258,11 @@ def _shared(frame: pd.DataFrame) -> pd.Series:
 
 
 def _original_vs_differential(plan: Plan, folder: Path, pairwise: pd.DataFrame,
-                              differential: pd.DataFrame) -> list[Path]:
+                              differential: pd.DataFrame, judgments: Callable[[], pd.DataFrame]
+                              ) -> list[Path]:
     """``original_pairwise_scores.csv`` and ``original_vs_differential_comparison.csv``."""
     from assay.analysis._winrates_output import sig_test_rows
     from assay.analysis.winrates import win_rates
-    from assay.judge.store import load_store
 
     shared = set(_shared(differential))
     original = pairwise[_shared(pairwise).isin(shared)]
@@ -262,7 +271,7 @@ def _original_vs_differential(plan: Plan, folder: Path, pairwise: pd.DataFrame,
     path = folder / "original_pairwise_scores.csv"
     original.dropna(axis=1, how="all").to_csv(path, index=False)
     names = {p.judge.name: p.kind for p in plan.judges if p.kind in ("pairwise", "differential")}
-    table = load_store(folder).frame
+    table = judgments()
     table = table[table["judge"].isin(list(names)) & table["opponent"].notna()]
     low = table[["arm", "opponent"]].min(axis=1).astype(str)
     high = table[["arm", "opponent"]].max(axis=1).astype(str)
@@ -278,7 +287,7 @@ def _original_vs_differential(plan: Plan, folder: Path, pairwise: pd.DataFrame,
     return [path, out]
 
 
-def _joint_vs_separate(plan: Plan, folder: Path) -> list[Path]:
+def _joint_vs_separate(plan: Plan, folder: Path, judgments: Callable[[], pd.DataFrame]) -> list[Path]:
     """``joint_vs_separate_by_model.csv``: a row per model with a joint and a separate judge."""
     modes: dict[str, dict[str, str]] = {}
     for part in plan.judges:
@@ -293,10 +302,9 @@ def _joint_vs_separate(plan: Plan, folder: Path) -> list[Path]:
 
     from assay.analysis._winrates_data import question_values
     from assay.analysis.winrates import win_rates
-    from assay.judge.store import load_store
     from assay.stats.significance import wilcoxon_signed_rank
 
-    table = load_store(folder).frame
+    table = judgments()
     rows = []
     for model, (joint, separate) in pairs.items():
         mine = table[table["judge"].isin([joint, separate])]
