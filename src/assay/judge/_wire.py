@@ -1,13 +1,19 @@
-"""Reading what a chat-completions server sends back: error bodies, content parts, messages.
+"""Reading what a chat-completions server sends back: error bodies, completions and their
+tokens, content parts, the cause behind a reported timeout.
 
-Pure functions on bytes and parsed JSON, shared by both transports of
+Pure functions on bytes, parsed JSON and exceptions, shared by both transports of
 :mod:`assay.judge.client` (which alone talks to the network).
 """
 
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
+from assay.judge.pricing import CHARS_PER_TOKEN, estimate_tokens
 
 
 def json_or_text(body: bytes) -> Any:
@@ -96,3 +102,62 @@ def with_instruction(messages: list[dict[str, str]], instruction: str) -> list[d
             message["content"] += instruction
             return out
     return [*out, {"role": "user", "content": instruction.strip()}]
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """What one chat completion said and what it cost in tokens."""
+
+    content: str | None
+    refusal: str | None
+    model: str
+    """The model the server says answered (else the one asked for)."""
+    tokens_in: int
+    tokens_out: int
+    reported: bool
+    """Tokens from the reply's ``usage`` (True) or estimated at 4 characters a token (False)."""
+
+
+def read_completion(data: dict[str, Any], *, sent_chars: Callable[[], int], model: str) -> Completion:
+    """The first choice's content and refusal, the answering model, and the tokens: from
+    ``usage`` when the server reports it, else estimated from the characters sent
+    (``sent_chars()``, called only then) and the characters received.
+
+    >>> read_completion({"choices": [{"message": {"content": "hi"}}],
+    ...                  "usage": {"prompt_tokens": 9, "completion_tokens": 1}},
+    ...                 sent_chars=lambda: 40, model="m")
+    Completion(content='hi', refusal=None, model='m', tokens_in=9, tokens_out=1, reported=True)
+    >>> read_completion({"choices": [], "model": "m-2"}, sent_chars=lambda: 40, model="m").tokens_in
+    10
+    """
+    choices = data["choices"]
+    message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+    message = message if isinstance(message, dict) else {}
+    content, refusal = text_or_none(message.get("content")), text_or_none(message.get("refusal"))
+    usage = data.get("usage")
+    if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
+        tokens_in, tokens_out = usage["prompt_tokens"], int(usage.get("completion_tokens") or 0)
+        reported = True
+    else:
+        tokens_in = math.ceil(sent_chars() / CHARS_PER_TOKEN)
+        tokens_out = estimate_tokens(content or refusal or "")
+        reported = False
+    answered = data.get("model") if isinstance(data.get("model"), str) else model
+    return Completion(content, refusal, answered, tokens_in, tokens_out, reported)
+
+
+def connection_cause(exc: BaseException) -> BaseException | None:
+    """The connection error behind a timeout the SDK reported, or None when it was a timeout.
+
+    Some SDK transports report every connection error (refused, reset, disconnected) as a
+    connect timeout; the exception chain under it tells which it was.
+    """
+    cause = exc.__cause__
+    while cause is not None:
+        if isinstance(cause, TimeoutError):
+            return None
+        if isinstance(cause, OSError) or type(cause).__module__.split(".")[0] in ("aiohttp", "httpx",
+                                                                                  "httpx2", "httpcore"):
+            return cause
+        cause = cause.__cause__
+    return None

@@ -45,7 +45,6 @@ import asyncio
 import dataclasses
 import json
 import logging
-import math
 import os
 import random
 import sys
@@ -67,16 +66,18 @@ from assay.judge._parse import (
 from assay.judge._retry import AdaptiveLimiter, full_jitter, retry_after_seconds
 from assay.judge._types import ChatRequest, CostLimitExceeded, FatalAPIError, Reply, ReplyFailure, utc_now
 from assay.judge._wire import (
+    Completion,
+    connection_cause,
     error_code,
     error_message,
     json_or_text,
+    read_completion,
     refuses_schema,
-    text_or_none,
     with_instruction,
 )
 from assay.judge.cache import CachedResponse, ResponseCache, SingleFlight, cache_key, canonical_json
 from assay.judge.client_config import ClientConfig
-from assay.judge.pricing import CHARS_PER_TOKEN, estimate_tokens, find_price
+from assay.judge.pricing import find_price
 
 if TYPE_CHECKING:
     import openai
@@ -106,16 +107,6 @@ class ClientStats:
     """USD of the calls made by this client (cache hits cost nothing)."""
     tokens_in: int = 0
     tokens_out: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class _Completion:
-    content: str | None
-    refusal: str | None
-    model: str | None
-    tokens_in: int
-    tokens_out: int
-    reported: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,7 +333,7 @@ class LLMClient:
     # -- one HTTP exchange, with retries
     async def _send(self, messages: list[dict[str, str]], model: str, params: Mapping[str, Any],
                     verdict_model: type[BaseModel] | None, tally: _Tally, *, first: bool
-                    ) -> _Completion | _Failure:
+                    ) -> Completion | _Failure:
         cfg = self.config
         last = _Failure("api_error", "not sent")
         attempt = 0
@@ -426,28 +417,20 @@ class LLMClient:
             await asyncio.sleep(delay)
 
     def _completion(self, data: dict[str, Any], messages: list[dict[str, str]], model: str,
-                    verdict_model: type[BaseModel] | None, structured: bool, tally: _Tally) -> _Completion:
-        choices = data["choices"]
-        message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
-        message = message if isinstance(message, dict) else {}
-        content, refusal = text_or_none(message.get("content")), text_or_none(message.get("refusal"))
-        usage = data.get("usage")
-        if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
-            tokens_in, tokens_out = usage["prompt_tokens"], int(usage.get("completion_tokens") or 0)
-            reported = True
-        else:
-            sent = sum(len(m["content"]) for m in messages)
+                    verdict_model: type[BaseModel] | None, structured: bool, tally: _Tally) -> Completion:
+        def sent() -> int:  # only asked for when the server reports no usage
+            chars = sum(len(m["content"]) for m in messages)
             if structured and verdict_model is not None:
-                sent += len(str(verdict_schema(verdict_model)))
-            tokens_in = math.ceil(sent / CHARS_PER_TOKEN)
-            tokens_out = estimate_tokens(content or refusal or "")
-            reported = False
-        answered = data.get("model") if isinstance(data.get("model"), str) else model
+                chars += len(str(verdict_schema(verdict_model)))
+            return chars
+
+        got = read_completion(data, sent_chars=sent, model=model)
+        tokens_in, tokens_out, answered = got.tokens_in, got.tokens_out, got.model
         price = find_price(self.config.prices, answered, model)
         tally.received += 1
         tally.tokens_in += tokens_in
         tally.tokens_out += tokens_out
-        tally.estimated = tally.estimated or not reported
+        tally.estimated = tally.estimated or not got.reported
         tally.model = answered
         if price is None:
             tally.usd = None
@@ -458,7 +441,7 @@ class LLMClient:
                 tally.usd += usd
         self.stats.tokens_in += tokens_in
         self.stats.tokens_out += tokens_out
-        return _Completion(content, refusal, answered, tokens_in, tokens_out, reported)
+        return got
 
 
 _CORRECTION = ("Your reply could not be used ({error}). Reply again with only the JSON object "
@@ -564,7 +547,7 @@ class _SDKTransport:
         except openai.APIStatusError as exc:
             return _HTTPReply(exc.status_code, exc.response.headers, exc.response.content)
         except openai.APITimeoutError as exc:
-            cause = _connection_cause(exc)
+            cause = connection_cause(exc)
             if cause is None:
                 raise asyncio.TimeoutError from exc
             raise _Unreachable(type(cause).__name__) from exc
@@ -574,21 +557,3 @@ class _SDKTransport:
 
     async def close(self) -> None:
         await self._sdk.close()
-
-
-def _connection_cause(exc: BaseException) -> BaseException | None:
-    """The connection error behind a timeout the SDK reported, or None when it was a timeout.
-
-    Some SDK transports report every connection error (refused, reset, disconnected) as a
-    connect timeout; the exception chain under it tells which it was.
-    """
-    cause = exc.__cause__
-    while cause is not None:
-        if isinstance(cause, TimeoutError):
-            return None
-        if isinstance(cause, OSError) or type(cause).__module__.split(".")[0] in ("aiohttp", "httpx",
-                                                                                  "httpx2", "httpcore"):
-            return cause
-        cause = cause.__cause__
-    return None
-
