@@ -8,7 +8,8 @@ import random
 import pandas as pd
 from numpy.testing import assert_allclose
 
-from assay.analysis.assertions import assertion_summary, chunk_coverage, hierarchical_summary
+from assay.analysis.assertions import assertion_summary, hierarchical_summary
+from assay.analysis.chunk_coverage import chunk_coverage
 
 
 def _std_rows(scores: dict[tuple[str, str], list[float | None]], arm: str = "rag") -> pd.DataFrame:

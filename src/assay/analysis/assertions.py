@@ -1,4 +1,5 @@
-"""Summaries of assertion judgments (seed 004): standard, hierarchical and chunk-level coverage.
+"""Summaries of assertion judgments (seed 004): standard and hierarchical (chunk-level
+coverage: :mod:`assay.analysis.chunk_coverage`).
 
 Pure pandas over the rows the assertion judges write (``assay.judge.assertion``,
 ``assertion_hierarchical``, ``chunk_coverage``): no I/O except ``write_csvs``.
@@ -20,69 +21,32 @@ Readings chosen where the seed is open
   supporting / supporting; discovery by majority (more than half of the trials); discovery
   only counts when the global passed; a passing global with ``support_level`` 0 and no
   discovery fails (``global_score_overridden``).
-* Chunk coverage at k: per (question, assertion) the best score over chunks at position
-  < k; it passes when that best score >= ``pass_threshold`` (so partial support passes at
-  0.5); coverage = mean over questions of the passed fraction, strict coverage the same
-  with full support only, coverage strength = mean best score over all scored assertions
-  (the seed's ``mean_score``), ``mean_chunks`` = mean over questions of min(retrieved, k).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from assay.analysis._assertion_rows import GROUP, assertion_rows, write_tables
 from assay.data.table import Judgments
 
 __all__ = [
     "AssertionSummary",
-    "ChunkCoverage",
     "HierarchicalSummary",
     "assertion_summary",
-    "chunk_coverage",
     "hierarchical_summary",
 ]
-
-_GROUP = ["task", "arm", "judge"]
-
-
-def _frame(data: Judgments | pd.DataFrame, criteria: Sequence[str]) -> pd.DataFrame:
-    frame = data.frame if isinstance(data, Judgments) else data
-    frame = frame[frame["criterion"].isin(list(criteria))].copy()
-    if "task" not in frame.columns:
-        frame["task"] = None
-    if "failure_kind" not in frame.columns:
-        frame["failure_kind"] = None
-    frame["task"] = frame["task"].astype(object).where(frame["task"].notna(), "all")
-    attrs = [
-        json.loads(a) if isinstance(a, str) and a else {}
-        for a in frame.get("attributes", [None] * len(frame))
-    ]
-    frame["question"] = [a.get("question_id", c) for a, c in zip(attrs, frame["cluster"], strict=True)]
-    frame["assertion_id"] = [
-        a.get("assertion_id", str(i).split("#", 1)[-1]) for a, i in zip(attrs, frame["item"], strict=True)
-    ]
-    frame["assertion"] = [a.get("statement") for a in attrs]
-    frame["rank"] = [a.get("rank") for a in attrs]
-    frame["supporting_id"] = [a.get("supporting_id") for a in attrs]
-    frame["position"] = [a.get("position") for a in attrs]
-    frame["n_chunks"] = [a.get("n_chunks") for a in attrs]
-    frame["scored"] = frame["score"].notna() & frame["failure_kind"].isna()
-    return frame
-
 
 def _top_k(table: pd.DataFrame, top_k: int | None) -> pd.DataFrame:
     if top_k is None:
         return table
     if top_k < 1:
         raise ValueError(f"top_k: expected a positive integer or None, got {top_k}")
-    keys = [*_GROUP, "question"]
+    keys = [*GROUP, "question"]
     ordered = table.assign(_r=table["rank"].astype(float).fillna(np.inf)).sort_values(
         [*keys, "_r", "assertion_id"], kind="stable"
     )
@@ -106,7 +70,7 @@ class AssertionSummary:
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
         ``assertion_scores_summary.csv``."""
-        return _write_tables(out_dir, {"assertion_scores_by_assertion.csv": self.by_assertion,
+        return write_tables(out_dir, {"assertion_scores_by_assertion.csv": self.by_assertion,
                                        "assertion_scores_by_question.csv": self.by_question,
                                        "assertion_scores_summary.csv": self.overall})
 
@@ -134,8 +98,8 @@ def assertion_summary(
     """
     if not 0.0 <= pass_threshold < 1.0:
         raise ValueError(f"pass_threshold: expected a number in [0, 1), got {pass_threshold}")
-    frame = _frame(data, [criterion])
-    keys = [*_GROUP, "question", "assertion_id"]
+    frame = assertion_rows(data, [criterion])
+    keys = [*GROUP, "question", "assertion_id"]
     scored = frame[frame["scored"]]
     stats = scored.groupby(keys, dropna=False)["score"].agg(
         score_mean="mean", score_std=lambda s: float(np.std(s.to_numpy(float))), n_trials="count"
@@ -146,7 +110,7 @@ def assertion_summary(
     table["n_trials"] = table["n_trials"].fillna(0).astype(int)
     table["n_failed"] = table["n_failed"].fillna(0).astype(int)
     table = _top_k(table, top_k)
-    unscored = table[table["n_trials"] == 0].groupby(_GROUP, dropna=False).size().rename("n_unscored")
+    unscored = table[table["n_trials"] == 0].groupby(GROUP, dropna=False).size().rename("n_unscored")
     table = table[table["n_trials"] > 0].copy()
     table["score"] = (table["score_mean"] > pass_threshold).astype(int)
     by_assertion = table[
@@ -163,15 +127,15 @@ def assertion_summary(
         ]
     ].reset_index(drop=True)
     by_question = (
-        by_assertion.groupby([*_GROUP, "question"], dropna=False)["score"]
+        by_assertion.groupby([*GROUP, "question"], dropna=False)["score"]
         .agg(success="sum", total="count")
         .reset_index()
     )
     by_question["fail"] = by_question["total"] - by_question["success"]
     by_question["pass_rate"] = by_question["success"] / by_question["total"]
-    by_question = by_question[[*_GROUP, "question", "success", "fail", "pass_rate"]]
+    by_question = by_question[[*GROUP, "question", "success", "fail", "pass_rate"]]
     overall = (
-        by_question.groupby(_GROUP, dropna=False)
+        by_question.groupby(GROUP, dropna=False)
         .agg(
             passed_assertions=("success", "sum"),
             failed_assertions=("fail", "sum"),
@@ -182,11 +146,11 @@ def assertion_summary(
     )
     overall["total_assertions"] = overall["passed_assertions"] + overall["failed_assertions"]
     overall["overall_accuracy"] = overall["passed_assertions"] / overall["total_assertions"]
-    overall = overall.merge(unscored.reset_index(), on=_GROUP, how="left")
+    overall = overall.merge(unscored.reset_index(), on=GROUP, how="left")
     overall["n_unscored"] = overall["n_unscored"].fillna(0).astype(int)
     overall = overall[
         [
-            *_GROUP,
+            *GROUP,
             "total_assertions",
             "passed_assertions",
             "failed_assertions",
@@ -220,7 +184,7 @@ class HierarchicalSummary:
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """``hierarchical_assertion_scores.csv``, ``hierarchical_summary_by_question.csv``,
         ``hierarchical_summary.csv``."""
-        return _write_tables(out_dir, {"hierarchical_assertion_scores.csv": self.aggregated,
+        return write_tables(out_dir, {"hierarchical_assertion_scores.csv": self.aggregated,
                                        "hierarchical_summary_by_question.csv": self.by_question,
                                        "hierarchical_summary.csv": self.overall})
 
@@ -247,9 +211,9 @@ def hierarchical_summary(
     """
     if not 0.0 <= pass_threshold < 1.0:
         raise ValueError(f"pass_threshold: expected a number in [0, 1), got {pass_threshold}")
-    frame = _frame(data, ["global_assertion", "supporting_assertion", "discovery"])
+    frame = assertion_rows(data, ["global_assertion", "supporting_assertion", "discovery"])
     frame["assertion_id"] = [str(i).split("#", 1)[-1].split("/", 1)[0] for i in frame["item"]]
-    keys = [*_GROUP, "question", "assertion_id"]
+    keys = [*GROUP, "question", "assertion_id"]
     scored = frame[frame["scored"]]
     glob = scored[scored["criterion"] == "global_assertion"]
     glob_stats = glob.groupby(keys, dropna=False).agg(
@@ -299,7 +263,7 @@ def hierarchical_summary(
         ]
     ]
 
-    qkeys = [*_GROUP, "question"]
+    qkeys = [*GROUP, "question"]
     with_support = aggregated["n_supporting_passed"] > 0
     by_q = (
         aggregated.assign(
@@ -361,7 +325,7 @@ def hierarchical_summary(
         ]
     ]
     overall = (
-        by_question.groupby(_GROUP, dropna=False)
+        by_question.groupby(GROUP, dropna=False)
         .agg(
             passed_assertions=("assertions_passed", "sum"),
             total_assertions=("assertions_total", "sum"),
@@ -373,16 +337,16 @@ def hierarchical_summary(
         )
         .reset_index()
     )
-    per = aggregated.groupby(_GROUP, dropna=False).agg(
+    per = aggregated.groupby(GROUP, dropna=False).agg(
         avg_support_level=("support_level", "mean"), n_overridden=("global_score_overridden", "sum")
     )
-    overall = overall.merge(per.reset_index(), on=_GROUP, how="left")
+    overall = overall.merge(per.reset_index(), on=GROUP, how="left")
     overall["overall_accuracy"] = overall["passed_assertions"] / overall["total_assertions"]
     overall["supporting_pass_rate"] = overall["n_sup_passed"] / overall["n_sup"].where(overall["n_sup"] > 0)
     overall["discovery_rate"] = overall["n_disc"] / overall["total_assertions"]
     overall = overall[
         [
-            *_GROUP,
+            *GROUP,
             "total_assertions",
             "passed_assertions",
             "overall_accuracy",
@@ -395,113 +359,3 @@ def hierarchical_summary(
         ]
     ]
     return HierarchicalSummary(aggregated, by_question, overall, pass_threshold)
-
-
-@dataclass(frozen=True)
-class ChunkCoverage:
-    """Chunk-level coverage at each k: one row per (task, arm, judge, k)."""
-
-    table: pd.DataFrame
-    """task, arm, judge, k (``"k5"``, ..., ``"all"``), coverage, strict_coverage,
-    coverage_strength, mean_chunks, pass_rate, n_questions, n_assertions."""
-    per_question: pd.DataFrame
-    """task, arm, judge, k, question, coverage, strict_coverage, mean_score."""
-    pass_threshold: float
-
-    def write_csvs(self, out_dir: str | Path) -> list[Path]:
-        """``chunk_coverage.csv`` and ``chunk_coverage_by_question.csv``."""
-        return _write_tables(out_dir, {"chunk_coverage.csv": self.table,
-                                       "chunk_coverage_by_question.csv": self.per_question})
-
-
-def chunk_coverage(
-    data: Judgments | pd.DataFrame,
-    *,
-    k_list: Sequence[int] = (5, 10, 20, 50),
-    pass_threshold: float = 0.5,
-    criterion: str = "chunk_support",
-) -> ChunkCoverage:
-    """Coverage, strict coverage and coverage strength at each k (and over all chunks, ``"all"``).
-
-    Examples
-    --------
-    One question, two assertions, chunks at positions 0 and 1: a1 is partly supported by
-    chunk 0 and fully by chunk 1, a2 by neither. At k = 1 only chunk 0 counts: a1 passes
-    (0.5 >= 0.5) but not strictly, so coverage 1/2, strict 0, strength (0.5 + 0) / 2.
-
-    >>> import json
-    >>> att = lambda a, p: json.dumps({"question_id": "q", "assertion_id": a, "position": p, "n_chunks": 2})
-    >>> rows = pd.DataFrame({"item": ["q#a1@c0", "q#a1@c1", "q#a2@c0", "q#a2@c1"], "cluster": "q",
-    ...     "arm": "rag", "run": 1, "judge": "j", "criterion": "chunk_support", "score": [0.5, 1.0, 0.0, 0.0],
-    ...     "attributes": [att("a1", 0), att("a1", 1), att("a2", 0), att("a2", 1)]})
-    >>> t = chunk_coverage(rows, k_list=[1]).table
-    >>> t[["k", "coverage", "strict_coverage", "coverage_strength", "mean_chunks"]].values.tolist()
-    [['k1', 0.5, 0.0, 0.25, 1.0], ['all', 0.5, 0.5, 0.5, 2.0]]
-    """
-    if any(int(k) < 1 for k in k_list):
-        raise ValueError(f"k_list: expected positive integers, got {list(k_list)}")
-    frame = _frame(data, [criterion])
-    frame = frame[frame["scored"]]
-    frame["position"] = frame["position"].astype(float)
-    frame["n_chunks"] = frame["n_chunks"].astype(float)
-    tables: list[dict[str, Any]] = []
-    per_q: list[pd.DataFrame] = []
-    akeys = [*_GROUP, "question", "assertion_id"]
-    n_chunks = frame.groupby([*_GROUP, "question"], dropna=False)["n_chunks"].max()
-    for k in [*sorted(int(k) for k in k_list), None]:
-        label = "all" if k is None else f"k{k}"
-        kept = frame if k is None else frame[frame["position"] < k]
-        best = kept.groupby(akeys, dropna=False)["score"].max().reset_index()
-        best["passed"] = best["score"] >= pass_threshold
-        best["strict"] = best["score"] >= 1.0
-        q = best.groupby([*_GROUP, "question"], dropna=False).agg(
-            coverage=("passed", "mean"), strict_coverage=("strict", "mean"), mean_score=("score", "mean")
-        )
-        q = q.reset_index()
-        q.insert(3, "k", label)
-        per_q.append(q)
-        chunks = n_chunks if k is None else n_chunks.clip(upper=k)
-        for group, sub in best.groupby(_GROUP, dropna=False):
-            qsub = q[(q[_GROUP] == pd.Series(group, index=_GROUP)).all(axis=1)]
-            csub = chunks.loc[tuple(group)] if len(_GROUP) else chunks
-            tables.append(
-                {
-                    **dict(zip(_GROUP, group, strict=True)),
-                    "k": label,
-                    "coverage": float(qsub["coverage"].mean()),
-                    "strict_coverage": float(qsub["strict_coverage"].mean()),
-                    "coverage_strength": float(sub["score"].mean()),
-                    "mean_chunks": float(np.mean(csub.to_numpy(float))),
-                    "pass_rate": float(sub["passed"].mean()),
-                    "n_questions": len(qsub),
-                    "n_assertions": len(sub),
-                }
-            )
-    table = pd.DataFrame(
-        tables,
-        columns=[
-            *_GROUP,
-            "k",
-            "coverage",
-            "strict_coverage",
-            "coverage_strength",
-            "mean_chunks",
-            "pass_rate",
-            "n_questions",
-            "n_assertions",
-        ],
-    )
-    return ChunkCoverage(
-        table, pd.concat(per_q, ignore_index=True) if per_q else pd.DataFrame(), pass_threshold
-    )
-
-
-def _write_tables(out_dir: str | Path, tables: dict[str, pd.DataFrame]) -> list[Path]:
-    """Write each table as ``out_dir/NAME`` (CSV, no index); return the paths in order."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, table in tables.items():
-        table.to_csv(out / name, index=False)
-        paths.append(out / name)
-    return paths

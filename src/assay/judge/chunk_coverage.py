@@ -2,7 +2,7 @@
 
 Each retrieved chunk of a question is graded against each of the question's assertions:
 ``full_support`` (score 1), ``partial_support`` (0.5) or ``no_support`` (0). Coverage at
-k is computed from the rows by ``assay.analysis.assertions.chunk_coverage``.
+k is computed from the rows by ``assay.analysis.chunk_coverage.chunk_coverage``.
 
 Rank semantics (the seed's): the input is a retrieval-results record per question,
 ``{question_id, text, context: [{chunk_id, text, rank?}]}``. When *every* context item has

@@ -367,12 +367,11 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
     from assay.analysis._assertions_significance import assertion_significance
     from assay.analysis.assertions import (
         AssertionSummary,
-        ChunkCoverage,
         HierarchicalSummary,
         assertion_summary,
-        chunk_coverage,
         hierarchical_summary,
     )
+    from assay.analysis.chunk_coverage import ChunkCoverage, chunk_coverage
 
     with RunStore(folder) as store:
         if not store.counts().stored:
