@@ -53,8 +53,9 @@ Assertion judges
     ``assertion_scores_summary.csv``; hierarchical: ``hierarchical_assertion_scores.csv``,
     ``hierarchical_summary_by_question.csv``, ``hierarchical_summary.csv``; chunk-level:
     ``chunk_coverage.csv``, ``chunk_coverage_by_question.csv`` (columns in
-    :mod:`assay.analysis.assertions`). When a standard or hierarchical judge scored two or
-    more arms of a question set, ``significance_summary.csv``
+    :mod:`assay.analysis.assertions` and :mod:`assay.analysis.chunk_coverage`). When a
+    standard or hierarchical judge scored two or more arms of a question set,
+    ``significance_summary.csv``
     (:data:`~assay.analysis._assertions_significance.SUMMARY_COLUMNS`: metric, level,
     test_name, group1, group2, statistic, p_value, is_significant, group1_mean, group2_mean,
     formatted_p_value, question_set, judge, n, p_value_raw): Friedman's test (three or more
