@@ -16,11 +16,8 @@ from numpy.testing import assert_allclose
 from scipy import special
 from scipy import stats as sps
 
-from assay.analysis.composite import (
-    composite_score_by_student,
-    differentiation_score,
-    linearised_composite,
-)
+from assay.analysis.composite import composite_score_by_student, linearised_composite
+from assay.analysis.differentiation import differentiation_score
 from assay.data.table import Judgments
 from assay.errors import ConfigError
 from assay.stats.intervals import cluster_t_interval

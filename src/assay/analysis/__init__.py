@@ -13,13 +13,9 @@ if TYPE_CHECKING:
     from assay.analysis.benchmark_registration import Registration, register_contrasts
     from assay.analysis.calibration import CalibrationReport, calibrate_judges, load_or_fit_calibration
     from assay.analysis.compare import ComparisonReport, compare
-    from assay.analysis.composite import (
-        CompositeScores,
-        DifferentiationReport,
-        composite_score_by_student,
-        differentiation_score,
-    )
+    from assay.analysis.composite import CompositeScores, composite_score_by_student
     from assay.analysis.coverage import CoverageReport, coverage_ratio, coverage_report
+    from assay.analysis.differentiation import DifferentiationReport, differentiation_score
     from assay.analysis.judges import JudgeReport, judge_agreement
     from assay.analysis.robust import JudgeConsistency, RobustSummary, judge_consistency, robust_summary
     from assay.analysis.scores import ScoreSummary, score_summary
@@ -44,9 +40,9 @@ _LAZY = {
     "ComparisonReport": "assay.analysis.compare",
     "compare": "assay.analysis.compare",
     "CompositeScores": "assay.analysis.composite",
-    "DifferentiationReport": "assay.analysis.composite",
+    "DifferentiationReport": "assay.analysis.differentiation",
     "composite_score_by_student": "assay.analysis.composite",
-    "differentiation_score": "assay.analysis.composite",
+    "differentiation_score": "assay.analysis.differentiation",
     "CoverageReport": "assay.analysis.coverage",
     "coverage_ratio": "assay.analysis.coverage",
     "coverage_report": "assay.analysis.coverage",
