@@ -9,6 +9,7 @@ from assay.stats import (
     agreement,
     bleu,
     calibration,
+    cluster_bootstrap,
     intervals,
     multiplicity,
     noninferiority,
@@ -20,8 +21,8 @@ from assay.stats import (
     significance,
 )
 
-MODULES = (agreement, bleu, calibration, intervals, multiplicity, noninferiority, paired, passk,
-           permutation, reliability, resampling, significance)
+MODULES = (agreement, bleu, calibration, cluster_bootstrap, intervals, multiplicity, noninferiority, paired,
+           passk, permutation, reliability, resampling, significance)
 
 
 def test_all_is_sorted_and_complete() -> None:

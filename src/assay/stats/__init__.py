@@ -34,13 +34,12 @@ if TYPE_CHECKING:
         sentence_bleu,
     )
     from assay.stats.calibration import CalibrationFit, apply_calibration, ols_calibration
+    from assay.stats.cluster_bootstrap import cluster_bootstrap_ratios, studentised_bootstrap_interval
     from assay.stats.intervals import (
         beta_binomial_bayes_interval,
-        cluster_bootstrap_ratios,
         cluster_t_interval,
         korn_graubard_interval,
         ratio_estimate,
-        studentised_bootstrap_interval,
     )
     from assay.stats.multiplicity import holm_adjust, holm_stepdown, max_t_critical_value
     from assay.stats.noninferiority import bisect_p_value, mdd
@@ -100,11 +99,11 @@ _LAZY = {
     "apply_calibration": "assay.stats.calibration",
     "ols_calibration": "assay.stats.calibration",
     "beta_binomial_bayes_interval": "assay.stats.intervals",
-    "cluster_bootstrap_ratios": "assay.stats.intervals",
+    "cluster_bootstrap_ratios": "assay.stats.cluster_bootstrap",
     "cluster_t_interval": "assay.stats.intervals",
     "korn_graubard_interval": "assay.stats.intervals",
     "ratio_estimate": "assay.stats.intervals",
-    "studentised_bootstrap_interval": "assay.stats.intervals",
+    "studentised_bootstrap_interval": "assay.stats.cluster_bootstrap",
     "holm_adjust": "assay.stats.multiplicity",
     "holm_stepdown": "assay.stats.multiplicity",
     "max_t_critical_value": "assay.stats.multiplicity",

@@ -55,7 +55,7 @@ def cluster_bootstrap_weights(
     constant and memory stays bounded). A cluster drawn w times enters the resample w times
     with all its items, runs and arms, so every statistic of a resample is a weighted
     statistic of the original clusters (see
-    :func:`~assay.stats.intervals.cluster_bootstrap_ratios`).
+    :func:`~assay.stats.cluster_bootstrap.cluster_bootstrap_ratios`).
 
     References
     ----------
