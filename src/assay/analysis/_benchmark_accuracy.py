@@ -14,13 +14,12 @@ from assay.analysis._benchmark_data import BenchData
 from assay.analysis._benchmark_resample import ClusterResampler
 from assay.errors import DesignError
 from assay.stats._results import IntervalResult
+from assay.stats.cluster_bootstrap import cluster_bootstrap_ratios, studentised_bootstrap_interval
 from assay.stats.intervals import (
     beta_binomial_bayes_interval,
-    cluster_bootstrap_ratios,
     cluster_t_interval,
     korn_graubard_interval,
     ratio_estimate,
-    studentised_bootstrap_interval,
 )
 
 FloatArray = npt.NDArray[np.float64]
