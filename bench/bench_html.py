@@ -27,17 +27,24 @@ sys.path.insert(0, str(HERE))
 from bench_benchmark_report import WORKLOADS, make_frame  # noqa: E402
 
 from assay.analysis.aggregate import aggregate  # noqa: E402
-from assay.analysis.benchmark import benchmark_report  # noqa: E402
+from assay.analysis.benchmark import (
+    benchmark_report,
+    benchmark_rows,
+)
 from assay.analysis.composite import composite_score_by_student  # noqa: E402
-from assay.analysis.judges import judge_agreement  # noqa: E402
-from assay.analysis.robust import robust_summary  # noqa: E402
+from assay.analysis.judges import (
+    judge_agreement,
+    robust_summary,
+)
 from assay.analysis.scores import score_summary  # noqa: E402
-from assay.analysis.selection import benchmark_rows  # noqa: E402
 from assay.data.schema import Scale  # noqa: E402
 from assay.data.table import Judgments  # noqa: E402
-from assay.report._html_coverage import interaction_page  # noqa: E402
-from assay.report._html_judges import judge_report_page, score_distribution_page  # noqa: E402
-from assay.report.html import render_html  # noqa: E402
+from assay.report.html import (  # noqa: E402
+    interaction_page,
+    judge_report_page,
+    render_html,
+    score_distribution_page,
+)
 
 TARGET_SECONDS = 15.0
 TARGET_BYTES = 15 * 1024 * 1024

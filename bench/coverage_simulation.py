@@ -4,7 +4,7 @@
     python bench/coverage_simulation.py --reps 1000 --slow-reps 300 --B 999
     python bench/coverage_simulation.py --methods cluster_t,exact,paired --designs small
 
-Not a test: ``tests/coverage/test_coverage_fast.py`` runs a few hundred replicates of the
+Not a test: ``tests/stats/intervals/test_coverage_fast.py`` runs a few hundred replicates of the
 same simulation with loose bounds.
 
 Designs (the seed's): ``large`` = 386 items in 40 clusters (sizes fixed, 4 to 15 items per

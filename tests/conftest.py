@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.html._cdp import CANDIDATES, Chromium, Tab, find_chromium
+from tests.report.html._cdp import CANDIDATES, Chromium, Tab, find_chromium
 
 # CI runs the same examples every time (a red CI then means the change, not the draw);
 # by hand, hypothesis explores new examples on each run.

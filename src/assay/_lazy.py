@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 
 def lazy_names(package: str, names: Mapping[str, str]) -> tuple[Callable[[str], object],
@@ -19,7 +19,7 @@ def lazy_names(package: str, names: Mapping[str, str]) -> tuple[Callable[[str], 
 
     A name is imported from its module the first time it is asked for, then kept in the
     package. When a submodule has the name of one of the package's lazy names (the
-    function ``aggregate`` of ``assay.analysis.aggregate``), the name stays the function
+    function ``aggregate`` of ``assay.analysis.aggregate._report``), the name stays the function
     once the submodule is imported, as with an eager ``from .aggregate import aggregate``.
 
     Examples
@@ -51,3 +51,28 @@ def lazy_names(package: str, names: Mapping[str, str]) -> tuple[Callable[[str], 
         return sorted({*vars(module), *names})
 
     return __getattr__, __dir__
+
+
+def attach(package: str, exports: Mapping[str, Sequence[str]]
+           ) -> tuple[Callable[[str], object], Callable[[], list[str]], list[str]]:
+    """``__getattr__``, ``__dir__`` and ``__all__`` of ``package`` from one declaration.
+
+    ``exports`` maps a module (``"._report"`` relative to ``package``, or an absolute
+    name) to the public names it gives the package. Each name is declared once, here;
+    ``__all__`` and ``__dir__`` derive from it and nothing is imported until asked for.
+
+    Examples
+    --------
+    >>> import assay.analysis.benchmark as benchmark
+    >>> "benchmark_report" in benchmark.__all__, callable(benchmark.benchmark_report)
+    (True, True)
+    """
+    names: dict[str, str] = {}
+    for module, members in exports.items():
+        source = package + module if module.startswith(".") else module
+        for name in members:
+            if name in names:
+                raise ValueError(f"{package}: {name!r} is declared twice")
+            names[name] = source
+    getattr_, dir_ = lazy_names(package, names)
+    return getattr_, dir_, sorted(names)

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from assay.cli import main
-from assay.cli_report import parse_contrasts
+from assay.cli.report import parse_contrasts
 from assay.errors import ConfigError
 
 

@@ -1,4 +1,4 @@
-"""Comparing two runs (seed 001, "Comparing Multiple Runs"): rankings, score deltas, coverage.
+"""Comparing two runs (CoEval, "Comparing Multiple Runs"): rankings, score deltas, coverage.
 
 ``compare(a, b)`` reads two judgments tables, run A (the baseline) and run B, and reports,
 for every (judge, criterion) both runs scored pointwise:
@@ -12,7 +12,7 @@ for every (judge, criterion) both runs scored pointwise:
   within their cluster (run A's cluster of the item; a note counts items run B puts in
   another cluster), and the mean difference gets the
   cluster-robust paired t interval of
-  :func:`assay.stats.paired.paired_difference_interval` (ratio estimator over clusters,
+  :func:`assay.stats.contrasts._paired.paired_difference_interval` (ratio estimator over clusters,
   t with C - 1 df). Items only one run scored are counted, never paired.
 * **Coverage**: items, clusters and arms of each run, the items they share, and when both
   runs carry ``attributes`` the attribute coverage ratio (ACR) per task and overall, with
@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from assay.data.table import Judgments
-from assay.stats.paired import paired_difference_interval
+from assay.stats.contrasts import paired_difference_interval
 
 __all__ = ["ComparisonReport", "CoverageChange", "RankChange", "ScoreDelta", "compare"]
 

@@ -1,12 +1,12 @@
-"""Composite score Q per arm and its rubric-weighted form (seed 001), and the units they share
-with the judges' differentiation score (:mod:`assay.analysis.differentiation`).
+"""Composite score Q per arm and its rubric-weighted form (CoEval), and the units they share
+with the judges' differentiation score (:mod:`assay.analysis.judges._differentiation`).
 
-Seed 001 ("Metric Formulas"): Q(student) is the mean over all valid (response, factor)
+CoEval ("Metric Formulas"): Q(student) is the mean over all valid (response, factor)
 units of the normalised score, and the rubric-weighted composite is
 Q_weighted = sum_l w_l x mean(scores on factor l). Here a unit is one row of the judgments
 table: one judge's score of one arm's answer to one item on one run for one criterion
-(the seed's factor), normalised to [0, 1] by the criterion's scale. The differentiation
-score of a judge is the variance of its mean scores across arms (seed 001, "Key Metrics":
+(CoEval's factor), normalised to [0, 1] by the criterion's scale. The differentiation
+score of a judge is the variance of its mean scores across arms (CoEval, "Key Metrics":
 higher = the judge discriminates better).
 
 Which rows are units (:func:`pointwise_units`):
@@ -43,7 +43,7 @@ from assay.errors import ConfigError
 
 FloatArray = npt.NDArray[np.float64]
 Model = Judgments | str | os.PathLike[str]
-"""What the seed's programmatic API takes: a loaded table, or a path :func:`assay.load` reads."""
+"""What CoEval's programmatic API takes: a loaded table, or a path :func:`assay.load` reads."""
 
 UNIT_COLUMNS = ("item", "cluster", "arm", "run", "judge", "criterion", "task", "value")
 
@@ -92,7 +92,7 @@ class UnitTable:
 
 def pointwise_units(judgments: Judgments, *, reportable_only: bool = True,
                     extra: Sequence[str] = ()) -> UnitTable:
-    """The valid (response, factor) units of seed 001: see the module docstring.
+    """The valid (response, factor) units of CoEval: see the module docstring.
 
     `extra` names further columns to carry (None-filled when the table lacks them);
     ``reportable_only=False`` keeps the dev and calibration rows.
@@ -295,7 +295,7 @@ def _normalised_weights(weights: Mapping[str, float], criteria: list[str],
 
 def composite_score_by_student(judgments: Model, *, weights: Mapping[str, float] | None = None,
                                conf: float = 0.95) -> CompositeScores:
-    r"""Composite score Q per arm (seed 001's student), optionally rubric-weighted.
+    r"""Composite score Q per arm (CoEval's student), optionally rubric-weighted.
 
     Parameters
     ----------

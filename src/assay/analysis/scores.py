@@ -4,7 +4,7 @@ The first look at any judgments table: for each (criterion, judge, arm[, opponen
 number of scores, the mean on the [0, 1] scale of the criterion (the raw scale for an
 interval criterion), and a cluster-robust interval whose method is named. Runs are
 averaged within an item first and items are summed within their cluster, so neither
-runs nor items are taken as independent draws (seed 003's ratio estimator).
+runs nor items are taken as independent draws (hr_report's ratio estimator).
 
 Rows without a score (a failure_kind saying why) are left out of the mean and counted
 in ``n_failed``; the benchmark report, by contrast, counts a failed answer as wrong.
@@ -54,7 +54,7 @@ class ScoreSummary:
     rows: list[ScoreRow]
     conf: float
     n_invalid: int
-    """Run-folder records kept aside as invalid (seed 001's validity classes)."""
+    """Run-folder records kept aside as invalid (CoEval's validity classes)."""
     invalid_by_class: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 

@@ -33,7 +33,7 @@ def load(
         folder of ``assay judge`` (``judgments.sqlite``), or a run folder of datapoints,
         responses and evaluations (``datapoints.jsonl``, ``responses.jsonl``,
         ``evaluations.jsonl``). A file
-        with seed 003's ``correct`` column and no ``score`` (a benchmark data frame) is
+        with hr_report's ``correct`` column and no ``score`` (a benchmark data frame) is
         read as :func:`assay.data.importers.import_bench` reads it.
     mapping
         Source column name -> judgments column (``{"question_id": "item"}``); ``"-"``
@@ -62,7 +62,7 @@ def load(
     """
     p = Path(path)
     if p.is_dir() and (p / "judgments.sqlite").is_file():
-        from assay.judge.store import load_store
+        from assay.judge.engine import load_store
 
         return _excluding(load_store(p, scales=scales), exclude_self_judging, exclude_self_teaching)
     if p.is_dir():

@@ -1,4 +1,4 @@
-"""Load a run folder of datapoints, responses and evaluations (CoEval-style, seed 001).
+"""Load a run folder of datapoints, responses and evaluations (CoEval-style, CoEval).
 
 A run folder holds three JSONL files (or folders of ``*.jsonl`` files with those names),
 and optionally ``criteria.json``:
@@ -17,7 +17,7 @@ and optionally ``criteria.json``:
     ``{"criteria": {name: {"scale": "range:0,100", "description": ...}},
     "judges": {judge: [criteria it scores]}, "rubrics": {task: [criteria]}}``.
 
-Each evaluation becomes one judgments row per criterion. Records that fail seed 001's
+Each evaluation becomes one judgments row per criterion. Records that fail CoEval's
 validity checks are kept aside in ``Judgments.invalid`` with their class and excluded
 from the table: ``MISSING_RESPONSE`` (the response it scores is not in the folder),
 ``MISSING_DATAPOINT`` (the response's datapoint is not), ``INCOMPLETE_SCORES`` (a
@@ -204,7 +204,7 @@ def _invalid_scores(scores: dict[str, Any], scales: Mapping[str, Scale]) -> str:
             continue
         scale = scales.get(criterion)
         if scale is None:
-            # seed 001's rule when nothing is declared: High/Medium/Low or a float in [0, 1]
+            # CoEval's rule when nothing is declared: High/Medium/Low or a float in [0, 1]
             scale = (Scale.parse("ordinal:Low,Medium,High") if isinstance(value, str)
                      and not _is_number(value) else Scale.parse("range:0,1"))
         try:

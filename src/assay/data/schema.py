@@ -88,7 +88,7 @@ class FailureKind(str, Enum):
 
 
 class ValidityClass(str, Enum):
-    """Why a record of a run folder is invalid (seed 001, "Validity classification")."""
+    """Why a record of a run folder is invalid (CoEval, "Validity classification")."""
 
     MISSING_RESPONSE = "MISSING_RESPONSE"
     MISSING_DATAPOINT = "MISSING_DATAPOINT"

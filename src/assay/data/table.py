@@ -33,7 +33,7 @@ class Judgments:
     (always ``item``, ``cluster``, ``arm``, ``run``, ``judge``, ``criterion``, ``score``,
     ``reportable``; the others when the source had them). ``scales`` declares each
     criterion's scale. ``invalid`` holds the records of a run folder that failed a
-    validity check (seed 001's classes); they are excluded from every statistic and
+    validity check (CoEval's classes); they are excluded from every statistic and
     counted in every report.
     """
 
@@ -76,7 +76,7 @@ class Judgments:
         return out
 
     def self_judging(self) -> pd.Series:
-        """Rows where the judge is the arm judged (seed 001's ``is_self_judging``)."""
+        """Rows where the judge is the arm judged (CoEval's ``is_self_judging``)."""
         return (self.frame["judge"] == self.frame["arm"]).astype(bool)
 
     def self_teaching(self) -> pd.Series:

@@ -7,25 +7,20 @@ from pathlib import Path
 from rich.console import Console
 
 from assay.analysis.aggregate import aggregate
-from assay.analysis.benchmark import benchmark_report
+from assay.analysis.benchmark import benchmark_report, benchmark_rows
 from assay.analysis.composite import composite_score_by_student
 from assay.analysis.coverage import coverage_report
-from assay.analysis.judges import judge_agreement
-from assay.analysis.robust import robust_summary
+from assay.analysis.judges import judge_agreement, robust_summary
 from assay.analysis.scores import score_summary
-from assay.analysis.selection import benchmark_rows
 from assay.analysis.systems import systems_report
 from assay.analysis.winrates import win_rates
 from assay.data.io import load
 from assay.demo.judging import run_metric_judges
 from assay.demo.simulate import simulate_evaluation
-from assay.report._html_coverage import interaction_page
-from assay.report._html_judges import judge_report_page, score_distribution_page
-from assay.report.aggregate_files import write_aggregate_files
-from assay.report.excel import write_workbook
 from assay.report.figures import write_figures
-from assay.report.html import render_html
-from assay.report.latex import write_paper_tables
+from assay.report.files import write_aggregate_files
+from assay.report.html import interaction_page, judge_report_page, render_html, score_distribution_page
+from assay.report.office import write_paper_tables, write_workbook
 from assay.report.text import table_overview
 
 
@@ -63,7 +58,7 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
 
     aggregated = aggregate(judgments, benchmark_config_name="assay-demo", benchmark_version="1")
     aggregate_files = write_aggregate_files(aggregated, judgments, out)
-    say("\nAggregation across runs and the judges' reliability (seed 000)", title=True)
+    say("\nAggregation across runs and the judges' reliability (the results aggregator)", title=True)
     say(str(aggregated))
 
     judges = judge_agreement(judgments)
@@ -73,15 +68,15 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
     for name, result in (("judges", judges), ("composite", composite), ("robust", robust),
                          ("coverage", coverage)):
         (out / f"{name}.json").write_text(result.to_json() + "\n", encoding="utf-8")
-    say("\nAgreement between judges (seed 001)", title=True)
+    say("\nAgreement between judges (CoEval)", title=True)
     say(str(judges))
-    say("\nComposite scores, robust summary and coverage (seed 001)", title=True)
+    say("\nComposite scores, robust summary and coverage (CoEval)", title=True)
     say(f"{composite}\n\n{robust}\n\n{coverage}")
 
     winrates = win_rates(judgments)
     (out / "winrates.json").write_text(winrates.to_json() + "\n", encoding="utf-8")
     winrate_files = winrates.write_csvs(out)
-    say("\nWin rates of the pairwise judge (seed 004)", title=True)
+    say("\nWin rates of the pairwise judge (BenchmarkQED)", title=True)
     say(str(winrates))
 
     systems = systems_report(judgments, seed=seed)

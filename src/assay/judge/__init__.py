@@ -45,13 +45,33 @@ loads neither.
 
 from __future__ import annotations
 
-from assay.judge._types import ChatRequest, CostLimitExceeded, FatalAPIError, Reply
-from assay.judge.cache import CachedResponse, ResponseCache, SingleFlight, cache_key, default_cache_path
-from assay.judge.client import ClientStats, LLMClient
-from assay.judge.client_config import ClientConfig
-from assay.judge.pricing import Price, estimate_tokens, find_price
-from assay.judge.runner import Progress, RunSummary, default_rows, run_requests
-from assay.judge.store import STORE_FILENAME, RunStore, StoreCounts, config_hash, judgment_key, load_store
+from assay.judge.engine import (
+    STORE_FILENAME,
+    CachedResponse,
+    ChatRequest,
+    ClientConfig,
+    ClientStats,
+    CostLimitExceeded,
+    FatalAPIError,
+    LLMClient,
+    Price,
+    Progress,
+    Reply,
+    ResponseCache,
+    RunStore,
+    RunSummary,
+    SingleFlight,
+    StoreCounts,
+    cache_key,
+    config_hash,
+    default_cache_path,
+    default_rows,
+    estimate_tokens,
+    find_price,
+    judgment_key,
+    load_store,
+    run_requests,
+)
 
 __all__ = [
     "STORE_FILENAME",

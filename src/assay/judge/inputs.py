@@ -1,4 +1,4 @@
-"""Readers of what the judges judge: seed 004's answer files, references, assertions, and JSONL.
+"""Readers of what the judges judge: BenchmarkQED's answer files, references, assertions, and JSONL.
 
 * Answer files: ``{input_dir}/{method}/{question_set}_answers.json``, a JSON list of records
   whose question id, question text and answer text keys are configurable
@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import ConfigError, InputError
-from assay.judge._protocol import Answer, JudgeInputs
+from assay.judge.judges import Answer, JudgeInputs
 
 if TYPE_CHECKING:
-    from assay.config import AssayConfig, InputsConfig
+    from assay.judge.engine import AssayConfig, InputsConfig
 
 
 def _read_json_records(path: Path) -> list[dict[str, Any]]:
@@ -235,7 +235,7 @@ def load_inputs(config: AssayConfig) -> JudgeInputs:
 
 
 def with_retrieval(config: AssayConfig, inputs: JudgeInputs) -> JudgeInputs:
-    """``inputs`` with the retrieval results ``inputs.retrieval_path`` names (seed 004's
+    """``inputs`` with the retrieval results ``inputs.retrieval_path`` names (BenchmarkQED's
     ``{question_id, text, context: [{chunk_id, text, rank?}]}`` records), read per method
     (``retrieval_methods``, default ``methods``) and question set; unchanged without a path.
 

@@ -15,8 +15,8 @@ judgment key) and runs it. The second stage is built the same way before anythin
 sent, so a rerun of a finished run sends nothing, and one killed during either stage
 resumes where it stopped; the store's plan always lists the second-stage keys known.
 
-After a run, :func:`assay.judge.seed_outputs.write_seed_csvs` writes seed 004's pairwise,
-differential and reference CSVs and :func:`~assay.judge.seed_outputs.write_assertion_csvs` the
+After a run, :func:`assay.judge.qed_files.write_qed_csvs` writes BenchmarkQED's pairwise,
+differential and reference CSVs and :func:`~assay.judge.qed_files.write_assertion_csvs` the
 assertion summaries.
 """
 
@@ -29,15 +29,21 @@ from typing import TYPE_CHECKING, Any
 
 from assay.data.schema import Scale
 from assay.errors import ConfigError
-from assay.judge._protocol import Judge, JudgeInputs, OfflineJudge
-from assay.judge._types import ChatRequest, Reply
+from assay.judge.engine import (
+    ChatRequest,
+    Progress,
+    Reply,
+    RunStore,
+    RunSummary,
+    estimate_tokens,
+    find_price,
+    run_requests,
+)
 from assay.judge.inputs import with_retrieval
-from assay.judge.pricing import estimate_tokens, find_price
-from assay.judge.runner import Progress, RunSummary, run_requests
-from assay.judge.store import RunStore
+from assay.judge.judges import Judge, JudgeInputs, OfflineJudge
 
 if TYPE_CHECKING:
-    from assay.config import AssayConfig
+    from assay.judge.engine import AssayConfig
 
 REPLY_TOKENS_ESTIMATE = 250
 """Completion tokens assumed per call in the ``--dry-run`` estimate (a reasoning paragraph and a verdict)."""
@@ -260,7 +266,7 @@ async def execute(
     Returns the engine's summary of both stages, with the offline judgments counted in
     ``done``; ``planned`` counts the second stage as built.
     """
-    from assay.judge.cache import ResponseCache, default_cache_path
+    from assay.judge.engine import ResponseCache, default_cache_path
 
     config = plan.config
     with RunStore(out, config=config.frozen()) as store:
@@ -285,7 +291,7 @@ async def execute(
         summaries: list[RunSummary] = []
         if online:
             if client_factory is None:
-                from assay.judge.client import LLMClient
+                from assay.judge.engine import LLMClient
 
                 if config.llm is None:
                     raise ConfigError("llm: the LLM judges need the llm section")

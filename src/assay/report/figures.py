@@ -5,15 +5,15 @@ when its report is present:
 
 ==============================  =====================================================
 ``benchmark_accuracy.png``      accuracy per arm with its interval (forest plot), from
-                                :class:`~assay.analysis.benchmark.BenchmarkReport`
+                                :class:`~assay.analysis.benchmark._report.BenchmarkReport`
 ``benchmark_contrasts.png``     paired differences with their intervals, marginal and
                                 simultaneous (max-t), around zero
 ``cost_frontier.png``           dollars per item against accuracy, frontier arms joined
 ``composite_scores.png``        composite score per arm with its interval, from
                                 :class:`~assay.analysis.composite.CompositeScores`
-``aggregate_scores.png``        seed 000's figure: mean score per (criterion, judge)
+``aggregate_scores.png``        the results aggregator's figure: mean score per (criterion, judge)
                                 over runs with its interval, from
-                                :class:`~assay.analysis.aggregate.AggregateReport`
+                                :class:`~assay.analysis.aggregate._report.AggregateReport`
 ==============================  =====================================================
 
 The renderer computes nothing: it plots fields of each report's ``to_dict()``.

@@ -321,7 +321,7 @@ def mean_pairwise_bleu(
 
     which does not depend on the order of the texts. The clipped matches of a pair are
     symmetric, so they are counted once per unordered pair. Cost grows with n^2; use
-    `max_pairs` for large sets. Seed 001 defines surface bias as the mean pairwise BLEU
+    `max_pairs` for large sets. CoEval defines surface bias as the mean pairwise BLEU
     between prompts (lower = more diverse).
 
     Examples

@@ -60,9 +60,9 @@ def ols_calibration(raw: ArrayLike, reference: ArrayLike) -> CalibrationFit:
               \qquad \hat\alpha = \bar y - \hat\beta \bar x
 
     (e.g. [1]_, ch. 2). With every x_i equal the denominator is 0 and no slope is defined;
-    seed 001 then falls back to the identity, which leaves scores as they are. A constant
+    CoEval then falls back to the identity, which leaves scores as they are. A constant
     reference gives beta = 0 and alpha = mean(y), a proper OLS answer. Validated against
-    ``numpy.linalg.lstsq`` and statsmodels OLS with a constant. Seed 001 warns that a judge
+    ``numpy.linalg.lstsq`` and statsmodels OLS with a constant. CoEval warns that a judge
     with 3 ordinal levels gives OLS at most 3 distinct x values to fit: ``n_distinct``
     says how many there were.
 
@@ -103,10 +103,10 @@ def apply_calibration(raw: ArrayLike, intercept: float, slope: float, *,
     raw : array_like
         x, raw scores on [0, 1]; NaN stays NaN.
     intercept, slope : float
-        alpha and beta, e.g. from :func:`ols_calibration` (seed 001 passes them positionally:
+        alpha and beta, e.g. from :func:`ols_calibration` (CoEval passes them positionally:
         ``apply_calibration(raw_scores, params["_overall"]["alpha"], ...["beta"])``).
     clip : bool, default True
-        Clip the result to [0, 1] (seed 001's ``calibrated_score``).
+        Clip the result to [0, 1] (CoEval's ``calibrated_score``).
 
     Returns
     -------

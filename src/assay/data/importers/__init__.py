@@ -45,9 +45,9 @@ Importer = Callable[..., Judgments]
 
 IMPORTERS: dict[str, str] = {
     "table": "any CSV/TSV/JSONL/JSON/Parquet long table or run folder, with --map",
-    "results-json": "seed 000's results.json (benchmark, quiz, question, run, metrics)",
+    "results-json": "the results aggregator's results.json (benchmark, quiz, question, run, metrics)",
     "alpaca-eval": "AlpacaEval results/<model>/<annotator>/annotations.json files",
-    "bench": "seed 003's benchmark data frame (cluster, item, arm, run, correct, ...)",
+    "bench": "hr_report's benchmark data frame (cluster, item, arm, run, correct, ...)",
 }
 """Format name -> what it reads."""
 

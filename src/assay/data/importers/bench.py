@@ -1,4 +1,4 @@
-"""Import seed 003's benchmark data frame (``hr_report``'s ``bench``).
+"""Import hr_report's benchmark data frame (``hr_report``'s ``bench``).
 
 Columns ``cluster, item, arm, run, correct`` and optionally ``reportable, outcome,
 failure_kind, usd, usd_provenance, tokens_in, tokens_out`` (and ``split``). ``correct``
@@ -26,12 +26,12 @@ _LOGICAL = {"true": 1.0, "false": 0.0, "t": 1.0, "f": 0.0}
 
 def import_bench(source: str | Path, *, judge: str = "unspecified",
                  scales: Mapping[str, Scale] | None = None) -> Judgments:
-    """Read a seed 003 bench file (CSV, JSONL, JSON or Parquet)."""
+    """Read a hr_report bench file (CSV, JSONL, JSON or Parquet)."""
     return bench_from_records(read_records(source), judge=judge, scales=scales)
 
 
 def looks_like_bench(raw: RawTable) -> bool:
-    """A table with seed 003's ``correct`` column and no ``score`` column."""
+    """A table with hr_report's ``correct`` column and no ``score`` column."""
     return "correct" in raw.frame.columns and "score" not in raw.frame.columns
 
 

@@ -1,4 +1,4 @@
-"""Read and write seed 000's ``results.json``: every score of every run.
+"""Read and write the results aggregator's ``results.json``: every score of every run.
 
 Each record is one (benchmark, quiz, question, run) with a list of metrics::
 
@@ -123,7 +123,7 @@ def results_records(judgments: Judgments) -> list[dict[str, Any]]:
 
 
 def write_results_json(judgments: Judgments, path: str | Path) -> Path:
-    """Write a table as seed 000's ``results.json``."""
+    """Write a table as the results aggregator's ``results.json``."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(results_records(judgments), indent=2, ensure_ascii=False) + "\n",

@@ -1,0 +1,5 @@
+"""``python -m assay``: the command line."""
+
+from assay.cli import main
+
+main()

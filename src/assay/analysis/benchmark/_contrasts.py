@@ -1,0 +1,190 @@
+"""Paired differences between arms: the contrasts and the simultaneous (max-t) intervals."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from assay.analysis.benchmark._accuracy import ZERO_SE
+from assay.analysis.benchmark._data import BenchData
+from assay.errors import ConfigError
+from assay.stats._results import Alternative, IntervalResult
+from assay.stats.contrasts import (
+    max_t_critical_value,
+    paired_difference_interval,
+    tango_effective_n,
+    tango_interval,
+)
+
+FloatArray = npt.NDArray[np.float64]
+Record = dict[str, Any]
+
+MAX_T_DRAWS = 100_000
+"""Draws of the multivariate t for the max-t critical value (hr_report, "Rankings")."""
+
+
+def resolve_contrasts(arms: Sequence[str], contrasts: Any) -> list[tuple[int, int]]:
+    """Arm index pairs (first, second) of the contrasts; all pairs in benchmark order if None.
+
+    ``contrasts`` is a sequence of (arm1, arm2) pairs, a (K, 2) array or a two-column
+    DataFrame; each pair gives arm1 minus arm2.
+    """
+    if contrasts is None:
+        return list(combinations(range(len(arms)), 2))
+    if hasattr(contrasts, "to_numpy"):
+        contrasts = contrasts.to_numpy()
+    index = {arm: a for a, arm in enumerate(arms)}
+    pairs: list[tuple[int, int]] = []
+    for pair in contrasts:
+        items = list(pair) if not isinstance(pair, str) else [pair]
+        if len(items) != 2:
+            raise ConfigError(f"contrasts: each contrast is a pair (arm1, arm2), got {pair!r}")
+        first, second = (str(x) for x in items)
+        unknown = [x for x in (first, second) if x not in index]
+        if unknown:
+            raise ConfigError(f"contrasts: no arm named {unknown[0]!r} in the bench "
+                              f"(arms: {', '.join(arms)})")
+        if first == second:
+            raise ConfigError(f"contrasts: {first!r} minus itself is not a contrast")
+        pairs.append((index[first], index[second]))
+    return pairs
+
+
+def tango_items(p_first: FloatArray, p_second: FloatArray, n_clusters: int, *,
+                level: float) -> tuple[IntervalResult, float]:
+    """Tango's score interval with items as the pairs, two-sided at 1 - 2 x level.
+
+    The discordant shares are q10 = mean(p1 (1 - p2)) and q01 = mean((1 - p1) p2) over
+    items, and the pairs number n_eff = I (z_(1-a) / t_(C-1, 1-a))^2 for one-sided level a.
+    Returns the interval and n_eff.
+    """
+    q10 = float(np.mean(p_first * (1.0 - p_second)))
+    q01 = float(np.mean((1.0 - p_first) * p_second))
+    n_eff = float(tango_effective_n(p_first.size, n_clusters, level))
+    result = tango_interval(q10, q01, n_eff, conf=1.0 - 2.0 * level, alternative="two-sided")
+    return result, n_eff
+
+
+@dataclass(frozen=True)
+class PairedData:
+    """Item accuracies and their cluster sums, shared by contrasts, max-t and NI."""
+
+    item_accuracy: FloatArray
+    """p_ia, shape (I, A)."""
+    sums: FloatArray
+    """S_ca, shape (C, A)."""
+    sizes: FloatArray
+    n_clusters: int
+
+    @classmethod
+    def of(cls, data: BenchData) -> PairedData:
+        p = data.scores.mean(axis=2)
+        return cls(p, data.cluster_sums(p), data.sizes, data.n_clusters)
+
+    def difference(self, first: int, second: int, *, conf: float,
+                   alternative: Alternative = "two-sided") -> IntervalResult:
+        diff = self.sums[:, first] - self.sums[:, second]
+        return paired_difference_interval(diff, self.sizes, conf=conf, alternative=alternative)
+
+
+def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple[int, int]],
+                      *, conf: float, descriptive: bool) -> tuple[list[Record], list[str]]:
+    """Cluster-robust t interval of each paired difference; Tango on items when V_d = 0."""
+    records: list[Record] = []
+    notes: list[str] = []
+    n_items = paired.item_accuracy.shape[0]
+    for first, second in pairs:
+        record: Record = {"arm1": arms[first], "arm2": arms[second]}
+        if descriptive:
+            estimate = float(np.mean(paired.item_accuracy[:, first]
+                                     - paired.item_accuracy[:, second]))
+            record.update(estimate=estimate, standard_error=None, lower=None, upper=None,
+                          df=None, method="descriptive", n_eff=None)
+            records.append(record)
+            continue
+        result = paired.difference(first, second, conf=conf)
+        record.update(estimate=result.estimate, standard_error=result.standard_error,
+                      df=paired.n_clusters - 1)
+        if result.standard_error <= ZERO_SE:
+            tango, n_eff = tango_items(paired.item_accuracy[:, first],
+                                       paired.item_accuracy[:, second], paired.n_clusters,
+                                       level=(1.0 - conf) / 2.0)
+            record.update(lower=tango.lower, upper=tango.upper, method="tango_items",
+                          n_eff=n_eff)
+            notes.append(
+                f"Every cluster gives the same mean difference per item for {arms[first]} - "
+                f"{arms[second]} (V_d = 0), which is a property of the items, not a known "
+                f"difference: its interval is Tango's score interval with items as pairs, on "
+                f"n_eff = {n_eff:.1f} of {n_items} items.")
+        else:
+            record.update(lower=_clip(result.lower), upper=_clip(result.upper),
+                          method="cluster_robust_t", n_eff=None)
+        records.append(record)
+    return records, notes
+
+
+def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float,
+                         rng: np.random.Generator | None,
+                         descriptive: bool) -> tuple[list[Record], list[str]]:
+    """Single-step max-t intervals over every pairwise difference (Hothorn et al. 2008).
+
+    Pairs with V_d = 0 get Tango's interval at the Bonferroni level (1 - conf) / (2 P),
+    and the max-t part then runs at 1 - (1 - conf) P+ / P, P+ the pairs with V_d > 0.
+    """
+    pairs = list(combinations(range(len(arms)), 2))
+    if not pairs:
+        return [], []
+    first = np.array([p[0] for p in pairs])
+    second = np.array([p[1] for p in pairs])
+    diff_items = paired.item_accuracy[:, first] - paired.item_accuracy[:, second]
+    estimates = diff_items.mean(axis=0)
+    base = [{"arm1": arms[i], "arm2": arms[j], "estimate": float(estimates[k])}
+            for k, (i, j) in enumerate(pairs)]
+    if descriptive or rng is None:
+        for record in base:
+            record.update(standard_error=None, lower=None, upper=None, method="descriptive",
+                          critical_value=None)
+        return base, []
+
+    n_clusters, total = paired.n_clusters, paired.sizes.sum()
+    diff_sums = paired.sums[:, first] - paired.sums[:, second]
+    residuals = diff_sums - np.outer(paired.sizes, estimates)
+    covariance = n_clusters / (n_clusters - 1) * (residuals.T @ residuals) / total**2
+    se = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
+    varying = se > ZERO_SE
+    n_pairs, n_varying = len(pairs), int(varying.sum())
+    df = n_clusters - 1
+    critical = np.nan
+    if n_varying:
+        level = 1.0 - (1.0 - conf) * n_varying / n_pairs
+        critical = float(max_t_critical_value(covariance[np.ix_(varying, varying)], df,
+                                              conf=level, draws=MAX_T_DRAWS, rng=rng))
+    notes: list[str] = []
+    for k, record in enumerate(base):
+        if varying[k]:
+            record.update(standard_error=float(se[k]),
+                          lower=_clip(estimates[k] - critical * se[k]),
+                          upper=_clip(estimates[k] + critical * se[k]),
+                          method="max_t_cluster_robust", critical_value=float(critical))
+            continue
+        tango, _ = tango_items(paired.item_accuracy[:, first[k]],
+                               paired.item_accuracy[:, second[k]], n_clusters,
+                               level=(1.0 - conf) / (2.0 * n_pairs))
+        record.update(standard_error=float(se[k]), lower=tango.lower, upper=tango.upper,
+                      method="tango_items", critical_value=None)
+    if n_varying < n_pairs:
+        notes.append(
+            f"{n_pairs - n_varying} of {n_pairs} pairwise differences have V_d = 0: their "
+            f"simultaneous intervals are Tango's on items at the Bonferroni level "
+            f"(1 - conf) / (2 x {n_pairs}), and the max-t part runs at "
+            f"{1.0 - (1.0 - conf) * n_varying / n_pairs:.4g}.")
+    return base, notes
+
+
+def _clip(value: float) -> float:
+    return float(min(1.0, max(-1.0, value)))

@@ -1,0 +1,8 @@
+"""Coverage of item attributes over the declared strata: ACR, RAR and surface bias.
+"""
+
+from assay._lazy import attach as _attach
+
+__getattr__, __dir__, __all__ = _attach(__name__, {
+    "._report": ["CoverageReport", "coverage_ratio", "coverage_report", "read_prompts"],
+})

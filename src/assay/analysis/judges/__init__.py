@@ -1,0 +1,24 @@
+"""The judges themselves: agreement between judges, position bias, consistency and the
+robust summary, calibration against reference scores, and differentiation.
+"""
+
+from assay._lazy import attach as _attach
+
+__getattr__, __dir__, __all__ = _attach(__name__, {
+    "._calibration": [
+        "CALIBRATION_FILE",
+        "CalibrationReport",
+        "calibrate_judges",
+        "load_or_fit_calibration",
+    ],
+    "._differentiation": ["DifferentiationReport", "differentiation_score"],
+    "._position": ["PositionRecord", "position_records"],
+    "._report": ["DEFAULT_UNCERTAINTY_THRESHOLD", "JudgeReport", "judge_agreement"],
+    "._robust": [
+        "JudgeConsistency",
+        "RobustSummary",
+        "judge_consistency",
+        "robust_summary",
+        "trimmed_mean",
+    ],
+})

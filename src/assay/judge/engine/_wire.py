@@ -1,0 +1,163 @@
+"""Reading what a chat-completions server sends back: error bodies, completions and their
+tokens, content parts, the cause behind a reported timeout.
+
+Pure functions on bytes, parsed JSON and exceptions, shared by both transports of
+:mod:`assay.judge.engine.client` (which alone talks to the network).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from assay.judge.engine.pricing import CHARS_PER_TOKEN, estimate_tokens
+
+
+def json_or_text(body: bytes) -> Any:
+    """The body as JSON when it is JSON, else as text (``"replace"`` for bad UTF-8).
+
+    >>> json_or_text(b'{"error": {"message": "no"}}'), json_or_text(b"Bad Gateway")
+    ({'error': {'message': 'no'}}, 'Bad Gateway')
+    """
+    text = body.decode("utf-8", "replace")
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def error_message(body: Any, status: int) -> str:
+    """The server's words for an error reply: ``error.message``, ``message``, or the text.
+
+    >>> error_message({"error": {"message": "Rate limit reached", "code": None}}, 429)
+    'Rate limit reached'
+    >>> error_message("", 502)
+    'HTTP 502 with an empty body'
+    """
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:300]
+        if isinstance(inner, str) and inner:
+            return inner[:300]
+        if body.get("message"):
+            return str(body["message"])[:300]
+        return json.dumps(body)[:300]
+    text = str(body or "").strip()
+    return text[:300] if text else f"HTTP {status} with an empty body"
+
+
+def error_code(body: Any) -> str:
+    """``error.code`` of an error body ('' when absent), e.g. ``insufficient_quota``.
+
+    >>> error_code({"error": {"code": "insufficient_quota"}}), error_code("oops")
+    ('insufficient_quota', '')
+    """
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    return str(inner.get("code") or "") if isinstance(inner, dict) else ""
+
+
+def refuses_schema(body: Any) -> bool:
+    """Whether a 400 body says the server takes no JSON-schema ``response_format``.
+
+    >>> refuses_schema({"error": {"message": "bad value", "param": "response_format"}})
+    True
+    >>> refuses_schema({"error": {"message": "context length exceeded"}})
+    False
+    """
+    param = ""
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict):
+            param = str(inner.get("param") or "")
+    text = error_message(body, 400).lower()
+    return "response_format" in param.lower() or "response_format" in text or "json_schema" in text
+
+
+def text_or_none(value: Any) -> str | None:
+    """A message's ``content`` (or ``refusal``) as text: a string, or its text parts joined.
+
+    >>> text_or_none("hi"), text_or_none([{"type": "text", "text": "a"}, {"text": "b"}]), text_or_none(3)
+    ('hi', 'ab', None)
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):  # content parts
+        return "".join(p.get("text", "") for p in value if isinstance(p, dict)) or None
+    return None
+
+
+def with_instruction(messages: list[dict[str, str]], instruction: str) -> list[dict[str, str]]:
+    """A copy of ``messages`` with ``instruction`` appended to the last user message.
+
+    >>> with_instruction([{"role": "user", "content": "Q"}], " Reply in JSON.")
+    [{'role': 'user', 'content': 'Q Reply in JSON.'}]
+    """
+    out = [dict(m) for m in messages]
+    for message in reversed(out):
+        if message["role"] == "user":
+            message["content"] += instruction
+            return out
+    return [*out, {"role": "user", "content": instruction.strip()}]
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """What one chat completion said and what it cost in tokens."""
+
+    content: str | None
+    refusal: str | None
+    model: str
+    """The model the server says answered (else the one asked for)."""
+    tokens_in: int
+    tokens_out: int
+    reported: bool
+    """Tokens from the reply's ``usage`` (True) or estimated at 4 characters a token (False)."""
+
+
+def read_completion(data: dict[str, Any], *, sent_chars: Callable[[], int], model: str) -> Completion:
+    """The first choice's content and refusal, the answering model, and the tokens: from
+    ``usage`` when the server reports it, else estimated from the characters sent
+    (``sent_chars()``, called only then) and the characters received.
+
+    >>> read_completion({"choices": [{"message": {"content": "hi"}}],
+    ...                  "usage": {"prompt_tokens": 9, "completion_tokens": 1}},
+    ...                 sent_chars=lambda: 40, model="m")
+    Completion(content='hi', refusal=None, model='m', tokens_in=9, tokens_out=1, reported=True)
+    >>> read_completion({"choices": [], "model": "m-2"}, sent_chars=lambda: 40, model="m").tokens_in
+    10
+    """
+    choices = data["choices"]
+    message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+    message = message if isinstance(message, dict) else {}
+    content, refusal = text_or_none(message.get("content")), text_or_none(message.get("refusal"))
+    usage = data.get("usage")
+    if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
+        tokens_in, tokens_out = usage["prompt_tokens"], int(usage.get("completion_tokens") or 0)
+        reported = True
+    else:
+        tokens_in = math.ceil(sent_chars() / CHARS_PER_TOKEN)
+        tokens_out = estimate_tokens(content or refusal or "")
+        reported = False
+    answered = data.get("model") if isinstance(data.get("model"), str) else model
+    return Completion(content, refusal, answered, tokens_in, tokens_out, reported)
+
+
+def connection_cause(exc: BaseException) -> BaseException | None:
+    """The connection error behind a timeout the SDK reported, or None when it was a timeout.
+
+    Some SDK transports report every connection error (refused, reset, disconnected) as a
+    connect timeout; the exception chain under it tells which it was.
+    """
+    cause = exc.__cause__
+    while cause is not None:
+        if isinstance(cause, TimeoutError):
+            return None
+        if isinstance(cause, OSError) or type(cause).__module__.split(".")[0] in ("aiohttp", "httpx",
+                                                                                  "httpx2", "httpcore"):
+            return cause
+        cause = cause.__cause__
+    return None

@@ -1,0 +1,337 @@
+"""The ``assay judge`` config file: pydantic models, ``${ENV}`` expansion and the example.
+
+A config (YAML) has a ``version``, an ``llm`` section (the endpoint: base_url,
+api_key_env, model, max_concurrency, timeout_s, params, prices, cost_limit_usd; see
+:class:`~assay.judge.engine.client_config.ClientConfig`), an ``inputs`` section (where the answers,
+references and assertions are, and their key names) and a list of ``judges``, each with
+a ``kind`` from :data:`assay.judge.judges.kinds.JUDGE_KINDS` and that kind's fields. Unknown keys
+are refused everywhere; a string may use ``${VAR}`` (or ``${VAR:-default}``) to read an
+environment variable. Every problem is a :class:`~assay.errors.ConfigError` whose one line
+names the key (``judges[0].trials: ...``).
+
+Examples
+--------
+>>> cfg = parse_config({"version": 1, "inputs": {"jsonl": ["answers.jsonl"]},
+...                     "judges": [{"kind": "metric", "metrics": ["exact_match"]}]})
+>>> cfg.judges[0].kind, cfg.llm is None
+('metric', True)
+>>> parse_config({"version": 1, "inputs": {}, "judges": [], "colour": 1})
+Traceback (most recent call last):
+...
+assay.errors.ConfigError: config: colour: unknown key
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from assay.errors import ConfigError
+from assay.judge.engine.client_config import ClientConfig
+from assay.judge.judges import JudgeContext, JudgeSettings
+
+if TYPE_CHECKING:
+    from assay.judge.judges import Judge
+
+CONFIG_VERSION = 1
+"""The config format this version of assay reads."""
+
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class InputsConfig(BaseModel):
+    """Where the answers are and how their records are keyed (BenchmarkQED's answer files).
+
+    Answers are read from ``answers_path`` for each method (arm) and question set, and/or
+    from assay's own JSONL files (one record per answer with ``item``, ``arm``,
+    ``question``, ``answer`` and optional ``task``, ``cluster``, ``reference`` and
+    judgments-table fields such as ``usd``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    input_dir: Path | None = None
+    """The folder of the answer files (relative to the config file)."""
+    methods: list[str] = Field(default_factory=list)
+    """The methods (arms) whose answers are read from ``answers_path``."""
+    question_sets: list[str] = Field(default_factory=list)
+    """The question sets (the ``task`` column); ``answers_path`` is read once per method and set."""
+    answers_path: str = "{input_dir}/{method}/{question_set}_answers.json"
+    """Template of an answer file (a JSON list of records)."""
+    question_id_key: str = "question_id"
+    """The record key of the question id."""
+    question_text_key: str = "question"
+    """The record key of the question text."""
+    answer_text_key: str = "answer"
+    """The record key of the answer text."""
+    cluster_key: str | None = None
+    """A record key naming the question's cluster (its document); None: each question is its own."""
+    references_path: str | None = None
+    """Template of a reference (gold) answer file per question set, e.g.
+    ``{input_dir}/{question_set}_references.json``; read with the same keys."""
+    reference_method: str | None = None
+    """A method whose answers serve as references (BenchmarkQED's reference scoring) instead."""
+    assertions_path: str | None = None
+    """Template of an assertions file per question set,
+    e.g. ``{input_dir}/{question_set}_assertions.json``."""
+    retrieval_path: str | None = None
+    """Template of a retrieval-results file per method and question set (chunk-level assertion
+    scoring), e.g. ``{input_dir}/{method}/{question_set}_retrieval_results.json``: records
+    ``{question_id, text, context: [{chunk_id, text, rank?}]}``."""
+    retrieval_methods: list[str] | None = None
+    """The methods whose retrieval results are read; None for ``methods``."""
+    jsonl: list[Path] = Field(default_factory=list)
+    """assay's own JSONL answer files."""
+
+
+class AssayConfig(BaseModel):
+    """A whole ``assay judge`` config."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    version: Literal[1]
+    """The config format (1)."""
+    llm: ClientConfig | None = None
+    """The judge model's endpoint; may be left out when every judge is a metric."""
+    inputs: InputsConfig = Field(default_factory=InputsConfig)
+    """Where the answers are."""
+    judges: list[JudgeSettings]
+    """The judges, each a section whose ``kind`` picks its fields."""
+    cache: Path | None = None
+    """The response cache file; None for the default (``$ASSAY_CACHE_DIR`` or ~/.cache/assay)."""
+    base_dir: Path = Field(default=Path("."), exclude=True)
+    """The config file's folder (set by :func:`load_config`; not a key of the file)."""
+
+    @field_validator("judges", mode="before")
+    @classmethod
+    def _sections(cls, value: Any) -> Any:
+        from assay.judge.judges import JUDGE_KINDS
+
+        if not isinstance(value, list):
+            return value
+        out = []
+        for index, section in enumerate(value):
+            if not isinstance(section, dict):
+                out.append(section)
+                continue
+            kind = section.get("kind")
+            if kind not in JUDGE_KINDS:
+                raise ValueError(
+                    f"judges[{index}].kind: expected one of {', '.join(sorted(JUDGE_KINDS))}, got {kind!r}"
+                )
+            try:
+                out.append(JUDGE_KINDS[kind].Settings.model_validate(section))
+            except ValidationError as exc:
+                raise ValueError(_describe(exc, prefix=f"judges[{index}]")) from None
+        return out
+
+    @model_validator(mode="after")
+    def _needs_llm(self) -> AssayConfig:
+        if self.llm is None and any(j.kind != "metric" for j in self.judges):
+            raise ValueError("llm: a judge other than a metric needs the llm section (model, base_url, ...)")
+        return self
+
+    def context(self, settings: JudgeSettings) -> JudgeContext:
+        """The :class:`~assay.judge.judges._protocol.JudgeContext` of one judge section."""
+        base_params = dict(self.llm.params) if self.llm is not None else {}
+        model = settings.model or (self.llm.model if self.llm is not None else settings.kind)
+        return JudgeContext(model=model, params={**base_params, **settings.params}, base_dir=self.base_dir)
+
+    def build_judges(self) -> list[Judge]:
+        """Every judge of the config, built (prompts read)."""
+        from assay.judge.judges import JUDGE_KINDS
+
+        judges = [JUDGE_KINDS[s.kind].from_config(s, self.context(s)) for s in self.judges]
+        names = [j.name for j in judges]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"judges: two judges are named {_first_dup(names)!r}: give one a label")
+        return judges
+
+    def path(self, value: str | Path) -> Path:
+        """A path of the config, relative to its folder."""
+        path = Path(value)
+        return path if path.is_absolute() else self.base_dir / path
+
+    def frozen(self) -> dict[str, Any]:
+        """The config as JSON values (what the run store records; no secret is ever in it)."""
+        return self.model_dump(mode="json")
+
+
+def _first_dup(names: list[str]) -> str:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return ""
+
+
+def _describe(exc: ValidationError, *, prefix: str = "") -> str:
+    parts = []
+    for error in exc.errors():
+        loc = "".join(
+            f"[{p}]" if isinstance(p, int) else f".{p}"
+            for p in error["loc"]
+            if p not in ("function-after", "function-before")
+        )
+        where = (prefix + loc).lstrip(".") or "config"
+        message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        message = message.removeprefix("Value error, ")
+        if message.startswith(("judges[", "llm:")):
+            parts.append(message)
+        else:
+            parts.append(f"{where}: {message}")
+    return "; ".join(parts)
+
+
+def expand_env(value: Any, *, where: str = "") -> Any:
+    """Replace ``${VAR}`` and ``${VAR:-default}`` in every string of a YAML document.
+
+    Raises
+    ------
+    ConfigError
+        A variable is unset and has no default; the message names the key.
+
+    Examples
+    --------
+    >>> os.environ["ASSAY_DOCTEST_URL"] = "http://127.0.0.1:8000/v1"
+    >>> expand_env({"llm": {"base_url": "${ASSAY_DOCTEST_URL}", "model": "${NO_SUCH_VAR_X:-m}"}})
+    {'llm': {'base_url': 'http://127.0.0.1:8000/v1', 'model': 'm'}}
+    >>> expand_env({"llm": {"model": "${NO_SUCH_VAR_X}"}})
+    Traceback (most recent call last):
+    ...
+    assay.errors.ConfigError: config: llm.model: environment variable NO_SUCH_VAR_X is not set
+    """
+    if isinstance(value, dict):
+        return {k: expand_env(v, where=f"{where}.{k}" if where else str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_env(v, where=f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, str):
+
+        def substitute(match: re.Match[str]) -> str:
+            name, default = match.group(1), match.group(2)
+            found = os.environ.get(name)
+            if found is None:
+                if default is None:
+                    raise ConfigError(f"config: {where}: environment variable {name} is not set")
+                return default
+            return found
+
+        return _ENV.sub(substitute, value)
+    return value
+
+
+def parse_config(data: Any, *, base_dir: str | Path = ".", source: str = "config") -> AssayConfig:
+    """Validate a config document (already read from YAML); see the module docstring."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping with version, llm, inputs and judges")
+    if "version" in data and data["version"] != CONFIG_VERSION:
+        raise ConfigError(
+            f"{source}: version: this assay reads config version {CONFIG_VERSION}, got {data['version']!r}"
+        )
+    if "base_dir" in data:
+        raise ConfigError(f"{source}: base_dir: unknown key")
+    expanded = expand_env(data)
+    try:
+        return AssayConfig.model_validate({**expanded, "base_dir": Path(base_dir)})
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: {_describe(exc)}") from None
+
+
+def load_config(path: str | Path) -> AssayConfig:
+    """Read and validate a YAML config file; relative paths in it are read from its folder."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    return parse_config(data, base_dir=path.parent, source=str(path))
+
+
+EXAMPLE_CONFIG = """\
+# assay judge config (version 1). Run: assay judge this.yaml --out runs/first --dry-run
+# Strings may read environment variables: ${VAR} or ${VAR:-default}.
+version: 1
+
+llm:                                   # any OpenAI-compatible chat-completions endpoint
+  model: gpt-4.1                       # the default judge model
+  base_url: ${OPENAI_BASE_URL:-https://api.openai.com/v1}
+  api_key_env: OPENAI_API_KEY          # NAME of the variable holding the key (never the key)
+  max_concurrency: 32                  # requests in flight at most
+  timeout_s: 120                       # longest wait for one reply
+  # transport: direct                  # direct (default: assay posts over aiohttp with the SDK's
+                                       # headers) or openai (through the OpenAI SDK's own post)
+  params: {temperature: 0.0, seed: 42} # chat-completions parameters of every call
+  prices:                              # USD per million tokens, for cost and the cost limit
+    gpt-4.1: {input: 2.0, output: 8.0}
+  cost_limit_usd: 20.0                 # stop cleanly once this much is spent (rerun resumes)
+
+inputs:                                # BenchmarkQED's layout: {input_dir}/{method}/{question_set}_answers.json
+  input_dir: ./example_answers
+  methods: [vector_rag_short_context, vector_rag_long_context]
+  question_sets: [data_global, data_local, data_linked]
+  question_id_key: question_id
+  question_text_key: question
+  answer_text_key: answer
+  # cluster_key: document_id           # questions from one document form a cluster
+  # reference_method: vector_rag_long_context     # answers used as references
+  # references_path: "{input_dir}/{question_set}_references.json"
+  # assertions_path: "{input_dir}/{question_set}_assertions.json"   # assertion judges
+  # retrieval_path: "{input_dir}/{method}/{question_set}_retrieval_results.json"   # chunk_assertion
+  # jsonl: [answers.jsonl]             # assay's own JSONL: item, arm, question, answer, ...
+
+judges:
+  - kind: pairwise                     # counterbalanced: trial t shows `base` first when t is odd
+    base: vector_rag_short_context
+    others: [vector_rag_long_context]  # add the base itself for an A/A test of the judge
+    trials: 4                          # even
+    criteria: [comprehensiveness, diversity, empowerment, relevance]
+    joint: false                       # true: all criteria in one call
+
+  - kind: reference                    # integer score against the reference, orders counterbalanced
+    label: reference
+    reference: vector_rag_long_context # an arm, or "inputs" for inputs.references_path
+    generated: [vector_rag_short_context]
+    trials: 2
+    score_min: 1
+    score_max: 10
+    criteria: [correctness, completeness]
+
+  - kind: rubric                       # pointwise score on a declared scale
+    label: rubric
+    criteria:
+      - {name: clarity, description: "Is the answer easy to follow?", scale: "range:0,100"}
+      - {name: helpfulness, description: "Does it help the asker?", scale: "ordinal:Low,Medium,High"}
+
+  - kind: metric                       # offline, no model: exact_match, token_f1, rouge_l, bleu
+    reference: vector_rag_long_context
+    metrics: [token_f1, rouge_l]
+
+  # Assertion judges (need inputs.assertions_path; chunk_assertion also inputs.retrieval_path):
+  # - kind: assertion                  # standard: pass when the mean over trials > pass_threshold
+  #   trials: 2
+  #   pass_threshold: 0.5
+  #   question_sets: [data_local, data_linked]
+  # - kind: assertion_hierarchical     # global + supporting assertions and discovery
+  #   mode: staged                     # staged: supporting only for passed globals; or joint
+  #   question_sets: [data_global]
+  # - kind: chunk_assertion            # grade retrieved chunks; coverage at each k
+  #   k_list: [5, 10, 20, 50]
+  #   max_chunks: 50
+  # Differential pairwise: extract common / unique content, then judge the unique content
+  # - kind: differential
+  #   label: diff-joint
+  #   base: vector_rag_short_context
+  #   mode: joint                      # joint: all criteria in one call; separate: one call each
+  #   trials: 4
+"""
+"""What ``assay judge --init`` writes: a commented config that validates."""

@@ -1,0 +1,420 @@
+"""The run store: every judgment of a run folder in one SQLite file (WAL), resumable.
+
+``RUN/judgments.sqlite`` holds
+
+* ``configs``: each config the folder was run with (canonical JSON) and its hash; the
+  last one opened is the current config;
+* ``judgments``: one record per judgment (one LLM call) under its unique deterministic
+  key (:func:`judgment_key`), with the judgments-table rows it produced (JSON), the
+  verdict, the raw reply, the judge's own cost (tokens, USD, provenance, latency) and a
+  ``failed`` flag;
+* ``plan``: the keys the current config asks for, so an export leaves out judgments a
+  changed prompt or config made stale (they stay, so changing it back costs nothing);
+* ``scales``: the declared scale of each criterion.
+
+Writing is insert-or-ignore: a stored good judgment is never replaced, a stored failure
+is replaced by the next answer (``--retry-failed``), and the key is the primary key, so
+no judgment is ever stored twice. :meth:`RunStore.put` commits each judgment, or joins
+a small batch the caller commits (the runner commits every 256 judgments or 0.1 s);
+with WAL and ``synchronous=NORMAL`` a killed process (SIGKILL) loses nothing committed,
+so a crash loses at most the requests in flight and the last uncommitted batch, whose
+good replies the response cache holds. (An operating-system crash or power cut may
+lose the last commits too; ``durable=True`` asks for ``synchronous=FULL``.)
+
+The judge's own cost is kept apart from the judgments table: the table's ``usd``,
+``tokens_*`` and ``latency_s`` describe the answers judged, and come from the rows the
+judges build; :meth:`RunStore.judge_costs` gives what judging cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.data.schema import COLUMNS, Scale
+from assay.errors import InputError
+from assay.judge.engine._types import ChatRequest, Reply, utc_now
+
+if TYPE_CHECKING:  # pandas loads when a frame is asked for, not to judge
+    import pandas as pd
+
+    from assay.data.table import Judgments
+
+STORE_FILENAME = "judgments.sqlite"
+"""The run store's file name inside a run folder."""
+STORE_FORMAT = "1"
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS info (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS configs (
+    hash TEXT PRIMARY KEY, config TEXT NOT NULL, first_used TEXT NOT NULL, last_used TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS judgments (
+    key TEXT PRIMARY KEY,
+    config_hash TEXT,
+    failed INTEGER NOT NULL,
+    failure_kind TEXT,
+    error TEXT,
+    rows TEXT NOT NULL,
+    verdict TEXT,
+    raw_response TEXT,
+    model TEXT,
+    prompt_hash TEXT,
+    tokens_in INTEGER,
+    tokens_out INTEGER,
+    usd REAL,
+    usd_provenance TEXT,
+    latency_s REAL,
+    attempts INTEGER,
+    cached INTEGER,
+    evaluated_at TEXT,
+    tries INTEGER NOT NULL DEFAULT 1);
+CREATE TABLE IF NOT EXISTS plan (key TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS scales (criterion TEXT PRIMARY KEY, scale TEXT NOT NULL);
+"""
+
+_PUT = """
+INSERT INTO judgments (key, config_hash, failed, failure_kind, error, rows, verdict, raw_response,
+    model, prompt_hash, tokens_in, tokens_out, usd, usd_provenance, latency_s, attempts, cached,
+    evaluated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (key) DO UPDATE SET
+    config_hash = excluded.config_hash, failed = excluded.failed,
+    failure_kind = excluded.failure_kind, error = excluded.error, rows = excluded.rows,
+    verdict = excluded.verdict, raw_response = excluded.raw_response, model = excluded.model,
+    prompt_hash = excluded.prompt_hash, tokens_in = excluded.tokens_in,
+    tokens_out = excluded.tokens_out, usd = excluded.usd, usd_provenance = excluded.usd_provenance,
+    latency_s = excluded.latency_s, attempts = excluded.attempts, cached = excluded.cached,
+    evaluated_at = excluded.evaluated_at, tries = judgments.tries + 1
+WHERE judgments.failed = 1
+"""
+
+JUDGE_COST_COLUMNS: tuple[str, ...] = (
+    "key", "model", "failed", "failure_kind", "tokens_in", "tokens_out", "usd", "usd_provenance",
+    "latency_s", "attempts", "cached", "tries", "evaluated_at")
+"""Columns of :meth:`RunStore.judge_costs`."""
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def config_hash(config: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of a config's canonical JSON (keys sorted, no spaces).
+
+    Hash only what decides the verdicts (judge model, parameters, criteria, prompts), not
+    the engine's settings (concurrency, retries, prices, cost limit), or changing those
+    would re-ask every judgment. The API key is never part of a config: only the name of
+    the environment variable holding it.
+
+    >>> config_hash({"b": 1, "a": [1, 2]}) == config_hash({"a": [1, 2], "b": 1})
+    True
+    >>> config_hash({})
+    '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a'
+    """
+    return hashlib.sha256(_canonical(dict(config)).encode("utf-8")).hexdigest()
+
+
+_hash_config = config_hash
+
+
+def judgment_key(config_hash: str, item: str, arms: Sequence[str], criterion: str, trial: int, *,
+                 judge: str = "", prompt_hash: str = "") -> str:
+    """The deterministic key of one judgment: 32 hex digits of a SHA-256.
+
+    Parameters
+    ----------
+    config_hash
+        Hash of what decides the verdict (:func:`config_hash` of the judge's section).
+    item
+        The item (question) judged.
+    arms
+        The arms shown, in the order the judge defines them (``(arm,)`` for a pointwise
+        judge, ``(base, other)`` for a pairwise one; order matters).
+    criterion
+        The criterion, or a name for a joint call over several criteria.
+    trial
+        The trial (repetition) number.
+    judge
+        The judge's name (its model), so one config can hold several judges.
+    prompt_hash
+        Hash of the prompt templates, so editing a prompt re-asks exactly its judgments.
+
+    Notes
+    -----
+    The key is the first 128 bits of SHA-256 over the canonical JSON of
+    ``[config_hash, judge, prompt_hash, item, arms, criterion, trial]``, written as 32 hex
+    digits (the shape of BenchmarkQED's "Score ID", which is derived from it). Items and arms
+    are compared as given: strings, so ``"1"`` and ``1`` give different keys.
+
+    Examples
+    --------
+    >>> k = judgment_key("c0ffee", "q1", ("rag", "base"), "relevance", 1)
+    >>> len(k), k == judgment_key("c0ffee", "q1", ["rag", "base"], "relevance", 1)
+    (32, True)
+    >>> k == judgment_key("c0ffee", "q1", ("base", "rag"), "relevance", 1)
+    False
+    """
+    payload = [config_hash, judge, prompt_hash, str(item), [str(a) for a in arms], criterion, int(trial)]
+    return hashlib.sha256(_canonical(payload).encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class StoreCounts:
+    """How many judgments a store holds."""
+
+    stored: int
+    """Judgment records, good or failed (stale ones included)."""
+    failed: int
+    """Records whose last answer was a failure."""
+    planned: int
+    """Keys the current config asks for (0 when no plan was recorded)."""
+
+
+class RunStore:
+    """A run folder's ``judgments.sqlite``; see the module docstring.
+
+    Use from one thread (the event loop's, in the runner). Opening with a ``config``
+    records it (and its hash) as the current config.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from assay.judge.engine._types import ChatRequest, Reply
+    >>> folder = tempfile.mkdtemp()
+    >>> with RunStore(folder, config={"judge": "m"}) as store:
+    ...     req = ChatRequest(key="k1", messages=(("user", "hi"),))
+    ...     row = {"item": "q1", "arm": "a", "criterion": "c", "score": 7.0}
+    ...     first = store.put(req, Reply(key="k1", verdict=None, text="7"), [row])
+    ...     again = store.put(req, Reply(key="k1", verdict=None, text="8"), [row])
+    ...     first, again, store.counts().stored, store.to_frame()["score"].tolist()
+    (True, False, 1, [7.0])
+    """
+
+    def __init__(self, folder: str | Path, *, config: Mapping[str, Any] | None = None,
+                 config_hash: str | None = None, durable: bool = False) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / STORE_FILENAME
+        self._conn = sqlite3.connect(self.path, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+        self._conn.execute("PRAGMA busy_timeout=10000")
+        for statement in _TABLES.split(";"):
+            if statement.strip():
+                self._conn.execute(statement)
+        self._conn.execute("INSERT OR IGNORE INTO info (name, value) VALUES ('format', ?)", (STORE_FORMAT,))
+        row = self._conn.execute("SELECT value FROM info WHERE name = 'config_hash'").fetchone()
+        self._config_hash: str | None = None if row is None else str(row[0])
+        if config is not None:
+            self._record_config(config, config_hash or _hash_config(config))
+
+    # -- configuration
+    def _record_config(self, config: Mapping[str, Any], digest: str) -> None:
+        now = utc_now()
+        with self._transaction():
+            self._conn.execute(
+                "INSERT INTO configs (hash, config, first_used, last_used) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (hash) DO UPDATE SET last_used = excluded.last_used",
+                (digest, _canonical(dict(config)), now, now))
+            self._conn.execute("INSERT OR REPLACE INTO info (name, value) VALUES ('config_hash', ?)",
+                               (digest,))
+        self._config_hash = digest
+
+    @property
+    def config_hash(self) -> str | None:
+        """Hash of the current config (None when none was recorded)."""
+        return self._config_hash
+
+    @property
+    def config(self) -> dict[str, Any] | None:
+        """The current config as recorded (frozen: canonical JSON read back)."""
+        digest = self.config_hash
+        if digest is None:
+            return None
+        row = self._conn.execute("SELECT config FROM configs WHERE hash = ?", (digest,)).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def set_plan(self, keys: Iterable[str]) -> None:
+        """Record the keys the current config asks for (replacing any earlier plan)."""
+        with self._transaction():
+            self._conn.execute("DELETE FROM plan")
+            self._conn.executemany("INSERT OR IGNORE INTO plan (key) VALUES (?)", ((k,) for k in keys))
+
+    def set_scales(self, scales: Mapping[str, Scale]) -> None:
+        """Declare criteria's scales (kept with the judgments, read back by :func:`load_store`)."""
+        with self._transaction():
+            self._conn.executemany("INSERT OR REPLACE INTO scales (criterion, scale) VALUES (?, ?)",
+                                   [(name, scale.spelling()) for name, scale in scales.items()])
+
+    def scales(self) -> dict[str, Scale]:
+        return {str(name): Scale.parse(str(spelling)) for name, spelling in
+                self._conn.execute("SELECT criterion, scale FROM scales ORDER BY criterion")}
+
+    # -- judgments
+    def status(self) -> dict[str, bool]:
+        """Stored key -> whether its judgment failed."""
+        return {str(k): bool(f) for k, f in self._conn.execute("SELECT key, failed FROM judgments")}
+
+    def put(self, request: ChatRequest, reply: Reply, rows: Sequence[Mapping[str, Any]], *,
+            commit: bool = True) -> bool:
+        """Store a judgment and its rows; return whether anything was written.
+
+        A new key is inserted; a key stored as failed is replaced; a key stored as good is
+        left alone (False). With ``commit=False`` the write joins an open transaction that
+        :meth:`commit` ends (the runner commits small batches: a crash then loses at most
+        the judgments since the last commit, whose good replies the response cache holds).
+        """
+        if not commit and not self._conn.in_transaction:
+            self._conn.execute("BEGIN IMMEDIATE")
+        verdict = reply.verdict_dict()
+        kept = []
+        for row in rows:  # the reply's text is stored once, in raw_response; records() puts it back
+            row = dict(row)
+            if "raw_response" in row and row["raw_response"] == reply.text:
+                del row["raw_response"]
+                row[_RAW] = 1
+            kept.append(row)
+        values = (
+            request.key, self.config_hash, int(not reply.ok), reply.failure_kind, reply.error,
+            _ROWS_JSON.encode(kept), None if verdict is None else _ROWS_JSON.encode(verdict),
+            reply.text, reply.model, request.prompt_hash, reply.tokens_in, reply.tokens_out,
+            reply.usd, reply.usd_provenance, reply.latency_s, reply.attempts, int(reply.cached),
+            reply.evaluated_at or utc_now())
+        cursor = self._conn.execute(_PUT, values)
+        if commit:
+            self.commit()
+        return cursor.rowcount > 0
+
+    def commit(self) -> None:
+        """Commit the judgments written with ``put(..., commit=False)``."""
+        if self._conn.in_transaction:
+            self._conn.execute("COMMIT")
+
+    def counts(self) -> StoreCounts:
+        stored, failed = self._conn.execute(
+            "SELECT count(*), coalesce(sum(failed), 0) FROM judgments").fetchone()
+        planned = self._conn.execute("SELECT count(*) FROM plan").fetchone()[0]
+        return StoreCounts(int(stored), int(failed), int(planned))
+
+    def _selected(self, columns: str, keys: Iterable[str] | None) -> list[tuple[Any, ...]]:
+        if keys is not None:
+            wanted = list(dict.fromkeys(keys))
+            self._conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (key TEXT PRIMARY KEY)")
+            with self._transaction():
+                self._conn.execute("DELETE FROM wanted")
+                self._conn.executemany("INSERT OR IGNORE INTO wanted (key) VALUES (?)",
+                                       ((k,) for k in wanted))
+            return self._conn.execute(f"SELECT {columns} FROM judgments JOIN wanted USING (key) "
+                                      "ORDER BY judgments.rowid").fetchall()
+        if self._conn.execute("SELECT 1 FROM plan LIMIT 1").fetchone() is not None:
+            return self._conn.execute(f"SELECT {columns} FROM judgments JOIN plan USING (key) "
+                                      "ORDER BY judgments.rowid").fetchall()
+        return self._conn.execute(f"SELECT {columns} FROM judgments ORDER BY rowid").fetchall()
+
+    def verdicts(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The good verdicts stored for ``keys``: key -> verdict (as JSON values); failed or
+        verdict-less judgments are left out (a two-stage judge builds its second stage from them)."""
+        wanted = list(dict.fromkeys(keys))
+        out: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            query = ("SELECT key, verdict FROM judgments WHERE failed = 0 AND verdict IS NOT NULL "
+                     f"AND key IN ({', '.join('?' * len(part))})")
+            for key, verdict in self._conn.execute(query, part):
+                out[str(key)] = json.loads(verdict)
+        return out
+
+    def records(self, *, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """The judgments-table rows of the planned judgments (or of ``keys``), in storing order."""
+        out: list[dict[str, Any]] = []
+        for rows, raw in self._selected("rows, raw_response", keys):
+            for row in json.loads(rows):
+                if row.pop(_RAW, None):
+                    row["raw_response"] = raw
+                out.append(row)
+        return out
+
+    def to_frame(self, *, keys: Iterable[str] | None = None) -> pd.DataFrame:
+        """The rows as a DataFrame in the judgments-table column order (not validated:
+        :func:`load_store` validates)."""
+        import pandas as pd
+
+        frame = pd.DataFrame.from_records(self.records(keys=keys))
+        known = [c.name for c in COLUMNS if c.name in frame.columns]
+        return frame[known + [c for c in frame.columns if c not in known]]
+
+    def judge_costs(self, *, keys: Iterable[str] | None = None) -> pd.DataFrame:
+        """What judging cost, one row per judgment (columns :data:`JUDGE_COST_COLUMNS`)."""
+        rows = self._selected(", ".join(f"judgments.{c}" for c in JUDGE_COST_COLUMNS), keys)
+        import pandas as pd
+
+        frame = pd.DataFrame.from_records(rows, columns=list(JUDGE_COST_COLUMNS))
+        frame["failed"] = frame["failed"].astype(bool)
+        frame["cached"] = frame["cached"].astype(bool)
+        return frame
+
+    # -- plumbing
+    def _transaction(self) -> _Transaction:
+        self.commit()
+        return _Transaction(self._conn)
+
+    def close(self) -> None:
+        self.commit()
+        self._conn.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Transaction:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def load_store(folder: str | Path, *, scales: Mapping[str, Scale] | None = None) -> Judgments:
+    """Read a run folder's store as a validated judgments table.
+
+    The rows of the planned judgments (all, when no plan was recorded), with the scales
+    the store declares, overridden by ``scales``. Raises
+    :class:`~assay.errors.ValidationError` listing every bad row (row N is the N-th row
+    exported) or :class:`~assay.errors.InputError` when there is no store or it is empty.
+    """
+    from assay.data.validate import judgments_from_records
+
+    path = Path(folder) / STORE_FILENAME
+    if not path.is_file():
+        raise InputError(str(folder), f"no run store ({STORE_FILENAME}) in this folder")
+    with RunStore(folder) as store:
+        records = store.records()
+        declared = store.scales()
+    if not records:
+        raise InputError(str(path), "the run store holds no judgments yet")
+    declared.update(scales or {})
+    return judgments_from_records(records, range(1, len(records) + 1), path=str(path),
+                                  sources=(str(path),), scales=declared)
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    raise TypeError(f"row value {value!r} of type {type(value).__name__} is not JSON")
+
+
+_ROWS_JSON = json.JSONEncoder(ensure_ascii=False, default=_json_default)
+_RAW = "$raw_response"
+"""Marks a stored row whose raw_response is the judgment's (kept once, in its own column)."""
+

@@ -1,0 +1,416 @@
+"""BenchmarkQED's CSV files, written into a run folder after ``assay judge`` (``--csv``, the default).
+
+:func:`write_qed_csvs` reads the stored judgments of the plan's pairwise, differential and
+reference judges; :func:`write_assertion_csvs` those of its assertion judges. Failed
+judgments are left out (they have no score). ``score_id`` is the judgment key (of the judging
+call, for a differential judge). Every number is written at full precision (BenchmarkQED rounds
+some of its tables for display; nothing is rounded here). Which file, when, with which columns:
+
+Pairwise judges (``kind: pairwise``)
+    ``win_rates.csv``: score_id, question, criteria, ``{base}_score``, ``{other}_score``,
+    reasoning, trial, base_name, other_name, question_set, judge (one file for all pairs, so
+    the score columns of arms not in a row's pair are empty).
+    ``{question_set}_{base}--{other}.csv``: the same rows, one file per (question set, base,
+    other) as BenchmarkQED saves each ``get_pairwise_scores`` result, with only the pair's two
+    score columns (``all`` for the question set when the inputs have none).
+
+Differential judges (``kind: differential``)
+    ``differential_pairwise_scores.csv`` (mode joint) and ``separate_differential_scores.csv``
+    (mode separate): ``win_rates.csv``'s columns.
+
+A pairwise and a differential judge (seed: "Original vs. Differential Pairwise Scoring")
+    ``original_pairwise_scores.csv``: the pairwise judges' rows (``win_rates.csv``'s columns)
+    on the (question set, pair, criterion) the differential judges also scored.
+    ``original_vs_differential_comparison.csv``: the win-rate summaries of both, merged on
+    (question_set, criteria, base_name, other_name) with suffixes ``_original`` and
+    ``_differential``, and winrate_delta = other_mean_differential - other_mean_original. A
+    summary has ``winrates_sig_tests.csv``'s columns (BenchmarkQED's ``analyze_criteria``:
+    base_mean, other_mean, p_value, test, statistic, corrected_p_value,
+    formatted_corrected_p_value, ..., then judge, n, standard_error, lower, upper) from
+    :func:`~assay.analysis.winrates._report.win_rates` with ``test="auto"`` and
+    ``correction="holm-per-group"``, BenchmarkQED's choice of test and its Holm family (one
+    question set and criterion of one judge); ``question_set`` is ``ALL`` for all question sets
+    together. One row per (question set, criterion, pair, pairwise judge, differential judge).
+
+A judge model with a joint and a separate differential judge (seed: "Repeat across judge models")
+    ``joint_vs_separate_by_model.csv``: judge_model, verdict_agreement (share of the trials
+    both scored with the same verdict, pooled over criteria and pairs), joint_mean_wr and
+    separate_mean_wr (mean question-level win rate of the base over (question, criterion),
+    weighted by questions), overall_p_value (Wilcoxon's signed-rank test, scipy's
+    ``method="auto"`` as BenchmarkQED, of the paired question-level win rates pooled over criteria
+    and pairs; 1 when no pair differs), significant_diff (overall_p_value < 0.05), then
+    judge_joint, judge_separate, n_trials, n (paired question-level values). Agreement and
+    means come from :attr:`WinRateReport.judges <assay.analysis.winrates._report.WinRateReport.judges>`.
+
+Reference judges (``kind: reference``)
+    ``reference_scores.csv``: score_id, question, criteria, score, reasoning, trial, reference,
+    generated, question_set, judge; ``{question_set}_{reference}--{generated}.csv``: its rows
+    per (question set, reference, generated); ``reference_scores_summary.csv``:
+    question_set, criteria, reference, generated, judge, mean, std (sample SD, ddof = 1).
+
+Assertion judges
+    Standard: ``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
+    ``assertion_scores_summary.csv``; hierarchical: ``hierarchical_assertion_scores.csv``,
+    ``hierarchical_summary_by_question.csv``, ``hierarchical_summary.csv``; chunk-level:
+    ``chunk_coverage.csv``, ``chunk_coverage_by_question.csv`` (columns in
+    :mod:`assay.analysis.assertions._summaries` and :mod:`assay.analysis.assertions._chunk_coverage`). When a
+    standard or hierarchical judge scored two or more arms of a question set,
+    ``significance_summary.csv``
+    (:data:`~assay.analysis.assertions._significance.SUMMARY_COLUMNS`: metric, level,
+    test_name, group1, group2, statistic, p_value, is_significant, group1_mean, group2_mean,
+    formatted_p_value, question_set, judge, n, p_value_raw): Friedman's test (three or more
+    arms, ``level`` omnibus) and the pairwise Wilcoxon tests of each metric's per-question
+    values, then the clustered permutation tests (``<metric>_clustered``); Holm within one
+    judge, metric and question set; 10 000 sign patterns, seed 42 (BenchmarkQED's notebook).
+    Metrics: ``pass_rate`` (standard), ``global_pass_rate``, ``support_level``,
+    ``supporting_pass_rate``, ``discovery_rate`` (hierarchical).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.judge.engine import RunStore
+from assay.judge.judges import JudgeInputs
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from assay.judge.plan import Plan
+
+ALPHA = 0.05
+"""Level of ``significant_diff`` in ``joint_vs_separate_by_model.csv`` (BenchmarkQED's alpha)."""
+N_PERMUTATIONS = 10_000
+PERMUTATION_SEED = 42
+PAIR_KEYS = ["question_set", "criteria", "base_name", "other_name"]
+
+
+def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[Path]:
+    """Write BenchmarkQED's CSVs of the plan's pairwise, differential and reference judges (see the
+    module docstring for the files and their columns); return the files written.
+
+    The plain score files are written with the csv module in pandas' format (pandas and the
+    statistics stack load only for the comparisons of differential judges): a cached rerun
+    of 10,000 judgments spends no second on imports."""
+    folder = Path(folder)
+    with RunStore(folder) as store:
+        records = store.records()
+
+    @functools.cache
+    def judgments() -> pd.DataFrame:  # the validated table, read once if a comparison needs it
+        from assay.judge.engine import load_store
+
+        return load_store(folder).frame
+
+    index: dict[tuple[Any, ...], str] = {}
+    for part in plan.judges:
+        for r in (*part.followups, *part.requests):  # a second-stage key is the judgment's score_id
+            m = r.meta
+            index[
+                (
+                    m.get("judge"),
+                    m.get("item"),
+                    m.get("arm"),
+                    m.get("opponent"),
+                    m.get("run"),
+                    m.get("criterion"),
+                )
+            ] = r.key
+            index.setdefault(
+                (m.get("judge"), m.get("item"), m.get("arm"), m.get("opponent"), m.get("run"), None), r.key
+            )
+    kinds = {part.judge.name: part for part in plan.judges}
+    question = {item: a.question for answers in inputs.answers.values() for item, a in answers.items()}
+    pairwise: list[dict[str, Any]] = []
+    reference: list[dict[str, Any]] = []
+    differential: dict[str, list[dict[str, Any]]] = {}
+    for row in records:
+        owner = kinds.get(str(row.get("judge")))
+        if owner is None or row.get("score") is None or row["score"] != row["score"]:  # None or NaN
+            continue
+        lookup = (row.get("judge"), row.get("item"), row.get("arm"), row.get("opponent"), row.get("run"))
+        score_id = index.get((*lookup, row.get("criterion"))) or index.get((*lookup, None))
+        common = {
+            "score_id": score_id,
+            "question": question.get(row["item"], ""),
+            "criteria": row["criterion"],
+        }
+        if owner.kind in ("pairwise", "differential"):
+            target = pairwise
+            if owner.kind == "differential":
+                mode = getattr(owner.judge, "mode", "joint")
+                name = ("differential_pairwise_scores.csv" if mode == "joint"
+                        else "separate_differential_scores.csv")
+                target = differential.setdefault(name, [])
+            target.append(
+                {
+                    **common,
+                    f"{row['arm']}_score": row["score"],
+                    f"{row['opponent']}_score": 1.0 - float(row["score"]),
+                    "reasoning": row.get("reasoning"),
+                    "trial": row["run"],
+                    "base_name": row["arm"],
+                    "other_name": row["opponent"],
+                    "question_set": row.get("task"),
+                    "judge": row["judge"],
+                }
+            )
+        elif owner.kind == "reference":
+            settings: Any = owner.judge
+            reference.append(
+                {
+                    **common,
+                    "score": row["score"],
+                    "reasoning": row.get("reasoning"),
+                    "trial": row["run"],
+                    "reference": settings.settings.reference,
+                    "generated": row["arm"],
+                    "question_set": row.get("task"),
+                    "judge": row["judge"],
+                }
+            )
+    written = []
+    if pairwise:
+        written.append(write_csv(folder / "win_rates.csv", pairwise))
+        written += _per_pair_files(pairwise, folder, ("base_name", "other_name"))
+    for name, rows in differential.items():
+        written.append(write_csv(folder / name, rows))
+    if pairwise and differential:
+        import pandas as pd
+
+        written += _original_vs_differential(plan, folder, pd.DataFrame(pairwise),
+                                             pd.concat([pd.DataFrame(r) for r in differential.values()]),
+                                             judgments)
+    written += _joint_vs_separate(plan, folder, judgments)
+    if reference:
+        written.append(write_csv(folder / "reference_scores.csv", reference))
+        written.append(write_csv(folder / "reference_scores_summary.csv", _reference_summary(reference)))
+        written += _per_pair_files(reference, folder, ("reference", "generated"))
+    return written
+
+
+def write_csv(path: Path, records: list[dict[str, Any]], columns: list[str] | None = None) -> Path:
+    """Write ``records`` as ``pd.DataFrame(records).to_csv(path, index=False)`` would.
+
+    Columns in order of first appearance (or ``columns``), a key a record lacks and None
+    written empty, floats as ``repr`` (full precision), ``\\n`` line ends, minimal quoting.
+    The records hold no NaN (a judgment without a finite score is not written).
+
+    >>> import tempfile
+    >>> path = write_csv(Path(tempfile.mkdtemp()) / "t.csv", [{"a": 1, "b": 0.5}, {"a": 2, "c": "x,y"}])
+    >>> path.read_text()
+    'a,b,c\\n1,0.5,\\n2,,"x,y"\\n'
+    """
+    import csv
+
+    if columns is None:
+        columns = list(dict.fromkeys(k for record in records for k in record))
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([r.get(c) for c in columns] for r in records)  # None -> "", float -> repr
+    return path
+
+
+def _per_pair_files(records: list[dict[str, Any]], folder: Path, pair: tuple[str, str]) -> list[Path]:
+    """``{question_set}_{first}--{second}.csv`` per (question set, pair); all-empty columns (the
+    score columns of other arms) dropped, the pair's score columns (if any) after ``criteria``."""
+    groups: dict[tuple[Any, Any, Any], list[dict[str, Any]]] = {}
+    for record in records:
+        groups.setdefault((record.get("question_set"), record[pair[0]], record[pair[1]]), []).append(record)
+    written = []
+    for (qs, first, second), rows in groups.items():
+        present = [c for c in dict.fromkeys(k for r in rows for k in r)
+                   if any(r.get(c) is not None and r.get(c) != "" for r in rows)]
+        scores = [c for c in (f"{first}_score", f"{second}_score") if c in present]
+        rest = [c for c in present if c not in scores and c not in ("score_id", "question", "criteria")]
+        name = f"{'all' if _missing(qs) else qs}_{first}--{second}.csv"
+        written.append(write_csv(folder / name, rows, ["score_id", "question", "criteria", *scores, *rest]))
+    return written
+
+
+def _reference_summary(reference: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mean and sample SD (ddof 1; empty for one score) per (question set, criterion, pair, judge)."""
+    import statistics
+
+    keys = ("question_set", "criteria", "reference", "generated", "judge")
+    groups: dict[tuple[Any, ...], list[float]] = {}
+    for record in reference:
+        group = tuple("" if k == "question_set" and _missing(record[k]) else record[k] for k in keys)
+        groups.setdefault(group, []).append(float(record["score"]))
+    return [{**dict(zip(keys, group, strict=True)), "mean": statistics.fmean(scores),
+             "std": statistics.stdev(scores) if len(scores) > 1 else None}
+            for group, scores in groups.items()]
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _shared(frame: pd.DataFrame) -> pd.Series:
+    """(question set, unordered pair, criterion) of each BenchmarkQED-format row, as one string."""
+    low = frame[["base_name", "other_name"]].min(axis=1).astype(str)
+    high = frame[["base_name", "other_name"]].max(axis=1).astype(str)
+    return frame["question_set"].astype(str) + "\x1f" + low + "\x1f" + high + "\x1f" + frame["criteria"]
+
+
+def _original_vs_differential(plan: Plan, folder: Path, pairwise: pd.DataFrame,
+                              differential: pd.DataFrame, judgments: Callable[[], pd.DataFrame]
+                              ) -> list[Path]:
+    """``original_pairwise_scores.csv`` and ``original_vs_differential_comparison.csv``."""
+    from assay.analysis.winrates import sig_test_rows, win_rates
+
+    shared = set(_shared(differential))
+    original = pairwise[_shared(pairwise).isin(shared)]
+    if original.empty:
+        return []
+    path = folder / "original_pairwise_scores.csv"
+    original.dropna(axis=1, how="all").to_csv(path, index=False)
+    names = {p.judge.name: p.kind for p in plan.judges if p.kind in ("pairwise", "differential")}
+    table = judgments()
+    table = table[table["judge"].isin(list(names)) & table["opponent"].notna()]
+    low = table[["arm", "opponent"]].min(axis=1).astype(str)
+    high = table[["arm", "opponent"]].max(axis=1).astype(str)
+    key = table["task"].astype(str) + "\x1f" + low + "\x1f" + high + "\x1f" + table["criterion"]
+    report = win_rates(table[key.isin(shared)], test="auto", correction="holm-per-group", alpha=ALPHA)
+    summary = sig_test_rows(report)
+    kind = summary["judge"].map(names)
+    comparison = summary[kind == "pairwise"].merge(summary[kind == "differential"], on=PAIR_KEYS,
+                                                   suffixes=("_original", "_differential"))
+    comparison["winrate_delta"] = comparison["other_mean_differential"] - comparison["other_mean_original"]
+    out = folder / "original_vs_differential_comparison.csv"
+    comparison.to_csv(out, index=False)
+    return [path, out]
+
+
+def _joint_vs_separate(plan: Plan, folder: Path, judgments: Callable[[], pd.DataFrame]) -> list[Path]:
+    """``joint_vs_separate_by_model.csv``: a row per model with a joint and a separate judge."""
+    modes: dict[str, dict[str, str]] = {}
+    for part in plan.judges:
+        if part.kind == "differential":
+            judge: Any = part.judge
+            modes.setdefault(str(judge.model), {}).setdefault(judge.mode, judge.name)
+    pairs = {m: (d["joint"], d["separate"]) for m, d in modes.items() if {"joint", "separate"} <= set(d)}
+    if not pairs:
+        return []
+    import numpy as np  # the statistics stack, only when there is something to compare
+    import pandas as pd
+
+    from assay.analysis.winrates import question_values, win_rates
+    from assay.stats.significance import wilcoxon_signed_rank
+
+    table = judgments()
+    rows = []
+    for model, (joint, separate) in pairs.items():
+        mine = table[table["judge"].isin([joint, separate])]
+        if not mine["score"].notna().any():
+            continue
+        report = win_rates(mine, alpha=ALPHA)
+        found = [c for c in report.judges if {c.judge_a, c.judge_b} == {joint, separate}]
+        flip = [c.judge_a != joint for c in found]
+        n_trials = sum(c.n_trials for c in found)
+        n = np.array([c.n for c in found], dtype=np.float64)
+        wr_joint = np.array([c.win_rate_b if f else c.win_rate_a for c, f in zip(found, flip, strict=True)])
+        wr_sep = np.array([c.win_rate_a if f else c.win_rate_b for c, f in zip(found, flip, strict=True)])
+        values = question_values(report.trials)
+        wide = values.pivot_table(index=["criterion", "arm", "opponent", "item"], columns="judge",
+                                  values="value").dropna()
+        p = math.nan
+        if joint in wide and separate in wide and len(wide):
+            d = (wide[joint] - wide[separate]).to_numpy(dtype=np.float64)
+            p = 1.0 if np.allclose(d, 0.0) else wilcoxon_signed_rank(d, method="auto").p_value
+        weight = n.sum()
+        rows.append({
+            "judge_model": model,
+            "verdict_agreement": sum(c.n_agree for c in found) / n_trials if n_trials else math.nan,
+            "joint_mean_wr": float(n @ wr_joint / weight) if weight else math.nan,
+            "separate_mean_wr": float(n @ wr_sep / weight) if weight else math.nan,
+            "overall_p_value": p,
+            "significant_diff": None if math.isnan(p) else bool(p < ALPHA),
+            "judge_joint": joint, "judge_separate": separate, "n_trials": n_trials,
+            "n": len(wide) if joint in wide and separate in wide else 0,
+        })
+    if not rows:
+        return []
+    path = folder / "joint_vs_separate_by_model.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return [path]
+
+
+def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
+    """Write the assertion summaries of the plan's assertion judges into the run folder, and
+    ``significance_summary.csv`` when a judge scored two or more arms.
+
+    Standard judges: ``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
+    ``assertion_scores_summary.csv`` (:func:`~assay.analysis.assertions._summaries.assertion_summary`);
+    hierarchical: ``hierarchical_assertion_scores.csv``, ``hierarchical_summary_by_question.csv``,
+    ``hierarchical_summary.csv``; chunk-level: ``chunk_coverage.csv``,
+    ``chunk_coverage_by_question.csv``. Each judge is summarised with its own
+    ``pass_threshold`` (and ``top_k``, ``k_list``), the judges of one kind stacked in one file
+    (the ``judge`` column tells them apart). A judge with no scored judgment is left out.
+    Returns the files written.
+    """
+    from assay.judge.engine import STORE_FILENAME, load_store
+
+    folder = Path(folder)
+    kinds = ("assertion", "assertion_hierarchical", "chunk_assertion")
+    parts = [p for p in plan.judges if p.kind in kinds]
+    if not parts or not (folder / STORE_FILENAME).is_file():
+        return []
+    import pandas as pd  # the statistics stack, only for a plan with assertion judges
+
+    from assay.analysis.assertions import (
+        AssertionSummary,
+        ChunkCoverage,
+        HierarchicalSummary,
+        assertion_significance,
+        assertion_summary,
+        chunk_coverage,
+        hierarchical_summary,
+    )
+
+    with RunStore(folder) as store:
+        if not store.counts().stored:
+            return []
+    frame = load_store(folder).frame
+    found: dict[str, list[Any]] = {kind: [] for kind in kinds}
+    for part in parts:
+        judge: Any = part.judge
+        rows = frame[frame["judge"] == judge.name]
+        if rows.empty or not rows["score"].notna().any():
+            continue
+        if part.kind == "assertion":
+            found[part.kind].append(assertion_summary(rows, pass_threshold=judge.pass_threshold,
+                                                      top_k=judge.top_k))
+        elif part.kind == "assertion_hierarchical":
+            found[part.kind].append(hierarchical_summary(rows, pass_threshold=judge.pass_threshold))
+        else:
+            found[part.kind].append(chunk_coverage(rows, k_list=judge.k_list,
+                                                   pass_threshold=judge.pass_threshold))
+
+    def stack(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
+        return pd.concat(list(tables), ignore_index=True)
+
+    written: list[Path] = []
+    if found["assertion"]:
+        a = found["assertion"]
+        written += AssertionSummary(stack(x.by_assertion for x in a), stack(x.by_question for x in a),
+                                    stack(x.overall for x in a), a[0].pass_threshold).write_csvs(folder)
+    if found["assertion_hierarchical"]:
+        h = found["assertion_hierarchical"]
+        written += HierarchicalSummary(stack(x.aggregated for x in h), stack(x.by_question for x in h),
+                                       stack(x.overall for x in h), h[0].pass_threshold).write_csvs(folder)
+    if found["chunk_assertion"]:
+        c = found["chunk_assertion"]
+        written += ChunkCoverage(stack(x.table for x in c), stack(x.per_question for x in c),
+                                 c[0].pass_threshold).write_csvs(folder)
+    tested = [*found["assertion"], *found["assertion_hierarchical"]]
+    if tested:
+        written += assertion_significance(tested, correction="holm-per-group",
+                                          n_resamples=N_PERMUTATIONS,
+                                          seed=PERMUTATION_SEED).write_csvs(folder)
+    return written

@@ -1,0 +1,131 @@
+"""What an HTML page is made of: pages, sections, tables, figures and dashboard highlights.
+
+These are display models, not analysis objects: a page builder (one per analysis type,
+``_html_scores``, ``_html_benchmark``, ...) reads a report object and lays its numbers out
+as a :class:`Page`; :mod:`assay.report.html._render` turns pages into HTML. Values stay at
+full precision here; the renderer rounds them as a :class:`Column` says.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ColumnKind = Literal["text", "int", "fixed", "sig", "bool"]
+"""How a column's values are shown: text as is, a count, ``digits`` decimals, ``digits + 1``
+significant digits without an exponent (dollars, tokens), or yes/no."""
+
+Topic = Literal["rankings", "cost", "quality", "agreement"]
+"""The dashboard's blocks, in the order they are shown."""
+
+TOPICS: tuple[Topic, ...] = ("rankings", "cost", "quality", "agreement")
+
+Trace = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One table column: the record key (also the CSV header), the label shown, the format."""
+
+    key: str
+    label: str
+    kind: ColumnKind = "text"
+    digits: int = 3
+    """Decimals of a ``fixed`` column; significant digits minus one of a ``sig`` column."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of rows shown sortable, filterable and exportable as CSV.
+
+    ``rows`` hold raw values (str, int, float, bool or None) in the order of ``columns``;
+    None and NaN are shown as a dash and exported as an empty field.
+    """
+
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    caption: str = ""
+    name: str = "table"
+    """Stem of the exported CSV file's name."""
+
+    @classmethod
+    def from_records(cls, records: Iterable[Mapping[str, Any]], columns: Sequence[Column], *,
+                     caption: str = "", name: str = "table") -> Table:
+        """A table of the given columns read from records (a missing key is None)."""
+        cols = tuple(columns)
+        rows = tuple(tuple(record.get(c.key) for c in cols) for record in records)
+        return cls(columns=cols, rows=rows, caption=caption, name=name)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A plotly figure given as plain data (``data`` traces and ``layout``, as in plotly.js).
+
+    Every string in ``data`` and ``layout`` is treated as text and HTML-escaped when the
+    page is written, except the values of ``hovertemplate`` and ``texttemplate``, which
+    must be written by code and never hold data. Put data into a template through
+    ``%{x}``, ``%{y}``, ``%{text}`` or ``%{customdata[i]}``. ``customdata[0]`` of a point,
+    when present, is the text a click on the point writes into the filter box of table
+    ``filter_table`` of the same section.
+    """
+
+    data: tuple[Trace, ...]
+    layout: Mapping[str, Any] = field(default_factory=dict)
+    caption: str = ""
+    filter_table: int | None = None
+
+    @property
+    def n_points(self) -> int:
+        """Points over all traces (the length of each trace's x, or y)."""
+        total = 0
+        for trace in self.data:
+            values = trace.get("x", trace.get("y"))
+            total += len(values) if values is not None else 0
+        return total
+
+
+@dataclass(frozen=True)
+class Section:
+    """A titled block of a page: an intro line, figures, tables and notes.
+
+    A section whose data do not exist carries ``missing``, the reason, and is shown with
+    that reason in place of its content.
+    """
+
+    title: str
+    tables: tuple[Table, ...] = ()
+    figures: tuple[Figure, ...] = ()
+    notes: tuple[str, ...] = ()
+    intro: str = ""
+    missing: str | None = None
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """A section a page offers the dashboard, under one of its topics."""
+
+    topic: Topic
+    section: Section
+    order: int = 50
+    """Place within the topic: lower first; pages' order breaks ties."""
+
+
+@dataclass(frozen=True)
+class Page:
+    """One report page: written to ``<slug>.html`` and linked from the dashboard."""
+
+    slug: str
+    title: str
+    sections: tuple[Section, ...]
+    summary: str = ""
+    """One line for the page's card on the dashboard."""
+    facts: tuple[tuple[str, str], ...] = ()
+    """(label, value) pairs shown under the title: design, method, settings."""
+    highlights: tuple[Highlight, ...] = ()
+
+
+def is_missing(value: Any) -> bool:
+    """True for None and for a float NaN or infinity (shown as a dash)."""
+    return value is None or (isinstance(value, float) and not math.isfinite(value))

@@ -1,0 +1,198 @@
+"""Self-contained HTML reports: one file per report object, plus ``index.html``, the dashboard.
+
+Each analysis object becomes a page through a page builder registered for its type
+(:class:`~assay.analysis.scores.ScoreSummary` -> ``scores.html``,
+:class:`~assay.analysis.benchmark._report.BenchmarkReport` -> ``benchmark.html``). A page is a
+title and sections; a section holds tables, plotly figures and notes, or the reason its data
+do not exist. An analysis added later gets a page by registering a builder that lays its
+object out as a :class:`Page` (:func:`register_page`); until it has one, an object with
+``to_dict()`` is laid out from that dict (its lists of records as tables, with a forest plot
+where records carry intervals). A :class:`Page` built by hand renders as it is.
+
+Every file opens from disk with the network off: the CSS and JavaScript are inlined and
+plotly.js is read from the installed ``plotly`` package. Tables sort by any column, filter
+by a text box and export the rows shown as CSV (numbers at full precision); a click on a
+chart's point filters the table beside it. Renderers format; they compute nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from assay.analysis.aggregate import AggregateReport
+from assay.analysis.benchmark import BenchmarkReport
+from assay.analysis.compare import ComparisonReport
+from assay.analysis.composite import CompositeScores
+from assay.analysis.coverage import CoverageReport
+from assay.analysis.judges import JudgeConsistency, JudgeReport, RobustSummary
+from assay.analysis.scores import ScoreSummary
+from assay.analysis.systems import SystemsReport
+from assay.analysis.winrates import WinRateReport
+from assay.report.html._aggregate import aggregate_page
+from assay.report.html._benchmark import benchmark_page
+from assay.report.html._compare import compare_page
+from assay.report.html._coverage import coverage_page
+from assay.report.html._dashboard import dashboard_context
+from assay.report.html._generic import generic_page
+from assay.report.html._judges import judges_page
+from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table
+from assay.report.html._render import PageBuilder, render_document
+from assay.report.html._robust import consistency_page, robust_page
+from assay.report.html._scores import scores_page
+from assay.report.html._systems import composite_page, systems_page
+from assay.report.html._winrates import winrates_page
+
+__all__ = [
+    "Column",
+    "Figure",
+    "Highlight",
+    "Page",
+    "Section",
+    "Table",
+    "page_for",
+    "register_page",
+    "render_html",
+]
+
+PageFunction = Callable[[Any], Page]
+
+_BUILDERS: dict[type, PageFunction] = {
+    ScoreSummary: scores_page,
+    BenchmarkReport: benchmark_page,
+    ComparisonReport: compare_page,
+    AggregateReport: aggregate_page,
+    JudgeReport: judges_page,
+    WinRateReport: winrates_page,
+    RobustSummary: robust_page,
+    JudgeConsistency: consistency_page,
+    CoverageReport: coverage_page,
+    CompositeScores: composite_page,
+    SystemsReport: systems_page,
+}
+
+INDEX = "index.html"
+
+
+def register_page(kind: type, builder: PageFunction) -> None:
+    """Render objects of type ``kind`` (and its subclasses) with ``builder(obj) -> Page``.
+
+    Registering a type again replaces its builder.
+    """
+    if not isinstance(kind, type):
+        raise TypeError(f"kind must be a class, got {kind!r}")
+    _BUILDERS[kind] = builder
+
+
+def page_for(report: Any) -> Page:
+    """The page of one report object.
+
+    A :class:`Page` as it is; else the builder registered for its type (or a base class);
+    else, for an object with ``to_dict()``, a page laid out from that dict's tables and
+    numbers (:mod:`assay.report.html._generic`).
+    """
+    if isinstance(report, Page):
+        return report
+    for kind in type(report).__mro__:
+        if kind in _BUILDERS:
+            return _BUILDERS[kind](report)
+    if callable(getattr(report, "to_dict", None)):
+        return generic_page(report)
+    known = ", ".join(sorted(k.__name__ for k in _BUILDERS))
+    raise TypeError(f"no HTML page for a {type(report).__name__}: pass one of {known}, an object "
+                    "with to_dict(), or a Page, or register a builder with register_page")
+
+
+def render_html(
+    reports: Sequence[Any],
+    out_dir: str | Path,
+    *,
+    partial: bool = False,
+    captions: Mapping[str, str] | None = None,
+    skipped: Mapping[str, str] | None = None,
+    title: str = "Evaluation dashboard",
+) -> list[Path]:
+    """Write one self-contained HTML file per report, and ``index.html`` linking them all.
+
+    Parameters
+    ----------
+    reports : sequence
+        Analysis objects (``ScoreSummary``, ``BenchmarkReport``, any registered type) or
+        :class:`Page` objects. Each is written to ``<slug>.html`` (``scores.html``,
+        ``benchmark.html``); a repeated slug gets a suffix (``benchmark-2.html``).
+    out_dir : str or Path
+        Folder to write into; created when missing. Files of the same names are replaced.
+    partial : bool, default False
+        The run is incomplete (``--partial-ok``): every page carries a banner and every
+        section, table caption and chart is marked preliminary.
+    captions : mapping, optional
+        A line under a page's title, by slug, e.g.
+        ``{"benchmark": "judge exact-match, criterion correct"}``.
+    skipped : mapping, optional
+        Reports that were not made, with the reason, listed on the dashboard, e.g.
+        ``{"win rates": "no pairwise judgments"}``.
+    title : str
+        The dashboard's title.
+
+    Returns
+    -------
+    list of Path
+        ``index.html`` first, then each page in the order given.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> page = Page(slug="hello", title="Hello", sections=(
+    ...     Section(title="Counts", tables=(Table.from_records(
+    ...         [{"arm": "a", "n": 3}], (Column("arm", "arm"), Column("n", "n", "int"))),)),
+    ...     Section(title="Costs", missing="no usd column")))
+    >>> paths = render_html([page], tempfile.mkdtemp())
+    >>> [p.name for p in paths]
+    ['index.html', 'hello.html']
+    >>> "Not available: no usd column" in paths[1].read_text()
+    True
+    """
+    captions = dict(captions or {})
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pages = _unique_slugs([page_for(r) for r in reports])
+    nav = [{"href": f"{p.slug}.html", "title": p.title} for p in pages]
+    written = []
+    for page in pages:
+        builder = PageBuilder(partial=partial)
+        sections = [builder.section(s, anchor=f"sec-{i}") for i, s in enumerate(page.sections, 1)]
+        text = render_document("page.html.j2", {
+            "heading": page.title, "caption": captions.get(page.slug, ""),
+            "facts": list(page.facts), "sections": sections,
+            "nav": [{**link, "current": link["href"] == f"{page.slug}.html"} for link in nav],
+        }, builder)
+        written.append(_write(out / f"{page.slug}.html", text))
+    builder = PageBuilder(partial=partial)
+    context = dashboard_context([(f"{p.slug}.html", p) for p in pages], captions,
+                                dict(skipped or {}), builder)
+    text = render_document("index.html.j2", {
+        "heading": title, "caption": "", "facts": [],
+        "nav": [{**link, "current": False} for link in nav], **context}, builder)
+    return [_write(out / INDEX, text), *written]
+
+
+def _unique_slugs(pages: list[Page]) -> list[Page]:
+    seen: set[str] = {"index"}
+    unique = []
+    for page in pages:
+        base = re.sub(r"[^a-z0-9_-]+", "-", page.slug.lower()).strip("-") or "report"
+        slug, n = base, 1
+        while slug in seen:
+            n += 1
+            slug = f"{base}-{n}"
+        seen.add(slug)
+        unique.append(page if slug == page.slug else replace(page, slug=slug))
+    return unique
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,20 @@
+"""Significance tests: Wilcoxon signed-rank, Friedman, normality, cluster t tests and
+clustered permutation tests.
+"""
+
+from assay._lazy import attach as _attach
+
+__getattr__, __dir__, __all__ = _attach(__name__, {
+    "._permutation": ["PermutationResult", "cluster_permutation_test"],
+    "._tests": [
+        "FriedmanResult",
+        "NormalityResult",
+        "PairedTestResult",
+        "PairwiseTest",
+        "cluster_t_test",
+        "friedman_test",
+        "normality_test",
+        "pairwise_wilcoxon",
+        "wilcoxon_signed_rank",
+    ],
+})
