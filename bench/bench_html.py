@@ -27,12 +27,12 @@ sys.path.insert(0, str(HERE))
 from bench_benchmark_report import WORKLOADS, make_frame  # noqa: E402
 
 from assay.analysis.aggregate import aggregate  # noqa: E402
-from assay.analysis.benchmark import (
+from assay.analysis.benchmark import (  # noqa: E402
     benchmark_report,
     benchmark_rows,
 )
 from assay.analysis.composite import composite_score_by_student  # noqa: E402
-from assay.analysis.judges import (
+from assay.analysis.judges import (  # noqa: E402
     judge_agreement,
     robust_summary,
 )
