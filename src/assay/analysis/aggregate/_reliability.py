@@ -44,7 +44,8 @@ def icc_band(icc: float) -> str | None:
 
 
 def mad_band(mad_points: float | None) -> str | None:
-    """The results aggregator's band of a MAD on a 0-100 scale: < 3 Excellent, < 5 Good, < 10 Moderate, else Poor.
+    """The results aggregator's band of a MAD on a 0-100 scale: < 3 Excellent, < 5 Good,
+    < 10 Moderate, else Poor.
 
     >>> mad_band(2.99), mad_band(3.0), mad_band(9.99), mad_band(10.0), mad_band(None)
     ('Excellent', 'Good', 'Moderate', 'Poor', None)

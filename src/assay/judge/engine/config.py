@@ -275,7 +275,7 @@ llm:                                   # any OpenAI-compatible chat-completions 
     gpt-4.1: {input: 2.0, output: 8.0}
   cost_limit_usd: 20.0                 # stop cleanly once this much is spent (rerun resumes)
 
-inputs:                                # BenchmarkQED's layout: {input_dir}/{method}/{question_set}_answers.json
+inputs:                              # BenchmarkQED's layout: {input_dir}/{method}/{question_set}_answers.json
   input_dir: ./example_answers
   methods: [vector_rag_short_context, vector_rag_long_context]
   question_sets: [data_global, data_local, data_linked]

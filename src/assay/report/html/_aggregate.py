@@ -1,4 +1,4 @@
-"""The aggregation page: an :class:`~assay.analysis.aggregate._report.AggregateReport` (the results aggregator).
+"""The aggregation page: an :class:`~assay.analysis.aggregate.AggregateReport` (the results aggregator).
 
 Per criterion: the per-run mean scores of each judge (a line over runs), and one table with
 both intervals side by side and named apart: the results aggregator's percentile bootstrap over the *run
@@ -79,7 +79,7 @@ def _criterion_section(criterion: str, rows: list[RunAggregation], pct: str) -> 
     return Section(
         title=criterion, figures=figures, tables=(table,),
         intro=f"Scale {rows[0].scale}, raw score scale, arms pooled. Run-bootstrap interval: "
-              f"the results aggregator's {pct} percentile bootstrap over the run means (how far a repeat of the "
+              f"the run-level {pct} percentile bootstrap over the run means (how far a repeat of the "
               f"judging moves the mean; with few runs it rests on few numbers). Items interval: "
               f"{pct} cluster-robust t over items (runs averaged within an item, C - 1 df), the "
               "evidence about the questions.")
@@ -125,7 +125,8 @@ def aggregate_page(report: AggregateReport) -> Page:
     sections.append(_reliability_section(report))
     flags = Table.from_records([vars(f) for f in report.flags], (
         Column("kind", "flag"), Column("criterion", "criterion"), Column("judge", "judge"),
-        Column("message", "message")), caption="The results aggregator's don'ts found", name="aggregate-flags")
+        Column("message", "message")), caption="Warnings about the runs and the judges",
+        name="aggregate-flags")
     sections.append(Section(title="Flags", tables=(flags,) if report.flags else (),
                             missing=None if report.flags else "No flag was raised."))
     sections.append(Section(title="Notes", notes=tuple(report.notes),
