@@ -24,7 +24,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from assay.stats import paired_difference_interval
-from assay.stats import significance as sig
+from assay.stats.significance import _tests as sig
 from assay.stats.significance import (
     cluster_t_test,
     friedman_test,
