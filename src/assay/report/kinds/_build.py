@@ -15,22 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import DesignError
+from assay.report.kinds import _options as opt
 
 if TYPE_CHECKING:
     from assay.data.table import Judgments
-    from assay.report.kinds._options import (
-        AggregateOptions,
-        AgreementOptions,
-        AssertionsOptions,
-        BenchmarkOptions,
-        CalibrationOptions,
-        CompositeOptions,
-        CoverageOptions,
-        RobustOptions,
-        ScoresOptions,
-        SystemsOptions,
-        WinratesOptions,
-    )
 
 
 @dataclass(frozen=True)
@@ -41,13 +29,13 @@ class Made:
     caption: str = ""
 
 
-def scores(judgments: Judgments, options: ScoresOptions) -> Made:
+def scores(judgments: Judgments, options: opt.ScoresOptions) -> Made:
     from assay.analysis.scores import score_summary
 
     return Made(score_summary(judgments, conf=options.conf))
 
 
-def benchmark(judgments: Judgments, options: BenchmarkOptions) -> Made:
+def benchmark(judgments: Judgments, options: opt.BenchmarkOptions) -> Made:
     from assay.analysis.benchmark import benchmark_report, benchmark_rows, reference_hash
 
     rows = benchmark_rows(judgments, judge=options.judge, criterion=options.criterion)
@@ -59,7 +47,7 @@ def benchmark(judgments: Judgments, options: BenchmarkOptions) -> Made:
     return Made(report, f"judge {rows.attrs['judge']}, criterion {rows.attrs['criterion']}")
 
 
-def aggregate(judgments: Judgments, options: AggregateOptions) -> Made:
+def aggregate(judgments: Judgments, options: opt.AggregateOptions) -> Made:
     from assay.analysis.aggregate import aggregate as aggregate_runs
 
     return Made(aggregate_runs(judgments, n_resamples=options.resamples, seed=options.seed,
@@ -67,53 +55,53 @@ def aggregate(judgments: Judgments, options: AggregateOptions) -> Made:
                                benchmark_version=options.benchmark_version))
 
 
-def agreement(judgments: Judgments, options: AgreementOptions) -> Made:
+def agreement(judgments: Judgments, options: opt.AgreementOptions) -> Made:
     from assay.analysis.judges import judge_agreement
 
     return Made(judge_agreement(judgments, conf=options.conf, drift_window=options.drift_window,
                                 uncertainty_threshold=options.uncertainty_threshold))
 
 
-def composite(judgments: Judgments, options: CompositeOptions) -> Made:
+def composite(judgments: Judgments, options: opt.CompositeOptions) -> Made:
     from assay.analysis.composite import composite_score_by_student
 
     return Made(composite_score_by_student(judgments, weights=options.weights, conf=options.conf))
 
 
-def robust(judgments: Judgments, options: RobustOptions) -> Made:
+def robust(judgments: Judgments, options: opt.RobustOptions) -> Made:
     from assay.analysis.judges import robust_summary
 
     return Made(robust_summary(judgments, trim=options.trim, conf=options.conf,
                                B=options.resamples, seed=options.seed))
 
 
-def coverage(judgments: Judgments, options: CoverageOptions) -> Made:
+def coverage(judgments: Judgments, options: opt.CoverageOptions) -> Made:
     from assay.analysis.coverage import coverage_report
 
     return Made(coverage_report(judgments, seed=options.seed))
 
 
-def systems(judgments: Judgments, options: SystemsOptions) -> Made:
+def systems(judgments: Judgments, options: opt.SystemsOptions) -> Made:
     from assay.analysis.systems import systems_report
 
     return Made(systems_report(judgments, conf=options.conf, B=options.resamples,
                                seed=options.seed))
 
 
-def calibration(judgments: Judgments, options: CalibrationOptions) -> Made:
+def calibration(judgments: Judgments, options: opt.CalibrationOptions) -> Made:
     from assay.analysis.judges import calibrate_judges
 
     return Made(calibrate_judges(judgments, out_dir=options.out, force=options.refit_calibration))
 
 
-def winrates(judgments: Judgments, options: WinratesOptions) -> Made:
+def winrates(judgments: Judgments, options: opt.WinratesOptions) -> Made:
     from assay.analysis.winrates import win_rates
 
     return Made(win_rates(judgments, test=options.test, alpha=options.alpha,
                           correction=options.correction, conf=options.conf))
 
 
-def assertions(judgments: Judgments, options: AssertionsOptions) -> Made:
+def assertions(judgments: Judgments, options: opt.AssertionsOptions) -> Made:
     from assay.analysis.assertions import assertion_significance
 
     result = assertion_significance(judgments, alpha=options.alpha, correction=options.correction,

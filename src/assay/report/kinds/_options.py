@@ -33,6 +33,13 @@ def _check_resamples(resamples: int | None) -> None:
         raise ConfigError(f"--B {resamples!r}: expected at least 2 resamples")
 
 
+def _check_tests(alpha: float, correction: str) -> None:
+    """The level and the multiplicity correction of adjusted tests."""
+    if not (isinstance(alpha, (int, float)) and 0.0 < alpha < 1.0):
+        raise ConfigError(f"--alpha {alpha!r}: expected a level in (0, 1)")
+    _check_choice("--correction", correction, ("holm", "holm-per-group"))
+
+
 def _check_choice(flag: str, value: str, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise ConfigError(f"{flag} {value!r}: expected one of {', '.join(choices)}")
@@ -191,9 +198,7 @@ class WinratesOptions:
     def __post_init__(self) -> None:
         _check_conf(self.conf)
         _check_choice("--test", self.test, ("cluster_t", "wilcoxon", "auto"))
-        _check_choice("--correction", self.correction, ("holm", "holm-per-group"))
-        if not 0.0 < self.alpha < 1.0:
-            raise ConfigError(f"--alpha {self.alpha!r}: expected a level in (0, 1)")
+        _check_tests(self.alpha, self.correction)
 
 
 @dataclass(frozen=True)
@@ -207,9 +212,7 @@ class AssertionsOptions:
 
     def __post_init__(self) -> None:
         _check_resamples(self.resamples)
-        _check_choice("--correction", self.correction, ("holm", "holm-per-group"))
-        if not 0.0 < self.alpha < 1.0:
-            raise ConfigError(f"--alpha {self.alpha!r}: expected a level in (0, 1)")
+        _check_tests(self.alpha, self.correction)
 
 
 def options_from(cls: type[Any], values: dict[str, Any]) -> Any:
