@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from assay.cli import main
-
-ASSAY = shutil.which("assay")
-
-
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    command = [ASSAY, *args] if ASSAY else [sys.executable, "-m", "assay.cli", *args]
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=300)
+from tests.cli.conftest import run_assay as run
 
 
 def test_import_alpaca_eval_writes_805_rows_per_model_and_annotator(alpaca_results, tmp_path):
@@ -81,19 +71,19 @@ def test_every_command_has_help_with_an_example():
         assert "Example: assay " + command in " ".join(result.stdout.split())
 
 
-def test_demo_runs_offline_and_loads_its_own_output(tmp_path):
-    result = run("demo", "--out", str(tmp_path / "demo"))
+def test_demo_runs_offline_and_loads_its_own_output(demo_run):
+    result, root = demo_run.result, demo_run.out.parent
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "Scores per criterion, judge and arm" in out
     assert "logit_cluster_robust_t" in out and "invalid records kept aside" in out
-    summary = json.loads((tmp_path / "demo" / "scores.json").read_text())
+    summary = json.loads((root / "demo" / "scores.json").read_text())
     correct = {r["arm"]: r for r in summary["scores"] if r["criterion"] == "correct"}
     assert correct["atlas-7b"]["estimate"] < correct["beacon-13b"]["estimate"] < \
         correct["cirrus-70b"]["estimate"]
     assert all(r["lower"] < r["estimate"] < r["upper"] for r in correct.values())
     assert summary["n_invalid"] > 0
-    benchmark = json.loads((tmp_path / "demo" / "benchmark.json").read_text())
+    benchmark = json.loads((root / "demo" / "benchmark.json").read_text())
     assert benchmark["arms"] == ["atlas-7b", "beacon-13b", "cirrus-70b"]
     assert benchmark["n_clusters"] == 40 and benchmark["runs"] == 5
     assert "Benchmark report (judge exact-match, criterion correct" in out
@@ -101,14 +91,14 @@ def test_demo_runs_offline_and_loads_its_own_output(tmp_path):
                  "robust.json", "coverage.json", "metric_scores.json", "analysis.xlsx",
                  "html/index.html", "tables/SUMMARY.md", "figures/benchmark_accuracy.png",
                  "metric-judges/run/judgments.sqlite"):
-        assert (tmp_path / "demo" / name).stat().st_size > 0, name
-    aggregated = json.loads((tmp_path / "demo" / "aggregated.json").read_text())
+        assert (root / "demo" / name).stat().st_size > 0, name
+    aggregated = json.loads((root / "demo" / "aggregated.json").read_text())
     assert set(aggregated["aggregations"]) >= {"quality_judge-lenient", "quality_judge-strict"}
     assert aggregated["inter_rater_reliability"]["quality"]["num_raters"] == 2
-    metric = json.loads((tmp_path / "demo" / "metric_scores.json").read_text())
+    metric = json.loads((root / "demo" / "metric_scores.json").read_text())
     assert {r["criterion"] for r in metric["scores"]} == {"exact_match", "token_f1", "rouge_l", "bleu"}
     assert all(0 <= r["estimate"] <= 1 and r["n"] >= 190 for r in metric["scores"])
-    judges = json.loads((tmp_path / "demo" / "judges.json").read_text())
+    judges = json.loads((root / "demo" / "judges.json").read_text())
     assert {r["criterion"] for r in judges["agreement"]} == {"quality"}
-    again = run("validate", str(tmp_path / "demo" / "judgments.parquet"))
+    again = run("validate", str(root / "demo" / "judgments.parquet"))
     assert again.returncode == 0, again.stderr

@@ -134,7 +134,9 @@ def test_every_kind_writes_its_files(tmp_path, capsys):
                             "summary.txt", "judges.json", "composite.json", "robust.json",
                             "coverage.json", "calibration.json", "calibration_params.json",
                             "winrates.json", "win_rates.csv", "winrates_sig_tests.csv",
-                            "systems.json"])
+                            "systems.json", "skipped.json"])
+    skipped = json.loads((tmp_path / "r" / "skipped.json").read_text())["skipped"]
+    assert [s["report"] for s in skipped] == ["assertions"]  # the simulation has no assertion judge
     code, _, err = run(["report", str(tmp_path / "run"), "--kind", "everything"], capsys)
     assert code == 2 and "--kind 'everything'" in err
     code, _, err = run(["report", str(tmp_path / "run"), "--kind", "winrate", "--format",
@@ -142,3 +144,83 @@ def test_every_kind_writes_its_files(tmp_path, capsys):
     assert code == 0, err
     pages = sorted(p.name for p in (tmp_path / "h").glob("*.html"))
     assert {"index.html", "winrates.html", "score-distribution.html"} <= set(pages)
+
+
+def interval_study(path):
+    """One system scored by three judges on an interval scale: the basic inter-rater study."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(30):
+        truth = rng.normal(5, 2)
+        for judge in ("j1", "j2", "j3"):
+            rows.append({"item": f"q{i}", "arm": "sys", "judge": judge, "criterion": "quality",
+                         "score": round(truth + rng.normal(0, 1), 2)})
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def pairwise_study(path):
+    """Pairwise verdicts (1 win, 0.5 tie, 0 loss) of six judges on two arms against a base."""
+    rng = np.random.default_rng(1)
+    rows = [{"item": f"q{i}", "arm": arm, "opponent": "base", "judge": f"j{j}",
+             "criterion": "preference", "score": float(rng.choice([0.0, 0.5, 1.0]))}
+            for i in range(20) for j in range(6) for arm in ("m1", "m2")]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("make, fix", [
+    (interval_study, "declare `--scale quality=range:MIN,MAX` to put its scores in the composite"),
+    (pairwise_study, "every row is a pairwise preference"),
+])
+def test_judges_group_makes_agreement_when_the_composite_cannot_be_made(tmp_path, capsys, make, fix):
+    path = make(tmp_path / "t.csv")
+    code, out, err = run(["report", str(path), "--kind", "judges", "--format", "text,json,html",
+                          "--out", str(tmp_path / "r")], capsys)
+    assert code == 0, err
+    assert "Agreement between judges" in out
+    judges = json.loads((tmp_path / "r" / "judges.json").read_text())
+    assert len(judges["agreement"]) == 1 and judges["agreement"][0]["n_units"] > 0
+    skipped = json.loads((tmp_path / "r" / "skipped.json").read_text())["skipped"]
+    reasons = {s["report"]: s["reason"] for s in skipped}
+    assert set(reasons) == {"composite", "robust", "systems", "coverage"}
+    for name in ("composite", "robust", "systems"):
+        assert fix in reasons[name]
+        assert f"{name} report skipped: " in out
+    assert not (tmp_path / "r" / "composite.json").exists()
+    dashboard = (tmp_path / "r" / "index.html").read_text()
+    assert dashboard.count('class="card skipped"') == 4
+    assert dashboard.count("no valid pointwise units") == 3
+
+
+def test_interval_scores_enter_the_composite_once_declared(tmp_path, capsys):
+    path = interval_study(tmp_path / "t.csv")
+    code, _, err = run(["report", str(path), "--kind", "composite", "--scale",
+                          "quality=range:-5,15", "--format", "json", "--out", str(tmp_path / "r")],
+                         capsys)
+    assert code == 0, err
+    composite = json.loads((tmp_path / "r" / "composite.json").read_text())
+    assert [r["arm"] for r in composite["composite"]] == ["sys"]
+
+
+def test_a_report_named_alone_that_cannot_be_made_is_an_error(tmp_path, capsys):
+    path = interval_study(tmp_path / "t.csv")
+    code, _, err = run(["report", str(path), "--kind", "composite", "--out", str(tmp_path / "r")],
+                         capsys)
+    assert code == 2 and "--scale quality=range:MIN,MAX" in err and "Traceback" not in err
+    assert err.count("\n") == 1 and not (tmp_path / "r").exists()
+    code, _, err = run(["report", str(tmp_path / "missing.csv"), "--kind", "judges"], capsys)
+    assert code == 2 and "missing.csv" in err
+
+
+def test_every_report_name_is_a_kind(tmp_path, capsys):
+    """--kind systems was refused although --kind all wrote systems.html."""
+    path = tmp_path / "t.csv"
+    rows = [{"item": f"q{i}", "cluster": f"d{i // 2}", "arm": arm, "judge": judge,
+             "criterion": "ok", "score": int((i + len(arm) + len(judge)) % 3 > 0)}
+            for i in range(12) for arm in ("a", "bb") for judge in ("j", "kk")]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    code, _, err = run(["report", str(path), "--kind", "systems", "--scale", "ok=binary",
+                        "--format", "json", "--B", "50", "--out", str(tmp_path / "r")], capsys)
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["skipped.json", "systems.json"]

@@ -4,9 +4,14 @@ Every error a user can cause prints one clear message and exits with status 2; n
 traceback is shown (set ``ASSAY_DEBUG=1`` to see one for an internal error).
 """
 
-from assay.cli import compare as _compare  # noqa: F401  (registers its command)
-from assay.cli import judge as _judge  # noqa: F401
-from assay.cli import report as _report  # noqa: F401
+# Each import registers its command; the order is the order of ``assay --help``.
+from assay.cli import validate as _validate  # noqa: F401  isort: skip
+from assay.cli import import_ as _import  # noqa: F401  isort: skip
+from assay.cli import demo as _demo  # noqa: F401  isort: skip
+from assay.cli import compare as _compare  # noqa: F401  isort: skip
+from assay.cli import judge as _judge  # noqa: F401  isort: skip
+from assay.cli import report as _report  # noqa: F401  isort: skip
+from assay.cli import register as _register  # noqa: F401  isort: skip
 from assay.cli._app import app, main
 
 __all__ = ["app", "main"]

@@ -1,0 +1,239 @@
+"""The registry of report kinds: what ``assay report --kind`` and ``assay demo`` can make.
+
+Each :class:`ReportKind` declares its name (what ``--kind`` takes), its title, its typed
+options, the function that builds it from a judgments table, whether the data support it,
+and the formats that render it. Groups (``all``, ``judges``, ``winrate``) name several
+reports. :func:`build_reports` makes every report of a selection on its own: one the data
+do not support is skipped with its reason, and never stops its siblings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import AssayError, ConfigError
+from assay.report.kinds import _build as build
+from assay.report.kinds._options import (
+    AggregateOptions,
+    AgreementOptions,
+    AssertionsOptions,
+    BenchmarkOptions,
+    CalibrationOptions,
+    CompositeOptions,
+    CoverageOptions,
+    RobustOptions,
+    ScoresOptions,
+    SystemsOptions,
+    WinratesOptions,
+)
+
+if TYPE_CHECKING:
+    from assay.data.table import Judgments
+
+FORMATS = ("text", "json", "html", "xlsx", "latex", "png")
+"""Every output format of ``assay report``."""
+
+JsonWriter = Callable[[str, Any, "Judgments", Path], list[Path]]
+
+
+@dataclass(frozen=True)
+class ReportKind:
+    """One report ``assay report`` can make."""
+
+    name: str
+    """What ``--kind`` takes, and the key of its skipped record."""
+    title: str
+    """Its heading: what the report shows (and whose method it follows)."""
+    brief: str
+    """A few words for ``assay report --help``."""
+    options: type
+    """Its options dataclass; ``options()`` gives the defaults."""
+    build: Callable[[Judgments, Any], build.Made]
+    """``build(judgments, options) -> Made``; raises an AssayError when the data do not
+    give the report."""
+    formats: frozenset[str]
+    """The formats that render it (text, json and html render every report)."""
+    files: str
+    """The files it writes, for the help (``scores.json``)."""
+    stem: str = ""
+    """Its file name without suffix (``judges`` for the agreement report); the name when
+    empty."""
+    supports: Callable[[Judgments], str | None] = field(default=lambda judgments: None)
+    """Why the table cannot give this report (naming the fix), or None; checked before
+    building."""
+    opt_in: str = ""
+    """A flag that groups need before they include it (``--calibrate``); empty: always."""
+    write_json: JsonWriter = build.write_json
+    """Writes its JSON files into a folder."""
+
+    @property
+    def file_stem(self) -> str:
+        return self.stem or self.name
+
+
+_BASIC = frozenset({"text", "json", "html"})
+
+REPORTS: tuple[ReportKind, ...] = (
+    ReportKind(
+        "scores", "Scores per criterion, judge and arm",
+        "mean score per criterion, judge and arm",
+        ScoresOptions, build.scores, _BASIC | {"xlsx"}, "scores.json"),
+    ReportKind(
+        "benchmark", "Benchmark report", "accuracy, paired contrasts, pass^k, cost (hr_report)",
+        BenchmarkOptions, build.benchmark, _BASIC | {"xlsx", "latex", "png"}, "benchmark.json"),
+    ReportKind(
+        "aggregate",
+        "Aggregation across runs and the judges' reliability (the results aggregator)",
+        "means across runs, inter-rater reliability (the results aggregator)",
+        AggregateOptions, build.aggregate, _BASIC | {"png"},
+        "results.json, aggregated.json, summary.txt", write_json=build.write_aggregate_json),
+    ReportKind(
+        "agreement", "Agreement between judges (CoEval)",
+        "agreement between judges: ICC, alpha, kappa, drift (CoEval)",
+        AgreementOptions, build.agreement, _BASIC | {"xlsx", "latex"}, "judges.json",
+        stem="judges"),
+    ReportKind(
+        "composite", "Composite score per arm (CoEval)", "composite score per arm (CoEval)",
+        CompositeOptions, build.composite, _BASIC | {"xlsx", "latex", "png"}, "composite.json",
+        supports=build.pointwise_support),
+    ReportKind(
+        "robust", "Robust summary: trimmed means, leave-one-judge-out rankings (CoEval)",
+        "trimmed means, leave-one-judge-out rankings (CoEval)",
+        RobustOptions, build.robust, _BASIC | {"xlsx", "latex"}, "robust.json",
+        supports=build.pointwise_support),
+    ReportKind(
+        "coverage", "Coverage of item attributes (CoEval)", "coverage of item attributes (CoEval)",
+        CoverageOptions, build.coverage, _BASIC | {"xlsx", "latex"}, "coverage.json",
+        supports=build.coverage_support),
+    ReportKind(
+        "systems",
+        "Systems report: per-task scores, rank intervals, head-to-head, by attribute (CoEval)",
+        "per-task scores, rank intervals, head-to-head (CoEval)",
+        SystemsOptions, build.systems, _BASIC, "systems.json", supports=build.pointwise_support),
+    ReportKind(
+        "calibration", "Calibration of judges against reference scores (CoEval)",
+        "judges calibrated against reference scores (CoEval)",
+        CalibrationOptions, build.calibration, _BASIC | {"xlsx", "latex"},
+        "calibration.json, calibration_params.json", opt_in="--calibrate"),
+    ReportKind(
+        "winrates", "Win rates of pairwise judgments (BenchmarkQED)",
+        "win rates of pairwise judgments (BenchmarkQED)",
+        WinratesOptions, build.winrates, _BASIC | {"xlsx"},
+        "winrates.json, win_rates.csv, winrates_sig_tests.csv", write_json=build.write_winrates_json),
+    ReportKind(
+        "assertions", "Assertion scores compared across arms: Friedman, Wilcoxon, clustered "
+        "permutation (BenchmarkQED)", "assertion scores compared across arms (BenchmarkQED)",
+        AssertionsOptions, build.assertions, _BASIC, "assertions.json"),
+)
+"""Every report, in the order reports are made and shown."""
+
+KINDS: dict[str, ReportKind] = {kind.name: kind for kind in REPORTS}
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    "all": tuple(KINDS),
+    "judges": ("agreement", "composite", "robust", "coverage", "systems", "calibration"),
+    "winrate": ("winrates", "assertions"),
+}
+"""Names that select several reports; ``all`` is every report the data support."""
+
+
+def resolve_kinds(text: str, *, opted_in: Iterable[str] = ()) -> list[ReportKind]:
+    """The reports ``--kind TEXT`` selects: report names and groups, comma-separated.
+
+    A group leaves out the reports that need a flag not in ``opted_in``
+    (``--calibrate``); a report named on its own is always made.
+
+    >>> [k.name for k in resolve_kinds("winrate,scores")]
+    ['scores', 'winrates', 'assertions']
+    >>> [k.name for k in resolve_kinds("judges", opted_in={"--calibrate"})][-1]
+    'calibration'
+    """
+    flags = set(opted_in)
+    chosen: set[str] = set()
+    for part in (p.strip() for p in text.split(",")):
+        if part in GROUPS:
+            chosen.update(n for n in GROUPS[part] if not KINDS[n].opt_in or KINDS[n].opt_in in flags)
+        elif part in KINDS:
+            chosen.add(part)
+        else:
+            raise ConfigError(f"--kind {part!r}: expected a report ({', '.join(KINDS)}) or a "
+                              f"group ({', '.join(GROUPS)}); see assay report --help")
+    return [kind for kind in REPORTS if kind.name in chosen]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The reports made and the reports skipped, in registry order."""
+
+    made: dict[str, build.Made]
+    """Report name -> what was made."""
+    skipped: dict[str, str]
+    """Report name -> why it was not made."""
+
+    def results(self, fmt: str | None = None) -> list[Any]:
+        """The results made, or only those of reports that render to ``fmt``."""
+        return [made.result for name, made in self.made.items()
+                if fmt is None or fmt in KINDS[name].formats]
+
+    def skipped_records(self) -> list[dict[str, str]]:
+        """``[{"report", "title", "reason"}]``, the content of ``skipped.json``."""
+        return [{"report": name, "title": KINDS[name].title, "reason": reason}
+                for name, reason in self.skipped.items()]
+
+
+def build_reports(judgments: Judgments, kinds: Iterable[ReportKind],
+                  options: Mapping[str, Any] | None = None) -> Outcome:
+    """Make each report of ``kinds`` on its own; skip, with the reason, those the data do not give.
+
+    Parameters
+    ----------
+    judgments : Judgments
+    kinds : iterable of ReportKind
+        From :func:`resolve_kinds` or :data:`REPORTS`.
+    options : mapping, optional
+        Report name -> its options instance; a report without one gets its defaults.
+
+    Returns
+    -------
+    Outcome
+        A report whose support check fails, or whose build raises an
+        :class:`~assay.errors.AssayError`, is in ``skipped`` with the message; every other
+        error propagates. Raises nothing for a report the data do not give: whether an
+        empty outcome is an error is the caller's to say.
+    """
+    options = dict(options or {})
+    made: dict[str, build.Made] = {}
+    skipped: dict[str, str] = {}
+    reasons: dict[Any, str | None] = {}
+    for kind in kinds:
+        given = options.get(kind.name)
+        if given is not None and not isinstance(given, kind.options):
+            raise TypeError(f"options of {kind.name!r} must be {kind.options.__name__}, "
+                            f"got {type(given).__name__}")
+        if kind.supports not in reasons:
+            reasons[kind.supports] = kind.supports(judgments)
+        reason = reasons[kind.supports]
+        if reason is not None:
+            skipped[kind.name] = reason
+            continue
+        try:
+            made[kind.name] = kind.build(judgments, given if given is not None else kind.options())
+        except AssayError as exc:
+            skipped[kind.name] = str(exc)
+    return Outcome(made, skipped)
+
+
+def kinds_help() -> str:
+    """One line per report (its name and what it shows) and per group (its reports)."""
+    width = max(len(name) for name in [*KINDS, *GROUPS])
+    lines = []
+    for kind in REPORTS:
+        lines.append(f"{kind.name:<{width}}  {kind.brief}")
+    for name, members in GROUPS.items():
+        what = ", ".join(f"{m} (with {KINDS[m].opt_in})" if KINDS[m].opt_in else m
+                         for m in members)
+        lines.append(f"{name:<{width}}  group: {'every report' if name == 'all' else what}")
+    return "\n".join(lines)
