@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assay._display import Rendered
 from assay.data.table import Judgments
 from assay.stats.contrasts import paired_difference_interval
 
@@ -101,7 +102,7 @@ class CoverageChange:
 
 
 @dataclass(frozen=True)
-class ComparisonReport:
+class ComparisonReport(Rendered):
     """Run B against run A: rank changes, paired score deltas and coverage change."""
 
     label_a: str
@@ -127,46 +128,6 @@ class ComparisonReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False, ensure_ascii=False)
-
-    def __str__(self) -> str:
-        pct = f"{self.conf * 100:g}%"
-        lines = [f"Comparison: B = {self.label_b} against A = {self.label_a}",
-                 "Scores normalised to [0, 1]; delta = B - A over the items both runs scored, "
-                 f"{pct} cluster-robust paired t interval.", ""]
-        keys = list(dict.fromkeys((r.judge, r.criterion) for r in self.rankings))
-        for judge, criterion in keys:
-            lines.append(f"{criterion} (judge {judge})")
-            lines.append(f"  {'arm':<24}{'A':>8}{'rank':>6}{'B':>8}{'rank':>6}{'delta':>9}"
-                         f"  {'interval':<19}{'items':>6}")
-            deltas = {d.arm: d for d in self.deltas if (d.judge, d.criterion) == (judge, criterion)}
-            for r in (r for r in self.rankings if (r.judge, r.criterion) == (judge, criterion)):
-                d = deltas.get(r.arm)
-                interval = f"[{_fmt(d.lower)}, {_fmt(d.upper)}]" if d else ""
-                lines.append(f"  {r.arm:<24}{_fmt(r.score_a):>8}{_rank(r.rank_a):>6}"
-                             f"{_fmt(r.score_b):>8}{_rank(r.rank_b):>6}"
-                             f"{_fmt(d.estimate) if d else '-':>9}  {interval:<19}"
-                             f"{d.n if d else 0:>6}")
-            lines.append("")
-        lines.append("Coverage")
-        for c in self.coverage:
-            acr = (f", ACR {_fmt(c.acr_a)} -> {_fmt(c.acr_b)}" if c.acr_a is not None
-                   or c.acr_b is not None else "")
-            lines.append(f"  {c.task or 'all tasks'}: items {c.items_a} -> {c.items_b} "
-                         f"({c.items_shared} shared), clusters {c.clusters_a} -> "
-                         f"{c.clusters_b}{acr}")
-        if self.notes:
-            lines += ["", "Notes", *(f"- {n}" for n in self.notes)]
-        return "\n".join(lines)
-
-
-def _fmt(value: float | None, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
-    return f"{value:.{digits}f}"
-
-
-def _rank(rank: int | None) -> str:
-    return "-" if rank is None else str(rank)
 
 
 def _clean(value: Any) -> Any:

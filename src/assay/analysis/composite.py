@@ -38,6 +38,7 @@ import pandas as pd
 from scipy import special
 from scipy import stats as sps
 
+from assay._display import Rendered
 from assay.data.table import Judgments
 from assay.errors import ConfigError
 
@@ -217,7 +218,7 @@ class CompositeRow:
 
 
 @dataclass(frozen=True, eq=False)
-class CompositeScores(Mapping[str, float]):
+class CompositeScores(Rendered, Mapping[str, float]):
     """Composite score Q per arm; reads as a mapping arm -> Q over all tasks.
 
     ``scores[arm]``, ``scores.items()`` and ``dict(scores)`` give Q over all tasks, as the
@@ -249,15 +250,6 @@ class CompositeScores(Mapping[str, float]):
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        title = "Rubric-weighted composite score" if self.weights else "Composite score Q"
-        lines = [f"{title} per arm ({_percent(self.conf)} cluster-robust intervals)"]
-        for r in sorted((r for r in self.rows if r.task is None), key=lambda r: -_key(r.estimate)):
-            lines.append(f"  {r.arm}: {format_number(r.estimate)} "
-                         f"[{format_number(r.lower)}, {format_number(r.upper)}]  n={r.n}")
-        lines += [f"Note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 def check_conf(conf: float) -> float:
@@ -378,16 +370,3 @@ def _composite_row(arm: str, task: str | None, part: pd.DataFrame,
         part["value"].to_numpy(dtype=np.float64), part["cluster"].to_numpy(), factors, used)
     lower, upper, method = logit_t_bounds(estimate, se, n_clusters, conf=conf)
     return row(estimate, lower, upper, se, method)
-
-
-def _key(x: float) -> float:
-    return x if math.isfinite(x) else -math.inf
-
-
-def format_number(x: float, digits: int = 3) -> str:
-    """``x`` with ``digits`` decimals, or ``n/a`` when it is not finite."""
-    return f"{x:.{digits}f}" if math.isfinite(x) else "n/a"
-
-
-def _percent(conf: float) -> str:
-    return f"{100.0 * conf:g}%"

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from assay._display import Rendered
 from assay.data.table import Judgments
 from assay.stats.intervals import cluster_t_interval, korn_graubard_interval, ratio_estimate
 
@@ -48,7 +49,7 @@ class ScoreRow:
 
 
 @dataclass(frozen=True)
-class ScoreSummary:
+class ScoreSummary(Rendered):
     """Per (criterion, judge, arm[, opponent]) mean scores with cluster-robust intervals."""
 
     rows: list[ScoreRow]
@@ -72,11 +73,6 @@ class ScoreSummary:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        from assay.report.text import format_score_summary
-
-        return format_score_summary(self)
 
 
 def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assay._display import Rendered
 from assay.analysis.aggregate._flags import HIGH_VARIANCE_POINTS, Flag, has_version
 from assay.analysis.aggregate._reliability import (
     CriterionReliability,
@@ -101,7 +102,7 @@ class RunAggregation:
 
 
 @dataclass(frozen=True, eq=False)
-class AggregateReport:
+class AggregateReport(Rendered):
     """The results aggregator's aggregation: per (criterion, judge) over runs, and the judges' reliability."""
 
     benchmark_config_name: str | None
@@ -165,11 +166,6 @@ class AggregateReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False, ensure_ascii=False)
-
-    def __str__(self) -> str:
-        from assay.report.files import format_summary
-
-        return format_summary(self)
 
 
 def _num(value: float | None) -> float | None:

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assay.analysis.assertions._rows import GROUP, assertion_rows, write_tables
+from assay._display import write_files
+from assay.analysis.assertions._rows import GROUP, assertion_rows
 from assay.data.table import Judgments
 
 __all__ = ["ChunkCoverage", "chunk_coverage"]
@@ -40,8 +41,7 @@ class ChunkCoverage:
 
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """``chunk_coverage.csv`` and ``chunk_coverage_by_question.csv``."""
-        return write_tables(out_dir, {"chunk_coverage.csv": self.table,
-                                       "chunk_coverage_by_question.csv": self.per_question})
+        return write_files(self, out_dir)
 
 
 def chunk_coverage(

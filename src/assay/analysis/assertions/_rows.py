@@ -1,5 +1,5 @@
-"""The rows of assertion judgments as one frame, and writing summary tables: what the
-standard, hierarchical and chunk-level summaries (:mod:`assay.analysis.assertions._summaries`,
+"""The rows of assertion judgments as one frame: what the standard, hierarchical
+and chunk-level summaries (:mod:`assay.analysis.assertions._summaries`,
 :mod:`assay.analysis.assertions._chunk_coverage`) share.
 """
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 
 import pandas as pd
 
@@ -42,14 +41,3 @@ def assertion_rows(data: Judgments | pd.DataFrame, criteria: Sequence[str]) -> p
     frame["n_chunks"] = [a.get("n_chunks") for a in attrs]
     frame["scored"] = frame["score"].notna() & frame["failure_kind"].isna()
     return frame
-
-
-def write_tables(out_dir: str | Path, tables: dict[str, pd.DataFrame]) -> list[Path]:
-    """Write each table as ``out_dir/NAME`` (CSV, no index); return the paths in order."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, table in tables.items():
-        table.to_csv(out / name, index=False)
-        paths.append(out / name)
-    return paths

@@ -31,12 +31,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
+from assay._display import Rendered, write_files
 from assay.analysis.assertions._summaries import (
     AssertionSummary,
     HierarchicalSummary,
@@ -68,7 +69,7 @@ class AssertionTest:
 
 
 @dataclass(frozen=True, eq=False)
-class AssertionSignificance:
+class AssertionSignificance(Rendered):
     """Friedman, pairwise Wilcoxon and clustered permutation tests per (judge, metric)."""
 
     tests: list[AssertionTest]
@@ -95,17 +96,6 @@ class AssertionSignificance:
     def to_json(self, *, indent: int | None = 2) -> str:
         """The text of ``assertions.json``."""
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        from assay.analysis.winrates import format_assertions
-
-        if not self.tests:
-            return "No assertion judge has two or more arms to compare.\n"
-        parts = [f"{t.judge} / {t.metric}\n{format_assertions(replace(t.comparisons, notes=[]))}"
-                 for t in self.tests]
-        if self.notes:
-            parts.append("Notes\n" + "".join(f"  - {n}\n" for n in self.notes))
-        return "\n".join(parts)
 
     def summary_frame(self) -> pd.DataFrame:
         """The rows of ``significance_summary.csv`` (:data:`SUMMARY_COLUMNS`): per judge, each
@@ -134,13 +124,7 @@ class AssertionSignificance:
 
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """Write ``significance_summary.csv`` when there is a test; return the paths written."""
-        if not self.tests:
-            return []
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        path = out / "significance_summary.csv"
-        self.summary_frame().to_csv(path, index=False)
-        return [path]
+        return write_files(self, out_dir)
 
 
 def _row(metric: str, level: str, test: str, g1: str, g2: str, statistic: float, p: float,

@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from assay.analysis.assertions._rows import GROUP, assertion_rows, write_tables
+from assay._display import write_files
+from assay.analysis.assertions._rows import GROUP, assertion_rows
 from assay.data.table import Judgments
 
 __all__ = [
@@ -70,9 +71,7 @@ class AssertionSummary:
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
         ``assertion_scores_summary.csv``."""
-        return write_tables(out_dir, {"assertion_scores_by_assertion.csv": self.by_assertion,
-                                       "assertion_scores_by_question.csv": self.by_question,
-                                       "assertion_scores_summary.csv": self.overall})
+        return write_files(self, out_dir)
 
 
 def assertion_summary(
@@ -184,9 +183,7 @@ class HierarchicalSummary:
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """``hierarchical_assertion_scores.csv``, ``hierarchical_summary_by_question.csv``,
         ``hierarchical_summary.csv``."""
-        return write_tables(out_dir, {"hierarchical_assertion_scores.csv": self.aggregated,
-                                       "hierarchical_summary_by_question.csv": self.by_question,
-                                       "hierarchical_summary.csv": self.overall})
+        return write_files(self, out_dir)
 
 
 def hierarchical_summary(

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assay._display import Rendered, render_text
 from assay.analysis.benchmark._accuracy import (
     MIN_CLUSTERS,
     MIN_ITEMS,
@@ -85,7 +86,7 @@ FORCED_BOOTSTRAP_NOTE = (f"The bootstrap was asked for below its thresholds ({MI
 
 
 @dataclass(frozen=True)
-class BenchmarkReport:
+class BenchmarkReport(Rendered):
     """The benchmark report: settings, design, one table per section, and notes.
 
     Tables are lists of records (dicts) keyed by ``arm``, by ``arm1`` and ``arm2`` for
@@ -149,12 +150,7 @@ class BenchmarkReport:
 
     def to_text(self, *, digits: int = 3) -> str:
         """The report laid out as text, rounded to ``digits`` (the only rounding)."""
-        from assay.report.text import format_benchmark_report
-
-        return format_benchmark_report(self, digits=digits)
-
-    def __str__(self) -> str:
-        return self.to_text()
+        return render_text(self, digits=digits)
 
 
 def benchmark_report(

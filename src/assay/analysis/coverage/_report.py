@@ -38,6 +38,7 @@ from typing import Any
 
 import pandas as pd
 
+from assay._display import Rendered
 from assay.analysis.composite import Model, as_judgments, clean_record
 from assay.data.table import Judgments
 from assay.errors import ConfigError, InputError
@@ -88,7 +89,7 @@ class CoverageRow:
 
 
 @dataclass(frozen=True)
-class CoverageReport:
+class CoverageReport(Rendered):
     """ACR, RAR and surface bias per task."""
 
     rows: list[CoverageRow]
@@ -105,16 +106,6 @@ class CoverageReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        lines = ["Attribute coverage (ACR, rare-attribute recall, surface bias = mean pairwise "
-                 "BLEU of prompts)"]
-        for r in self.rows:
-            lines.append(f"  {r.task}: ACR {_fmt(r.acr)} ({r.n_covered}/{r.n_strata})  RAR "
-                         f"{_fmt(r.rar)} ({r.n_rare_covered}/{r.n_rare})  surface bias "
-                         f"{_fmt(r.surface_bias)} ({r.n_prompts} prompts)")
-        lines += [f"Note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 def read_prompts(folder: str | Path) -> dict[str, str]:
@@ -301,7 +292,3 @@ def _row(task: str, items: pd.DataFrame, natural: pd.Series, texts: Mapping[str,
 def _strata_counts(items: pd.DataFrame, keys: list[str]) -> Counter[tuple[str, ...]]:
     return Counter(tuple(a[k] for k in keys) for a in items["attributes"]
                    if a and all(k in a for k in keys))
-
-
-def _fmt(x: float, digits: int = 3) -> str:
-    return f"{x:.{digits}f}" if math.isfinite(x) else "n/a"

@@ -48,6 +48,7 @@ import numpy.typing as npt
 import pandas as pd
 from scipy import stats as sps
 
+from assay._display import Rendered, write_files
 from assay.analysis.composite import Model, as_judgments, clean_record, pointwise_units
 from assay.errors import ConfigError, InputError
 from assay.stats.calibration import apply_calibration, ols_calibration
@@ -108,7 +109,7 @@ class CalibrationEntry:
 
 
 @dataclass(frozen=True)
-class CalibrationReport:
+class CalibrationReport(Rendered):
     """Calibration parameters per (judge, task) and overall."""
 
     entries: list[CalibrationEntry]
@@ -137,17 +138,6 @@ class CalibrationReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        lines = ["Calibration against reference scores (fit on a holdout of items; rho and MAE "
-                 "on the other items)"]
-        for e in [*self.entries, *([self.overall] if self.overall else [])]:
-            name = "overall" if e.judge is None else f"{e.judge} / {e.task}"
-            lines.append(f"  {name}: alpha {_fmt(e.alpha)} beta {_fmt(e.beta)}  rho "
-                         f"{_fmt(e.rho_raw)} -> {_fmt(e.rho_calibrated)}  MAE {_fmt(e.mae_raw)} "
-                         f"-> {_fmt(e.mae_calibrated)}  (fit {e.n_fit}, eval {e.n_eval})")
-        lines += [f"Note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 def calibrate_judges(judgments: Model, *, out_dir: str | Path | None = None,
@@ -189,10 +179,8 @@ def calibrate_judges(judgments: Model, *, out_dir: str | Path | None = None,
                    for (judge, task), part in frame.groupby(["judge", "task"], sort=True)]
         overall = _entry(None, None, frame, holdout_n, seed) if len(frame) else None
         report = CalibrationReport(entries, overall, holdout_n, seed, _str(path), False, notes)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report.params, indent=2, allow_nan=False) + "\n",
-                        encoding="utf-8")
+    if out_dir is not None:
+        write_files(report, out_dir)  # calibration_params.json (assay.report.files.coeval)
     return report
 
 
@@ -319,7 +307,3 @@ def _from_record(judge: str | None, task: str | None, record: Mapping[str, Any]
 
 def _str(path: Path | None) -> str | None:
     return None if path is None else str(path)
-
-
-def _fmt(x: float, digits: int = 3) -> str:
-    return f"{x:.{digits}f}" if math.isfinite(x) else "n/a"

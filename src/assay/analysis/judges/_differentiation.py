@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assay._display import Rendered
 from assay.analysis.composite import (
     Model,
     as_judgments,
     check_conf,
     clean_record,
     cluster_matrix,
-    format_number,
     pointwise_units,
 )
 from assay.errors import ConfigError
@@ -48,7 +48,7 @@ class DifferentiationRow:
 
 
 @dataclass(frozen=True)
-class DifferentiationReport:
+class DifferentiationReport(Rendered):
     """Differentiation score per judge (CoEval): variance of its scores across arms."""
 
     rows: list[DifferentiationRow]
@@ -64,16 +64,6 @@ class DifferentiationReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        lines = ["Differentiation score (variance of arm means on [0, 1]; higher = the judge "
-                 "tells arms apart more)"]
-        for r in self.rows:
-            what = r.criterion or "all criteria"
-            lines.append(f"  {r.judge} / {what}: {format_number(r.estimate, 5)} "
-                         f"[{format_number(r.lower, 5)}, {format_number(r.upper, 5)}]")
-        lines += [f"Note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 def differentiation_score(judgments: Model, *, conf: float = 0.95, B: int = 2000,

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assay._display import Rendered
 from assay.analysis.judges._agreement import (
     AgreementRecord,
     DriftRecord,
@@ -62,7 +63,7 @@ UNIT = ["item", "arm", "opponent", "position", "run"]
 
 
 @dataclass(frozen=True)
-class JudgeReport:
+class JudgeReport(Rendered):
     """Agreement between judges, drift, uncertain units and positional flip rates."""
 
     agreement: list[AgreementRecord]
@@ -102,11 +103,6 @@ class JudgeReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        from assay.analysis.judges._text import format_judge_report
-
-        return format_judge_report(self)
 
 
 def _clean(value: Any) -> Any:

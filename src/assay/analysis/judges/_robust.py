@@ -22,6 +22,7 @@ import pandas as pd
 from scipy import stats as sps
 from scipy.stats import rankdata
 
+from assay._display import Rendered
 from assay.analysis.benchmark import rank_intervals
 from assay.analysis.composite import (
     Model,
@@ -110,7 +111,7 @@ class StabilityBySize:
 
 
 @dataclass(frozen=True)
-class RobustSummary:
+class RobustSummary(Rendered):
     """Outlier-robust scores and the stability of the ranking across judges."""
 
     arms: list[RobustArmRow]
@@ -138,21 +139,6 @@ class RobustSummary:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        lines = [f"Robust summary (trimmed mean cuts {self.trim:g} per tail; rank intervals "
-                 f"from {self.B} cluster-bootstrap resamples, seed {self.seed})"]
-        for r in self.arms:
-            rank = (f"rank {r.rank} [{r.rank_lower}, {r.rank_upper}]" if r.rank_lower is not None
-                    else f"rank {r.rank}")
-            lines.append(f"  {r.arm}: Q {_fmt(r.estimate)} [{_fmt(r.lower)}, {_fmt(r.upper)}]  "
-                         f"trimmed {_fmt(r.trimmed_mean)}  median {_fmt(r.median)}  {rank}")
-        for row in self.leave_one_judge_out:
-            lines.append(f"  without {row.judge}: {' > '.join(row.ranking)}  "
-                         f"tau {_fmt(row.kendall_tau)}")
-        lines.append(f"  ensemble stability (mean tau over judge subsets): {_fmt(self.stability)}")
-        lines += [f"Note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 def robust_summary(judgments: Model, *, trim: float = DEFAULT_TRIM, conf: float = 0.95,
@@ -346,7 +332,7 @@ class ConsistencyRow:
 
 
 @dataclass(frozen=True, eq=False)
-class JudgeConsistency(Mapping[str, float]):
+class JudgeConsistency(Rendered, Mapping[str, float]):
     """ICC(2,1) between judges per task; reads as a mapping task -> ICC.
 
     The mapping gives, per task, the ICC of one criterion (``chosen`` in ``rows``); the
@@ -375,15 +361,6 @@ class JudgeConsistency(Mapping[str, float]):
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        lines = [f"Judge consistency: ICC(2,1) between judges ({_percent(self.conf)} interval)"]
-        for r in self.rows:
-            mark = "*" if r.chosen else " "
-            lines.append(f" {mark}{r.task} / {r.criterion}: {_fmt(r.icc)} [{_fmt(r.icc_lower)}, "
-                         f"{_fmt(r.icc_upper)}]  {r.num_raters} judges, {r.n_units} units")
-        lines += [f"Note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 ALL_TASKS = "all"
@@ -466,11 +443,3 @@ def judge_consistency(judgments: Model, *, criterion: str | None = None,
                              "judges); every criterion's is in the rows.")
         rows += [replace(c, chosen=c is pick) for c in candidates]
     return JudgeConsistency(rows, float(conf), notes)
-
-
-def _percent(conf: float) -> str:
-    return f"{100.0 * conf:g}%"
-
-
-def _fmt(x: float, digits: int = 3) -> str:
-    return f"{x:.{digits}f}" if math.isfinite(x) else "n/a"

@@ -15,13 +15,13 @@ note.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from assay._display import Rendered
 from assay.analysis.composite import (
     Model,
     as_judgments,
@@ -59,7 +59,7 @@ class AttributeRow:
 
 
 @dataclass(frozen=True)
-class AttributeReport:
+class AttributeReport(Rendered):
     """Composite Q per (arm, attribute, value), with intervals."""
 
     rows: list[AttributeRow]
@@ -76,15 +76,6 @@ class AttributeReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        lines = [f"Composite score Q by attribute ({100.0 * self.conf:g}% cluster-robust "
-                 "intervals)"]
-        for r in self.rows:
-            lines.append(f"  {r.attribute}={r.value}  {r.arm}: {_fmt(r.estimate)} "
-                         f"[{_fmt(r.lower)}, {_fmt(r.upper)}]  n={r.n}")
-        lines += [f"Note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 def performance_by_attribute(judgments: Model, *, conf: float = 0.95) -> AttributeReport:
@@ -182,7 +173,3 @@ def _row(arm: str, key: str, value: str, units: pd.DataFrame, *, conf: float) ->
     return AttributeRow(arm=arm, attribute=key, value=value, estimate=estimate, lower=lower,
                         upper=upper, standard_error=se, method=method, n=len(units),
                         n_items=int(units["item"].nunique()), n_clusters=n_clusters)
-
-
-def _fmt(x: float, digits: int = 3) -> str:
-    return f"{x:.{digits}f}" if math.isfinite(x) else "n/a"

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assay._display import Rendered
 from assay.analysis.composite import (
     CompositeScores,
     Model,
@@ -66,7 +67,7 @@ class HeadToHeadRow:
 
 
 @dataclass(frozen=True)
-class SystemsReport:
+class SystemsReport(Rendered):
     """Everything the systems page shows, computed."""
 
     composite: CompositeScores
@@ -91,31 +92,6 @@ class SystemsReport:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        pct = f"{100.0 * self.conf:g}%"
-        lines = [f"Systems report ({pct} intervals; rank intervals from {self.B} cluster-"
-                 f"bootstrap resamples, seed {self.seed})", "Rankings:"]
-        for r in self.rankings.arms:
-            rank = (f"[{r.rank_lower}, {r.rank_upper}]" if r.rank_lower is not None else "")
-            lines.append(f"  {r.rank}. {r.arm}: Q {_fmt(r.estimate)} [{_fmt(r.lower)}, "
-                         f"{_fmt(r.upper)}]  rank interval {rank or 'n/a'}")
-        tasks = [r for r in self.composite.rows if r.task is not None]
-        if tasks:
-            lines.append("Per task:")
-            lines += [f"  {r.task} / {r.arm}: {_fmt(r.estimate)} [{_fmt(r.lower)}, "
-                      f"{_fmt(r.upper)}]" for r in tasks]
-        lines.append("Head-to-head (paired differences of item scores, Holm-adjusted p):")
-        for h in self.head_to_head:
-            scope = h.task if h.task is not None else "all tasks"
-            lines.append(f"  {scope}: {h.arm} - {h.opponent} {_fmt(h.estimate)} "
-                         f"[{_fmt(h.lower)}, {_fmt(h.upper)}]  p_adj {_fmt(h.p_adjusted, 4)}")
-        if self.attributes.rows:
-            lines.append("By attribute:")
-            lines += [f"  {r.attribute}={r.value} / {r.arm}: {_fmt(r.estimate)} "
-                      f"[{_fmt(r.lower)}, {_fmt(r.upper)}]" for r in self.attributes.rows]
-        lines += [f"Note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 def systems_report(judgments: Model, *, conf: float = 0.95, B: int = 2000,
@@ -237,7 +213,3 @@ def _pair(items: pd.DataFrame, arm: str, opponent: str, task: str | None, *,
                          standard_error=interval.standard_error, method=interval.method,
                          p_value=test.p_value, p_adjusted=nan, df=float(sums.size - 1),
                          n=len(both), n_clusters=int(sums.size))
-
-
-def _fmt(x: float, digits: int = 3) -> str:
-    return f"{x:.{digits}f}" if math.isfinite(x) else "n/a"

@@ -8,7 +8,6 @@ from assay._lazy import attach as _attach
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._assertions": ["AssertionComparisons", "assertion_comparisons"],
     "._data": ["question_values"],
-    "._output": ["format_assertions", "sig_test_rows"],
     "._report": ["RECORD_FIELDS", "WinRateReport", "win_rates"],
     "._stats": ["Correction"],
 })

@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from assay._display import Rendered
 from assay.analysis.winrates._stats import CORRECTIONS, NAN, Correction
 from assay.errors import ConfigError, DesignError
 from assay.stats.contrasts import holm_adjust
@@ -82,7 +83,7 @@ class AssertionPair:
 
 
 @dataclass(frozen=True, eq=False)
-class AssertionComparisons:
+class AssertionComparisons(Rendered):
     """Friedman, pairwise Wilcoxon and clustered permutation tests of per-question pass rates."""
 
     friedman: list[FriedmanRecord]
@@ -106,11 +107,6 @@ class AssertionComparisons:
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def __str__(self) -> str:
-        from assay.analysis.winrates._output import format_assertions
-
-        return format_assertions(self)
 
 
 def assertion_comparisons(

@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from assay._display import Rendered, render_text, write_files
 from assay.analysis.judges import PositionRecord, position_records
 from assay.analysis.winrates._assertions import (
     AssertionComparisons,
@@ -101,7 +102,7 @@ def _plain(value: Any) -> Any:
 
 
 @dataclass(frozen=True, eq=False)
-class WinRateReport:
+class WinRateReport(Rendered):
     """Win rates, A/A deviations, position flip rates and judge comparisons of pairwise rows."""
 
     records: list[WinRate]
@@ -148,19 +149,13 @@ class WinRateReport:
 
     def to_text(self, *, digits: int = 3) -> str:
         """The report as text, rounded to `digits` (the only rounding)."""
-        from assay.analysis.winrates._output import format_win_rates
-
-        return format_win_rates(self, digits=digits)
-
-    def __str__(self) -> str:
-        return self.to_text()
+        return render_text(self, digits=digits)
 
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """Write BenchmarkQED's ``win_rates.csv`` (one row per trial) and ``winrates_sig_tests.csv``
-        (one row per record) into `out_dir`; return their paths."""
-        from assay.analysis.winrates._output import write_qed_csvs
-
-        return write_qed_csvs(self, Path(out_dir))
+        (one row per record) into `out_dir`; return their paths
+        (:mod:`assay.report.files.qed`)."""
+        return write_files(self, out_dir)
 
 
 def _check_options(test: str, alpha: float, correction: str, conf: float) -> None:

@@ -3,25 +3,17 @@ but counts of what is already in a table."""
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
+
+from assay.report.text._format import columns, fixed
 
 if TYPE_CHECKING:
     from assay.analysis.scores import ScoreSummary
     from assay.data.table import Judgments
 
 
-def _fmt(value: float, digits: int = 3) -> str:
-    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) \
-        else f"{value:.{digits}f}"
-
-
 def _columns(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) if rows else len(header[i])
-              for i in range(len(header))]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    return "\n".join(lines)
+    return "\n".join(columns(header, rows))
 
 
 def table_overview(judgments: Judgments) -> str:
@@ -65,8 +57,8 @@ def format_score_summary(summary: ScoreSummary, *, digits: int = 3) -> str:
         title = f"{criterion} ({scale}; mean " + ("on the raw scale" if scale == "interval"
                                                    else "normalised to [0, 1]") + ")"
         body = [[r.judge, r.arm + (f" vs {r.opponent}" if r.opponent else ""), str(r.n),
-                 str(r.n_failed), f"{r.n_items}/{r.n_clusters}", _fmt(r.estimate, digits),
-                 f"[{_fmt(r.lower, digits)}, {_fmt(r.upper, digits)}]", r.method] for r in rows]
+                 str(r.n_failed), f"{r.n_items}/{r.n_clusters}", fixed(r.estimate, digits),
+                 f"[{fixed(r.lower, digits)}, {fixed(r.upper, digits)}]", r.method] for r in rows]
         blocks.append(title + "\n" + _columns(
             ["judge", "arm", "n", "failed", "items/clusters", "mean", f"{pct} interval", "method"],
             body))

@@ -1,0 +1,187 @@
+"""BenchmarkQED's CSV layout of assay's results (formatting only, no statistics).
+
+``win_rates.csv`` has one row per trial in the columns of BenchmarkQED's ``get_pairwise_scores``
+output (``score_id``, ``question``, ``answer_1_name``, ``answer_1``, ``answer_2_name``,
+``answer_2``, ``criteria``, a ``<method>_score`` column per arm, ``reasoning``, ``trial``,
+``base_name``, ``other_name``, ``question_set``), then ``judge``, ``cluster``, ``run``,
+``position`` and ``failure_kind``. ``question`` is the item id (the table keeps no question
+text) and ``answer_1``/``answer_2`` are empty (nor answer texts); ``trial`` numbers a
+comparison's trials from 0 in (run, position) order; a failed trial has empty scores, a
+trial without a position empty answer names.
+
+``winrates_sig_tests.csv`` has one row per win-rate record in the columns of BenchmarkQED's
+``analyze_criteria`` (``question_set`` is ``ALL`` for all tasks together; ``test`` names the
+test actually used; ``corrected_p_value`` is the report's Holm adjustment), then ``judge``,
+``n``, ``standard_error``, ``lower`` and ``upper``.
+
+The assertion summaries write their tables under BenchmarkQED's file names
+(``assertion_scores_*.csv``, ``hierarchical_*.csv``, ``chunk_coverage*.csv``,
+``significance_summary.csv``). Every CSV goes through :mod:`assay.data.cells` (no cell a
+spreadsheet would run as a formula).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from assay.data.cells import write_csv_frame
+
+if TYPE_CHECKING:
+    from assay.analysis.assertions import (
+        AssertionSummary,
+        ChunkCoverage,
+        HierarchicalSummary,
+    )
+    from assay.analysis.assertions._significance import AssertionSignificance
+    from assay.analysis.winrates import WinRateReport
+
+__all__ = [
+    "PAIR_KEYS",
+    "sig_test_rows",
+    "trial_rows",
+    "write_assertion_tables",
+    "write_chunk_coverage",
+    "write_hierarchical_tables",
+    "write_significance_summary",
+    "write_tables",
+    "write_winrate_comparison",
+    "write_winrate_csvs",
+]
+
+PAIR_KEYS = ["question_set", "criteria", "base_name", "other_name"]
+"""The keys a comparison of two win-rate summaries is merged on."""
+
+
+def _qed_p(x: float) -> str:
+    if math.isnan(x):
+        return ""
+    return f"{x:.3f}" if x > 0.001 else "< 0.001"
+
+
+def _text(column: pd.Series) -> pd.Series:
+    """A column as text for an id, a missing value (None, NaN) as the empty string."""
+    return column.astype(object).where(column.notna(), "").map(str)
+
+
+def trial_rows(trials: pd.DataFrame) -> pd.DataFrame:
+    """``win_rates.csv``: one row per trial in BenchmarkQED's columns.
+
+    ``score_id`` is the first 32 hex digits of the SHA-256 of (judge, criterion, item, arm,
+    opponent, run, position) joined by U+001F, a missing value (a table without positions)
+    as the empty string.
+    """
+    t = trials.sort_values(["judge", "criterion", "item", "arm", "opponent", "run", "position"],
+                           kind="stable")
+    pos = t["position"]
+    arm, opp, score = t["arm"], t["opponent"], t["score"]
+    parts = [_text(t[c]) for c in ("judge", "criterion", "item", "arm", "opponent", "run",
+                                    "position")]
+    ident = ["\x1f".join(values) for values in zip(*parts, strict=True)]
+    out = pd.DataFrame({
+        "score_id": [hashlib.sha256(s.encode("utf-8")).hexdigest()[:32] for s in ident],
+        "question": t["item"],
+        "answer_1_name": np.where(pos == 1, arm, np.where(pos == 2, opp, None)),
+        "answer_1": None,
+        "answer_2_name": np.where(pos == 1, opp, np.where(pos == 2, arm, None)),
+        "answer_2": None,
+        "criteria": t["criterion"],
+    }, index=t.index)
+    for name in pd.unique(pd.concat([arm, opp])):
+        if pd.isna(name):
+            continue
+        out[f"{name}_score"] = np.where(arm == name, score, np.where(opp == name, 1.0 - score, np.nan))
+    out["reasoning"] = t["reasoning"]
+    keys = ["judge", "criterion", "item", "arm", "opponent"]
+    out["trial"] = t.groupby(keys, sort=False, dropna=False).cumcount()
+    out["base_name"], out["other_name"] = arm, opp
+    out["question_set"] = t["task"]
+    for column in ("judge", "cluster", "run", "position", "failure_kind"):
+        out[column] = t[column]
+    return out.reset_index(drop=True)
+
+
+def sig_test_rows(report: WinRateReport) -> pd.DataFrame:
+    """``winrates_sig_tests.csv``: one row per record in BenchmarkQED's columns."""
+    rows = []
+    for r in report.records:
+        normal = None if math.isnan(r.normality_p_value) else r.normality_p_value > report.alpha
+        rows.append({
+            "question_set": r.task if r.task is not None else "ALL", "criteria": r.criterion,
+            "base_name": r.arm, "other_name": r.opponent, "base_mean": r.win_rate,
+            "shapiro_base": r.normality_p_value, "base_normal": normal,
+            "other_mean": 1.0 - r.win_rate, "shapiro_other": r.normality_p_value,
+            "other_normal": normal, "p_value": r.p_value, "test": r.test,
+            "statistic": r.statistic,
+            "uncorrected_significance": None if math.isnan(r.p_value) else r.p_value < report.alpha,
+            "formatted_p_value": _qed_p(r.p_value), "corrected_p_value": r.p_adjusted,
+            "corrected_significance": r.significant,
+            "formatted_corrected_p_value": _qed_p(r.p_adjusted),
+            "judge": r.judge, "n": r.n, "standard_error": r.standard_error, "lower": r.lower,
+            "upper": r.upper,
+        })
+    return pd.DataFrame(rows)
+
+
+def write_winrate_csvs(report: WinRateReport, out_dir: Path) -> list[Path]:
+    """Write ``win_rates.csv`` and ``winrates_sig_tests.csv``; return their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return [write_csv_frame(trial_rows(report.trials), out_dir / "win_rates.csv"),
+            write_csv_frame(sig_test_rows(report), out_dir / "winrates_sig_tests.csv")]
+
+
+def write_winrate_comparison(report: WinRateReport, out_dir: Path, *,
+                             judge_kinds: dict[str, str], name: str) -> list[Path]:
+    """``name``: the win-rate summaries of the ``pairwise`` judges merged with those of the
+    ``differential`` judges (``judge_kinds`` maps a judge to its kind) on :data:`PAIR_KEYS`,
+    suffixes ``_original`` and ``_differential``, and ``winrate_delta`` =
+    other_mean_differential - other_mean_original."""
+    summary = sig_test_rows(report)
+    kind = summary["judge"].map(judge_kinds)
+    comparison = summary[kind == "pairwise"].merge(summary[kind == "differential"], on=PAIR_KEYS,
+                                                   suffixes=("_original", "_differential"))
+    comparison["winrate_delta"] = (comparison["other_mean_differential"]
+                                   - comparison["other_mean_original"])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return [write_csv_frame(comparison, out_dir / name)]
+
+
+def write_tables(out_dir: str | Path, tables: dict[str, pd.DataFrame]) -> list[Path]:
+    """Write each table as ``out_dir/NAME`` (CSV, no index); return the paths in order."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    return [write_csv_frame(table, out / name) for name, table in tables.items()]
+
+
+def write_assertion_tables(summary: AssertionSummary, out_dir: Path) -> list[Path]:
+    """``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
+    ``assertion_scores_summary.csv``."""
+    return write_tables(out_dir, {"assertion_scores_by_assertion.csv": summary.by_assertion,
+                                  "assertion_scores_by_question.csv": summary.by_question,
+                                  "assertion_scores_summary.csv": summary.overall})
+
+
+def write_hierarchical_tables(summary: HierarchicalSummary, out_dir: Path) -> list[Path]:
+    """``hierarchical_assertion_scores.csv``, ``hierarchical_summary_by_question.csv``,
+    ``hierarchical_summary.csv``."""
+    return write_tables(out_dir, {"hierarchical_assertion_scores.csv": summary.aggregated,
+                                  "hierarchical_summary_by_question.csv": summary.by_question,
+                                  "hierarchical_summary.csv": summary.overall})
+
+
+def write_chunk_coverage(coverage: ChunkCoverage, out_dir: Path) -> list[Path]:
+    """``chunk_coverage.csv`` and ``chunk_coverage_by_question.csv``."""
+    return write_tables(out_dir, {"chunk_coverage.csv": coverage.table,
+                                  "chunk_coverage_by_question.csv": coverage.per_question})
+
+
+def write_significance_summary(significance: AssertionSignificance, out_dir: Path) -> list[Path]:
+    """``significance_summary.csv`` when there is a test; return the paths written."""
+    if not significance.tests:
+        return []
+    return write_tables(out_dir, {"significance_summary.csv": significance.summary_frame()})

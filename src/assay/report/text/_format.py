@@ -1,0 +1,63 @@
+"""Numbers and columns as the text renderers print them: the only rounding of a report.
+
+A missing number (None, NaN, an infinity) prints as a marker, ``-`` in the tables and
+``n/a`` in the one-line summaries, never as ``nan``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+def fixed(value: Any, digits: int = 3, missing: str = "-") -> str:
+    """``value`` with ``digits`` decimals, or ``missing`` when it is not a finite number.
+
+    >>> fixed(0.12345), fixed(None), fixed(float("nan"), missing="n/a")
+    ('0.123', '-', 'n/a')
+    """
+    if value is None or isinstance(value, bool):
+        return missing
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return missing
+    return f"{number:.{digits}f}" if math.isfinite(number) else missing
+
+
+def short(value: Any, digits: int = 3) -> str:
+    """:func:`fixed` with ``n/a`` for a missing number (the one-line summaries)."""
+    return fixed(value, digits, "n/a")
+
+
+def p_value(value: Any, digits: int) -> str:
+    """A p-value with ``digits`` decimals, ``<0.001`` below the last decimal, ``-`` when missing.
+
+    >>> p_value(0.0001, 3), p_value(0.25, 3), p_value(float("nan"), 3)
+    ('<0.001', '0.250', '-')
+    """
+    text = fixed(value, digits)
+    if text == "-":
+        return text
+    floor = 10.0 ** -digits
+    return f"<{floor:.{digits}f}" if float(value) < floor else text
+
+
+def percent(conf: float) -> str:
+    """A confidence level as a percentage: ``95%``."""
+    return f"{100.0 * conf:g}%"
+
+
+def columns(header: list[str], rows: list[list[str]], *, indent: str = "") -> list[str]:
+    """Left-aligned columns two spaces apart, each line right-stripped.
+
+    >>> columns(["a", "bb"], [["xyz", "1"]])
+    ['a    bb', 'xyz  1']
+    """
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(header)]
+
+    def line(cells: list[str]) -> str:
+        return (indent + "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))).rstrip()
+
+    return [line(header), *(line(r) for r in rows)]
