@@ -12,7 +12,10 @@ Pairwise judges (``kind: pairwise``)
     the score columns of arms not in a row's pair are empty).
     ``{question_set}_{base}--{other}.csv``: the same rows, one file per (question set, base,
     other) as BenchmarkQED saves each ``get_pairwise_scores`` result, with only the pair's two
-    score columns (``all`` for the question set when the inputs have none).
+    score columns (``all`` for the question set when the inputs have none). A name part that
+    is not a plain file name becomes a slug and a short hash of the value (nothing is written
+    outside the run folder), and a name another per-pair file already has gets
+    ``.pairwise`` or ``.reference`` before ``.csv``.
 
 Differential judges (``kind: differential``)
     ``differential_pairwise_scores.csv`` (mode joint) and ``separate_differential_scores.csv``
@@ -74,6 +77,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._display import write_files
+from assay.data.cells import write_csv_frame, write_csv_rows
+from assay.data.filenames import FileNames, safe_name
 from assay.judge.engine import RunStore
 from assay.judge.judges import JudgeInputs
 
@@ -86,7 +92,6 @@ ALPHA = 0.05
 """Level of ``significant_diff`` in ``joint_vs_separate_by_model.csv`` (BenchmarkQED's alpha)."""
 N_PERMUTATIONS = 10_000
 PERMUTATION_SEED = 42
-PAIR_KEYS = ["question_set", "criteria", "base_name", "other_name"]
 
 
 def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[Path]:
@@ -174,9 +179,10 @@ def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[
                 }
             )
     written = []
+    names = FileNames()  # the per-pair files of both kinds share the folder: no name twice
     if pairwise:
         written.append(write_csv(folder / "win_rates.csv", pairwise))
-        written += _per_pair_files(pairwise, folder, ("base_name", "other_name"))
+        written += _per_pair_files(pairwise, folder, ("base_name", "other_name"), names, "pairwise")
     for name, rows in differential.items():
         written.append(write_csv(folder / name, rows))
     if pairwise and differential:
@@ -189,7 +195,7 @@ def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[
     if reference:
         written.append(write_csv(folder / "reference_scores.csv", reference))
         written.append(write_csv(folder / "reference_scores_summary.csv", _reference_summary(reference)))
-        written += _per_pair_files(reference, folder, ("reference", "generated"))
+        written += _per_pair_files(reference, folder, ("reference", "generated"), names, "reference")
     return written
 
 
@@ -197,7 +203,8 @@ def write_csv(path: Path, records: list[dict[str, Any]], columns: list[str] | No
     """Write ``records`` as ``pd.DataFrame(records).to_csv(path, index=False)`` would.
 
     Columns in order of first appearance (or ``columns``), a key a record lacks and None
-    written empty, floats as ``repr`` (full precision), ``\\n`` line ends, minimal quoting.
+    written empty, floats as ``repr`` (full precision), ``\\n`` line ends, minimal quoting,
+    text starting with ``= + - @``, a tab or CR prefixed with ``'`` (:mod:`assay.data.cells`).
     The records hold no NaN (a judgment without a finite score is not written).
 
     >>> import tempfile
@@ -205,20 +212,21 @@ def write_csv(path: Path, records: list[dict[str, Any]], columns: list[str] | No
     >>> path.read_text()
     'a,b,c\\n1,0.5,\\n2,,"x,y"\\n'
     """
-    import csv
-
     if columns is None:
         columns = list(dict.fromkeys(k for record in records for k in record))
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows([r.get(c) for c in columns] for r in records)  # None -> "", float -> repr
-    return path
+    # None -> "", float -> repr; text a spreadsheet would run as a formula gets a "'" (data.cells)
+    return write_csv_rows(path, [columns, *([r.get(c) for c in columns] for r in records)])
 
 
-def _per_pair_files(records: list[dict[str, Any]], folder: Path, pair: tuple[str, str]) -> list[Path]:
+def _per_pair_files(records: list[dict[str, Any]], folder: Path, pair: tuple[str, str],
+                    names: FileNames, kind: str) -> list[Path]:
     """``{question_set}_{first}--{second}.csv`` per (question set, pair); all-empty columns (the
-    score columns of other arms) dropped, the pair's score columns (if any) after ``criteria``."""
+    score columns of other arms) dropped, the pair's score columns (if any) after ``criteria``.
+
+    Each part of the name is :func:`~assay.data.filenames.safe_name` of its value (a value
+    that is not a plain name, e.g. ``openai/gpt-4o`` or ``../x``, becomes a slug and a hash),
+    and ``names`` gives no name twice: a name already taken (by the other kind of judge, or by
+    two values with the same slug) becomes ``{name}.{kind}.csv``."""
     groups: dict[tuple[Any, Any, Any], list[dict[str, Any]]] = {}
     for record in records:
         groups.setdefault((record.get("question_set"), record[pair[0]], record[pair[1]]), []).append(record)
@@ -228,7 +236,8 @@ def _per_pair_files(records: list[dict[str, Any]], folder: Path, pair: tuple[str
                    if any(r.get(c) is not None and r.get(c) != "" for r in rows)]
         scores = [c for c in (f"{first}_score", f"{second}_score") if c in present]
         rest = [c for c in present if c not in scores and c not in ("score_id", "question", "criteria")]
-        name = f"{'all' if _missing(qs) else qs}_{first}--{second}.csv"
+        stem = f"{'all' if _missing(qs) else safe_name(qs)}_{safe_name(first)}--{safe_name(second)}"
+        name = names.claim(stem, ".csv", tag=kind)
         written.append(write_csv(folder / name, rows, ["score_id", "question", "criteria", *scores, *rest]))
     return written
 
@@ -262,14 +271,13 @@ def _original_vs_differential(plan: Plan, folder: Path, pairwise: pd.DataFrame,
                               differential: pd.DataFrame, judgments: Callable[[], pd.DataFrame]
                               ) -> list[Path]:
     """``original_pairwise_scores.csv`` and ``original_vs_differential_comparison.csv``."""
-    from assay.analysis.winrates import sig_test_rows, win_rates
+    from assay.analysis.winrates import win_rates
 
     shared = set(_shared(differential))
     original = pairwise[_shared(pairwise).isin(shared)]
     if original.empty:
         return []
-    path = folder / "original_pairwise_scores.csv"
-    original.dropna(axis=1, how="all").to_csv(path, index=False)
+    path = write_csv_frame(original.dropna(axis=1, how="all"), folder / "original_pairwise_scores.csv")
     names = {p.judge.name: p.kind for p in plan.judges if p.kind in ("pairwise", "differential")}
     table = judgments()
     table = table[table["judge"].isin(list(names)) & table["opponent"].notna()]
@@ -277,14 +285,8 @@ def _original_vs_differential(plan: Plan, folder: Path, pairwise: pd.DataFrame,
     high = table[["arm", "opponent"]].max(axis=1).astype(str)
     key = table["task"].astype(str) + "\x1f" + low + "\x1f" + high + "\x1f" + table["criterion"]
     report = win_rates(table[key.isin(shared)], test="auto", correction="holm-per-group", alpha=ALPHA)
-    summary = sig_test_rows(report)
-    kind = summary["judge"].map(names)
-    comparison = summary[kind == "pairwise"].merge(summary[kind == "differential"], on=PAIR_KEYS,
-                                                   suffixes=("_original", "_differential"))
-    comparison["winrate_delta"] = comparison["other_mean_differential"] - comparison["other_mean_original"]
-    out = folder / "original_vs_differential_comparison.csv"
-    comparison.to_csv(out, index=False)
-    return [path, out]
+    return [path, *write_files(report, folder, layout="comparison", judge_kinds=names,
+                               name="original_vs_differential_comparison.csv")]
 
 
 def _joint_vs_separate(plan: Plan, folder: Path, judgments: Callable[[], pd.DataFrame]) -> list[Path]:
@@ -336,9 +338,7 @@ def _joint_vs_separate(plan: Plan, folder: Path, judgments: Callable[[], pd.Data
         })
     if not rows:
         return []
-    path = folder / "joint_vs_separate_by_model.csv"
-    pd.DataFrame(rows).to_csv(path, index=False)
-    return [path]
+    return [write_csv_frame(pd.DataFrame(rows), folder / "joint_vs_separate_by_model.csv")]
 
 
 def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
