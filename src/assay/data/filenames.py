@@ -5,8 +5,9 @@ a NUL, a name of 300 characters or two arms that differ only in case would write
 the output folder, crash after the work is paid for, or overwrite another output. Every
 writer that names a file (or a spreadsheet sheet) after data goes through here:
 
-* :func:`safe_name`: a value that is already a plain name (letters, digits, ``. _ - + =``
-  ``@ ,``, not starting with a dot, at most 100 characters) is kept as it is, so the usual
+* :func:`safe_name`: a value that is already a plain name (ASCII letters, digits, ``. _ -``,
+  starting with a letter or digit, no ``..``, at most 100 characters, not a name Windows
+  reserves) is kept as it is, so the usual
   names (``all_gpt-4o--gpt-4o-mini.csv``) do not change; any other value becomes a slug
   of its safe characters plus ``-`` and the first 8 hex digits of the SHA-256 of the
   original, so two different values never share a name.
@@ -28,8 +29,8 @@ MAX_LENGTH = 100
 SHEET_LENGTH = 31
 """Excel's limit on a sheet name."""
 
-_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+=@,-]*")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._+=@,-]+")
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _SHEET_UNSAFE = re.compile(r"[\[\]:*?/\\\x00-\x1f]+")
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
              *(f"lpt{i}" for i in range(1, 10))}

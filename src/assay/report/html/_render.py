@@ -17,7 +17,6 @@ import hashlib
 import html
 import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
@@ -27,6 +26,7 @@ import jinja2
 import numpy as np
 
 from assay._version import __version__
+from assay.data.filenames import FileNames, safe_name
 from assay.report.html._model import Column, Figure, Section, Table, is_missing
 
 MISSING = "-"
@@ -189,6 +189,8 @@ class PageBuilder:
         self.partial = partial
         self.figures: list[dict[str, Any]] = []
         self.n_tables = 0
+        self.names = FileNames()
+        """The CSV export names given on this page: each table's own (names come from data)."""
 
     def section(self, section: Section, *, anchor: str, source: tuple[str, str] | None = None
                 ) -> dict[str, Any]:
@@ -209,7 +211,7 @@ class PageBuilder:
         numeric = [c.kind in ("int", "fixed", "sig") for c in table.columns]
         rows = [[{**cell(v, c)._asdict(), "missing": is_missing(v)}
                  for v, c in zip(row, table.columns, strict=True)] for row in table.rows]
-        name = re.sub(r"[^A-Za-z0-9._-]+", "-", table.name).strip("-.") or "table"
+        name = self.names.claim(safe_name(table.name), "")
         return {"id": f"tbl-{self.n_tables}", "caption": table.caption, "name": name,
                 "headers": [{"key": c.key, "label": c.label, "numeric": n}
                             for c, n in zip(table.columns, numeric, strict=True)],

@@ -3,7 +3,9 @@
 One workbook, one table per sheet, each with a bold frozen header row, an autofilter over
 its rows and a number format per column (proportions and correlations ``0.000``, dollars
 ``0.000000``, p-values ``0.0000``, counts ``0``). Cells hold the report objects' values at full
-precision (the format only changes what is shown); a missing value is an empty cell.
+precision (the format only changes what is shown); a missing value is an empty cell; text
+that a spreadsheet would read as a formula (``= + - @``, a tab or CR first) is prefixed with
+``'`` (:mod:`assay.data.cells`, the policy of every CSV and xlsx writer).
 
 Sheets, each written when its report is in ``reports``:
 
@@ -50,6 +52,8 @@ from assay.analysis.coverage import CoverageReport
 from assay.analysis.judges import CalibrationReport, JudgeReport, RobustSummary
 from assay.analysis.scores import ScoreSummary
 from assay.analysis.winrates import WinRateReport
+from assay.data.cells import safe_cell
+from assay.data.filenames import sheet_name
 from assay.report._collect import reports_by_type
 
 __all__ = ["BENCHMARK_SHEETS", "number_format", "write_workbook"]
@@ -219,11 +223,13 @@ class _Sheets:
 
     def __init__(self, book: xlsxwriter.Workbook) -> None:
         self.book = book
+        self.names: set[str] = set()
+        """Sheet names given: each at most 31 characters, none of []:*?/\\, no two alike."""
         self.header = book.add_format({"bold": True, "bottom": 1, "bg_color": "#E8EEF4"})
         self.formats = {f: book.add_format({"num_format": f}) for f in (_COUNT, _PROPORTION, _P, _USD, "0.0")}
 
     def table(self, name: str, records: Sequence[Mapping[str, Any]], *, empty: str = "no rows") -> None:
-        sheet = self.book.add_worksheet(name)
+        sheet = self.book.add_worksheet(sheet_name(name, self.names))
         columns = list(dict.fromkeys(k for r in records for k in r))
         if not records:
             sheet.write_string(0, 0, "Not available")
@@ -231,7 +237,7 @@ class _Sheets:
             sheet.set_column(0, 0, 60)
             return
         for c, column in enumerate(columns):
-            sheet.write_string(0, c, column, self.header)
+            sheet.write_string(0, c, safe_cell(str(column)), self.header)
             numeric = any(_is_number(r.get(column)) for r in records)
             fmt = self.formats.get(number_format(column)) if numeric else None
             width = max(len(column), *(min(len(_text(r.get(column))), 50) for r in records))
@@ -250,7 +256,7 @@ class _Sheets:
         elif _is_number(value):
             sheet.write_number(row, col, float(value))
         else:
-            sheet.write_string(row, col, _text(value))
+            sheet.write_string(row, col, safe_cell(_text(value)))
 
 
 def _missing(value: Any) -> bool:

@@ -28,7 +28,6 @@ The renderer computes nothing: every number is a field of a report's ``to_dict()
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.composite import CompositeScores
 from assay.analysis.coverage import CoverageReport
 from assay.analysis.judges import CalibrationReport, JudgeReport, RobustSummary
+from assay.data.cells import write_csv_rows
 from assay.report._collect import reports_by_type
 
 __all__ = ["PaperTable", "format_value", "latex_escape", "paper_tables", "write_paper_tables"]
@@ -235,9 +235,7 @@ def write_paper_tables(reports: Sequence[Any] | Mapping[str, Any], out_dir: str 
     tables, missing = paper_tables(reports)
     written = []
     for table in tables:
-        csv_path = out / f"{table.name}.csv"
-        with csv_path.open("w", newline="", encoding="utf-8") as fh:
-            csv.writer(fh).writerows(table.csv_rows())
+        csv_path = write_csv_rows(out / f"{table.name}.csv", table.csv_rows(), lineterminator="\r\n")
         tex_path = out / f"{table.name}.tex"
         tex_path.write_text(table.tex(), encoding="utf-8")
         written += [tex_path, csv_path]
