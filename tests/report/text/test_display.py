@@ -79,8 +79,8 @@ def test_a_type_without_renderer_or_writer_is_a_clear_error(tmp_path):
     class Unknown(Rendered):
         pass
 
-    with pytest.raises(TypeError, match="no text renderer for .*Unknown"):
+    with pytest.raises(TypeError, match=r"no text renderer for .*Unknown"):
         str(Unknown())
-    with pytest.raises(TypeError, match="no 'default' file writer for .*Unknown"):
+    with pytest.raises(TypeError, match=r"no 'default' file writer for .*Unknown"):
         write_files(Unknown(), tmp_path)
     assert list(tmp_path.iterdir()) == []
