@@ -5,7 +5,6 @@ run as a formula (OWASP's prefix ``'``; numbers stay numbers).
 
 from __future__ import annotations
 
-import csv
 import json
 
 import numpy as np
@@ -14,28 +13,12 @@ import pytest
 
 from assay.analysis.assertions import assertion_significance, assertion_summary, hierarchical_summary
 from assay.cli import main
+from tests.report.files._cells import FORMULA_START, csv_cells, inert, is_number
 
 openpyxl = pytest.importorskip("openpyxl")
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # OWASP's list
 ARMS = ["=HYPERLINK(\"http://x\")", "../../ESCAPED", "/abs/arm", "@arm", "-arm"]
 JUDGES = ["+judge", "openai/gpt-4o"]
-
-
-def _number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _csv_cells(path):
-    return [c for row in csv.reader(path.read_text(encoding="utf-8").splitlines()) for c in row]
-
-
-def _inert(cell: str) -> bool:
-    return not cell.startswith(FORMULA_START) or _number(cell)
 
 
 def _table() -> pd.DataFrame:
@@ -76,7 +59,7 @@ def test_report_writers_keep_to_their_folder_and_write_no_formula(tmp_path, caps
     assert {"win_rates.csv", "winrates_sig_tests.csv"} <= {p.name for p in csvs}
     assert any(p.parent.name == "tables" for p in csvs)
     for path in csvs:
-        bad = [c for c in _csv_cells(path) if not _inert(c)]
+        bad = [c for c in csv_cells(path) if not inert(c)]
         assert not bad, (path.name, bad[:3])
     trials = pd.read_csv(out / "win_rates.csv")
     assert set(trials["base_name"]) <= {"'" + a if a.startswith(FORMULA_START) else a for a in ARMS}
@@ -85,9 +68,9 @@ def test_report_writers_keep_to_their_folder_and_write_no_formula(tmp_path, caps
     book = openpyxl.load_workbook(out / "analysis.xlsx")
     cells = [c.value for sheet in book for row in sheet.iter_rows() for c in row]
     assert any(isinstance(v, str) and v.startswith("'=HYPERLINK") for v in cells)
-    assert not [v for v in cells if isinstance(v, str) and not _inert(v)]
+    assert not [v for v in cells if isinstance(v, str) and not inert(v)]
     assert any(isinstance(v, float) for v in cells)  # numbers are written as numbers
-    assert not [v for v in cells if isinstance(v, str) and _number(v) and v.startswith("'")]
+    assert not [v for v in cells if isinstance(v, str) and is_number(v) and v.startswith("'")]
 
 
 def test_assertion_tables_and_significance_write_no_formula(tmp_path):
@@ -104,11 +87,11 @@ def test_assertion_tables_and_significance_write_no_formula(tmp_path):
     paths += assertion_significance([summary], n_resamples=200, seed=1).write_csvs(tmp_path)
     assert {p.name for p in paths} >= {"assertion_scores_summary.csv", "significance_summary.csv"}
     for path in paths:
-        cells = _csv_cells(path)
-        assert "'=judge" in cells and not [c for c in cells if not _inert(c)], path.name
+        cells = csv_cells(path)
+        assert "'=judge" in cells and not [c for c in cells if not inert(c)], path.name
     hierarchical = hierarchical_summary(frame.assign(criterion="assertion_hierarchical"))
     for path in hierarchical.write_csvs(tmp_path / "h"):
-        assert not [c for c in _csv_cells(path) if not _inert(c)], path.name
+        assert not [c for c in csv_cells(path) if not inert(c)], path.name
 
 
 def test_html_csv_export_names_are_safe_and_unique_on_a_page():

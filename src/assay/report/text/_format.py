@@ -61,3 +61,14 @@ def columns(header: list[str], rows: list[list[str]], *, indent: str = "") -> li
         return (indent + "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))).rstrip()
 
     return [line(header), *(line(r) for r in rows)]
+
+
+def block(title: str, lines: list[str], notes: list[str]) -> str:
+    """A one-line summary's layout: its title, its lines, then ``Note: ...`` per note.
+
+    >>> print(block("Scores", ["  a: 0.5"], ["one judge"]))
+    Scores
+      a: 0.5
+    Note: one judge
+    """
+    return "\n".join([title, *lines, *(f"Note: {n}" for n in notes)])

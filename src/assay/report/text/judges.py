@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from assay.report.text._format import columns, fixed, percent, short
+from assay.report.text._format import block, columns, fixed, percent, short
 
 if TYPE_CHECKING:
     from assay.analysis.judges import (
@@ -94,33 +94,28 @@ def format_judge_report(report: JudgeReport, *, digits: int = 3, max_uncertain: 
 
 def format_differentiation(report: DifferentiationReport) -> str:
     """Differentiation score per judge (and criterion) with its interval."""
-    lines = ["Differentiation score (variance of arm means on [0, 1]; higher = the judge "
-             "tells arms apart more)"]
-    for r in report.rows:
-        what = r.criterion or "all criteria"
-        lines.append(f"  {r.judge} / {what}: {short(r.estimate, 5)} "
-                     f"[{short(r.lower, 5)}, {short(r.upper, 5)}]")
-    lines += [f"Note: {n}" for n in report.notes]
-    return "\n".join(lines)
+    return block("Differentiation score (variance of arm means on [0, 1]; higher = the judge "
+                 "tells arms apart more)",
+                 [f"  {r.judge} / {r.criterion or 'all criteria'}: {short(r.estimate, 5)} "
+                  f"[{short(r.lower, 5)}, {short(r.upper, 5)}]" for r in report.rows],
+                 report.notes)
 
 
 def format_calibration(report: CalibrationReport) -> str:
     """Calibration per (judge, task) and overall: the line, rho and MAE before and after."""
-    lines = ["Calibration against reference scores (fit on a holdout of items; rho and MAE "
-             "on the other items)"]
+    lines = []
     for e in [*report.entries, *([report.overall] if report.overall else [])]:
         name = "overall" if e.judge is None else f"{e.judge} / {e.task}"
         lines.append(f"  {name}: alpha {short(e.alpha)} beta {short(e.beta)}  rho "
                      f"{short(e.rho_raw)} -> {short(e.rho_calibrated)}  MAE {short(e.mae_raw)} "
                      f"-> {short(e.mae_calibrated)}  (fit {e.n_fit}, eval {e.n_eval})")
-    lines += [f"Note: {n}" for n in report.notes]
-    return "\n".join(lines)
+    return block("Calibration against reference scores (fit on a holdout of items; rho and MAE "
+                 "on the other items)", lines, report.notes)
 
 
 def format_robust_summary(report: RobustSummary) -> str:
     """Robust scores and rank intervals per arm, leave-one-judge-out rankings, stability."""
-    lines = [f"Robust summary (trimmed mean cuts {report.trim:g} per tail; rank intervals "
-             f"from {report.B} cluster-bootstrap resamples, seed {report.seed})"]
+    lines = []
     for r in report.arms:
         rank = (f"rank {r.rank} [{r.rank_lower}, {r.rank_upper}]" if r.rank_lower is not None
                 else f"rank {r.rank}")
@@ -130,16 +125,14 @@ def format_robust_summary(report: RobustSummary) -> str:
         lines.append(f"  without {row.judge}: {' > '.join(row.ranking)}  "
                      f"tau {short(row.kendall_tau)}")
     lines.append(f"  ensemble stability (mean tau over judge subsets): {short(report.stability)}")
-    lines += [f"Note: {n}" for n in report.notes]
-    return "\n".join(lines)
+    return block(f"Robust summary (trimmed mean cuts {report.trim:g} per tail; rank intervals "
+                 f"from {report.B} cluster-bootstrap resamples, seed {report.seed})", lines,
+                 report.notes)
 
 
 def format_consistency(report: JudgeConsistency) -> str:
     """ICC(2,1) between judges per (task, criterion); the chosen criteria marked ``*``."""
-    lines = [f"Judge consistency: ICC(2,1) between judges ({percent(report.conf)} interval)"]
-    for r in report.rows:
-        mark = "*" if r.chosen else " "
-        lines.append(f" {mark}{r.task} / {r.criterion}: {short(r.icc)} [{short(r.icc_lower)}, "
-                     f"{short(r.icc_upper)}]  {r.num_raters} judges, {r.n_units} units")
-    lines += [f"Note: {n}" for n in report.notes]
-    return "\n".join(lines)
+    return block(f"Judge consistency: ICC(2,1) between judges ({percent(report.conf)} interval)",
+                 [f" {'*' if r.chosen else ' '}{r.task} / {r.criterion}: {short(r.icc)} "
+                  f"[{short(r.icc_lower)}, {short(r.icc_upper)}]  {r.num_raters} judges, "
+                  f"{r.n_units} units" for r in report.rows], report.notes)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from assay.report.text._format import percent, short
+from assay.report.text._format import block, percent, short
 
 if TYPE_CHECKING:
     from assay.analysis.composite import CompositeScores
@@ -24,24 +24,19 @@ def _descending(x: float) -> float:
 def format_composite(report: CompositeScores) -> str:
     """The composite score Q per arm (all tasks together), highest first."""
     title = "Rubric-weighted composite score" if report.weights else "Composite score Q"
-    lines = [f"{title} per arm ({percent(report.conf)} cluster-robust intervals)"]
-    for r in sorted((r for r in report.rows if r.task is None),
-                    key=lambda r: _descending(r.estimate)):
-        lines.append(f"  {r.arm}: {short(r.estimate)} [{short(r.lower)}, {short(r.upper)}]  "
-                     f"n={r.n}")
-    lines += [f"Note: {n}" for n in report.notes]
-    return "\n".join(lines)
+    rows = sorted((r for r in report.rows if r.task is None), key=lambda r: _descending(r.estimate))
+    return block(f"{title} per arm ({percent(report.conf)} cluster-robust intervals)",
+                 [f"  {r.arm}: {short(r.estimate)} [{short(r.lower)}, {short(r.upper)}]  n={r.n}"
+                  for r in rows], report.notes)
 
 
 def format_attributes(report: AttributeReport) -> str:
     """The composite score Q per attribute value and arm."""
-    lines = [f"Composite score Q by attribute ({percent(report.conf)} cluster-robust "
-             "intervals)"]
-    for r in report.rows:
-        lines.append(f"  {r.attribute}={r.value}  {r.arm}: {short(r.estimate)} "
-                     f"[{short(r.lower)}, {short(r.upper)}]  n={r.n}")
-    lines += [f"Note: {n}" for n in report.notes]
-    return "\n".join(lines)
+    return block(f"Composite score Q by attribute ({percent(report.conf)} cluster-robust "
+                 "intervals)",
+                 [f"  {r.attribute}={r.value}  {r.arm}: {short(r.estimate)} "
+                  f"[{short(r.lower)}, {short(r.upper)}]  n={r.n}" for r in report.rows],
+                 report.notes)
 
 
 def format_systems(report: SystemsReport) -> str:
@@ -66,5 +61,4 @@ def format_systems(report: SystemsReport) -> str:
         lines.append("By attribute:")
         lines += [f"  {r.attribute}={r.value} / {r.arm}: {short(r.estimate)} "
                   f"[{short(r.lower)}, {short(r.upper)}]" for r in report.attributes.rows]
-    lines += [f"Note: {n}" for n in report.notes]
-    return "\n".join(lines)
+    return block(lines[0], lines[1:], report.notes)
