@@ -2,7 +2,8 @@
 first k retrieved chunks support.
 
 Pure pandas over the rows the chunk-level judge writes (``assay.judge.judges.chunk_coverage``):
-no I/O except ``write_csvs``. Readings chosen where BenchmarkQED's documentation leaves it open:
+no I/O (``write_csvs`` hands the tables to :mod:`assay.report.files`). Readings chosen where
+BenchmarkQED's documentation leaves it open:
 
 * Chunk coverage at k: per (question, assertion) the best score over chunks at position
   < k; it passes when that best score >= ``pass_threshold`` (so partial support passes at

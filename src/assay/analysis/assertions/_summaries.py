@@ -2,7 +2,8 @@
 coverage: :mod:`assay.analysis.assertions._chunk_coverage`).
 
 Pure pandas over the rows the assertion judges write (``assay.judge.judges.assertion``,
-``assertion_hierarchical``, ``chunk_coverage``): no I/O except ``write_csvs``.
+``assertion_hierarchical``, ``chunk_coverage``): no I/O (``write_csvs`` hands the tables to
+:mod:`assay.report.files`).
 
 Readings chosen where BenchmarkQED's documentation leaves it open
 --------------------------------------
