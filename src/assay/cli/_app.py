@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -24,8 +24,20 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-console = Console()
-err_console = Console(stderr=True)
+
+
+class _Console(Console):
+    """A rich console that writes control characters from data as escapes: an arm, a judge
+    or a model's text holding an ESC sequence or a NUL must not drive the user's terminal."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        from assay.data.cells import visible
+
+        super().print(*(visible(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
+console = _Console()
+err_console = _Console(stderr=True)
 
 MapOption = Annotated[list[str] | None, typer.Option(
     "--map", help="Rename columns: SOURCE=COLUMN[,SOURCE=COLUMN...]; COLUMN '-' drops SOURCE.")]

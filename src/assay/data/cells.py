@@ -25,11 +25,27 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pandas loads with the frame, not to write plain rows
     import pandas as pd
 
-__all__ = ["FORMULA_START", "safe_cell", "safe_frame", "write_csv_frame", "write_csv_rows"]
+__all__ = ["FORMULA_START", "safe_cell", "safe_frame", "visible", "write_csv_frame", "write_csv_rows"]
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a cell as a formula."""
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    r"""``text`` with control characters written as escapes (``\x1b``), newlines and tabs kept.
+
+    Names and model text reach terminals and figures: an ESC sequence from data would
+    recolour or rewrite the user's terminal, a NUL would cut a line, and a font has no glyph
+    for either. Every C0 control but newline and tab, DEL and the C1 controls are escaped.
+
+    Examples
+    --------
+    >>> visible("judge\x1b[31mred\x00"), visible("two\nlines\tok")
+    ('judge\\x1b[31mred\\x00', 'two\nlines\tok')
+    """
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def safe_cell(value: Any) -> Any:

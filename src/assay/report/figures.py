@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 from assay.analysis.aggregate import AggregateReport
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.composite import CompositeScores
+from assay.data.cells import visible
 from assay.report._collect import reports_by_type
 
 __all__ = ["write_figures"]
@@ -124,12 +125,12 @@ def _forest(path: Path, labels: Sequence[str], rows: Sequence[Mapping[str, Any]]
     ax.errorbar(est, y, xerr=err, fmt="o", color="#1f4e79", ecolor="#5b8db8", capsize=4, markersize=6)
     for yi, e in zip(y, est, strict=True):
         ax.annotate(f"{e:.3f}", (e, yi), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
-    ax.set_yticks(y, labels)
+    ax.set_yticks(y, [visible(str(label)) for label in labels])
     ax.set_ylim(-0.7, len(rows) - 0.3)
     if xlim is not None:
         ax.set_xlim(*xlim)
     ax.set_xlabel(xlabel)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(visible(title), fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, path)
 
@@ -149,7 +150,7 @@ def _contrasts(path: Path, bench: Mapping[str, Any], percent: str) -> Path:
                     elinewidth=6, alpha=0.45, label="simultaneous (max-t)")
     ax.errorbar(est, y, xerr=err, fmt="o", color="#1f4e79", ecolor="#1f4e79", capsize=4,
                 label=f"marginal {percent}")
-    ax.set_yticks(y, [f"{r['arm1']} - {r['arm2']}" for r in rows])
+    ax.set_yticks(y, [visible(f"{r['arm1']} - {r['arm2']}") for r in rows])
     ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_xlabel("Difference in accuracy")
     ax.set_title(f"Paired differences with {percent} intervals", fontsize=10)
@@ -174,7 +175,7 @@ def _frontier(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
     for r in usable:
         share = r.get("frontier_share")
         text = r["arm"] if share is None else f"{r['arm']} ({share:.0%} of resamples)"
-        ax.annotate(text, (r["usd_per_item"], r["accuracy"]), textcoords="offset points",
+        ax.annotate(visible(str(text)), (r["usd_per_item"], r["accuracy"]), textcoords="offset points",
                     xytext=(6, -10), fontsize=8)
     ax.set_xlabel("Dollars per item")
     ax.set_ylabel("Accuracy")
