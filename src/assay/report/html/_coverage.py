@@ -73,7 +73,9 @@ def _strata_section(row: Any) -> Section:
     strata = row.strata
     title = f"Strata: {row.task}"
     if not strata:
-        return Section(title=title, missing="The task's items have no attributes.")
+        return Section(title=title, missing=(
+            f"{row.n_strata:,} strata: too many to build (see the notes)." if row.n_strata
+            else "The task's items have no target attributes (see the notes)."))
     keys = list(row.attributes)
     first, rest = keys[0], keys[1:]
     labels_y = list(dict.fromkeys(s.values.get(first, "") for s in strata))
