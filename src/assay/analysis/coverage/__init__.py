@@ -5,5 +5,6 @@ from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._report": ["CoverageReport", "coverage_ratio", "coverage_report", "read_prompts"],
+    "._interaction": ["InteractionMatrix", "interaction_matrix"],
     "._space": ["AttributeSpace", "read_attribute_space"],
 })
