@@ -54,7 +54,9 @@ def report_command(
     criterion: Annotated[str | None, typer.Option(
         help="Benchmark: the correctness criterion (binary or range:0,1).")] = None,
     method: Annotated[str, typer.Option(
-        help="Benchmark accuracy interval: auto | bootstrap | cluster_t | bayes | exact.")]
+        help="Benchmark accuracy interval: auto | bootstrap | cluster_t | bayes | exact. auto is "
+        "descriptive (no intervals) below 5 runs per item; a named method gives intervals over "
+        "items at any number of runs.")]
     = "auto",
     resamples: Annotated[int | None, typer.Option(
         "--B", help="Bootstrap resamples (benchmark: 2000, 5000 when confirmatory; "
