@@ -143,10 +143,19 @@ def read_prompts(folder: str | Path) -> dict[str, str]:
     Records without an ``id`` or a string ``prompt`` are skipped; a line that is not JSON
     raises :class:`InputError` naming the file and line.
     """
+    return read_datapoint_field(folder, "prompt")
+
+
+def read_datapoint_field(folder: str | Path, name: str) -> dict[str, str]:
+    """Item id -> the string field `name` of each record of a run folder's datapoints.
+
+    Records without an ``id`` or a string `name` are skipped; a line that is not JSON raises
+    :class:`InputError` naming the file and line.
+    """
     root = Path(folder)
     files = [root / "datapoints.jsonl"] if (root / "datapoints.jsonl").is_file() else \
         sorted((root / "datapoints").glob("*.jsonl")) if (root / "datapoints").is_dir() else []
-    prompts: dict[str, str] = {}
+    found: dict[str, str] = {}
     for file in files:
         for number, line in enumerate(file.read_text(encoding="utf-8-sig").splitlines(), 1):
             if not line.strip():
@@ -156,9 +165,9 @@ def read_prompts(folder: str | Path) -> dict[str, str]:
             except json.JSONDecodeError as exc:
                 raise InputError(str(file), f"not valid JSON ({exc.msg})", row=number) from None
             if isinstance(record, dict) and record.get("id") is not None \
-                    and isinstance(record.get("prompt"), str):
-                prompts[str(record["id"])] = record["prompt"]
-    return prompts
+                    and isinstance(record.get(name), str):
+                found[str(record["id"])] = record[name]
+    return found
 
 
 def _prompts_of(table: Judgments, prompts: Mapping[str, str] | None) -> dict[str, str]:

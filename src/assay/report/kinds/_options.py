@@ -88,6 +88,7 @@ class BenchmarkOptions:
             raise ConfigError(f"--k {','.join(map(str, self.k))!r}: expected whole numbers >= 1")
         if self.registration is not None:
             self.registration.verify()
+            self.registration.check_version()
 
 
 @dataclass(frozen=True)
