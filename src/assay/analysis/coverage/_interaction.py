@@ -24,7 +24,6 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from assay.analysis.composite import (
@@ -32,8 +31,7 @@ from assay.analysis.composite import (
     as_judgments,
     check_conf,
     clean_record,
-    linearised_composite,
-    logit_t_bounds,
+    plain_composite,
     pointwise_units,
 )
 from assay.errors import ConfigError
@@ -167,11 +165,5 @@ def interaction_matrix(judgments: Model, *, conf: float = 0.95,
 
 
 def _cell(teacher: str, arm: str, units: pd.DataFrame, *, conf: float) -> InteractionCell:
-    estimate, se, n_clusters = linearised_composite(
-        units["value"].to_numpy(dtype=np.float64), units["cluster"].to_numpy(),
-        np.full(len(units), "all"), {"all": 1.0})
-    lower, upper, method = logit_t_bounds(estimate, se, n_clusters, conf=conf)
-    return InteractionCell(teacher=teacher, arm=arm, estimate=estimate, lower=lower, upper=upper,
-                           standard_error=se, method=method, n=len(units),
-                           n_items=int(units["item"].nunique()), n_clusters=n_clusters,
-                           self_teaching=teacher == arm)
+    return InteractionCell(teacher=teacher, arm=arm, self_teaching=teacher == arm,
+                           **plain_composite(units, conf=conf))

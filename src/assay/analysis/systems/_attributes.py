@@ -27,15 +27,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from assay.analysis.composite import (
     Model,
     as_judgments,
     clean_record,
-    linearised_composite,
-    logit_t_bounds,
+    plain_composite,
     pointwise_units,
 )
 from assay.analysis.coverage._report import _parse as parse_attributes
@@ -206,13 +204,7 @@ def _target_keys(table: Any, texts: Any, attribute_space: Any, notes: list[str])
 
 
 def _row(arm: str, key: str, value: str, units: pd.DataFrame, *, conf: float) -> AttributeRow:
-    estimate, se, n_clusters = linearised_composite(
-        units["value"].to_numpy(dtype=np.float64), units["cluster"].to_numpy(),
-        np.full(len(units), "all"), {"all": 1.0})
-    lower, upper, method = logit_t_bounds(estimate, se, n_clusters, conf=conf)
-    return AttributeRow(arm=arm, attribute=key, value=value, estimate=estimate, lower=lower,
-                        upper=upper, standard_error=se, method=method, n=len(units),
-                        n_items=int(units["item"].nunique()), n_clusters=n_clusters)
+    return AttributeRow(arm=arm, attribute=key, value=value, **plain_composite(units, conf=conf))
 
 
 def _fmt(x: float, digits: int = 3) -> str:
