@@ -18,7 +18,14 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
     ],
     ".compare": ["ComparisonReport", "compare"],
     ".composite": ["CompositeScores", "composite_score_by_student"],
-    ".coverage": ["CoverageReport", "coverage_ratio", "coverage_report"],
+    ".coverage": [
+        "AttributeSpace",
+        "CoverageReport",
+        "InteractionMatrix",
+        "coverage_ratio",
+        "coverage_report",
+        "interaction_matrix",
+    ],
     ".judges": [
         "CalibrationReport",
         "DifferentiationReport",

@@ -4,7 +4,8 @@
 for every (judge, criterion) both runs scored pointwise:
 
 * **Rankings**: each arm's mean score in each run over that run's items (runs averaged within
-  an item, then the mean over items, normalised to [0, 1] by the criterion's scale), its rank
+  an item, then the mean over items, normalised to [0, 1] by the criterion's scale, or on the
+  raw scale for an interval criterion: see ``scale``), its rank
   in each run (1 = best; ties share the lowest rank) and the change ``rank_b - rank_a``
   (negative: the arm moved up).
 * **Deltas**: per arm, ``B - A`` over the items *both* runs scored for that arm: the item
@@ -20,7 +21,10 @@ for every (judge, criterion) both runs scored pointwise:
 
 Reportable rows with a score only; pairwise rows (with an opponent) are left out, since a
 preference depends on which pairs were compared (the win-rate report reads them), and
-nominal criteria have no mean. Each exclusion is counted in the notes.
+nominal criteria have no mean. A difference needs no normalisation: a criterion on an
+interval scale (no map to [0, 1]) is compared on its raw scale, within itself (``scale`` =
+``raw``), and a criterion whose scale normalises in one run but not in the other is not
+compared. Each exclusion is counted in the notes.
 """
 
 from __future__ import annotations
@@ -48,13 +52,15 @@ class RankChange:
     criterion: str
     arm: str
     score_a: float
-    """Mean over run A's items of the item means, normalised to [0, 1]; NaN when A lacks the arm."""
+    """Mean over run A's items of the item means, on ``scale``; NaN when A lacks the arm."""
     score_b: float
     rank_a: int | None
     """1 = best in run A; None when run A lacks the arm."""
     rank_b: int | None
     rank_change: int | None
     """``rank_b - rank_a``: negative means the arm moved up in B."""
+    scale: str = "normalised_0_1"
+    """``normalised_0_1``, or ``raw`` for a criterion on an interval scale."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,7 @@ class ScoreDelta:
     criterion: str
     arm: str
     estimate: float
-    """Mean over shared items of mean_B(item) - mean_A(item), normalised scale."""
+    """Mean over shared items of mean_B(item) - mean_A(item), on ``scale``."""
     lower: float
     """Cluster-robust paired t bound; NaN when undefined (see ``method``)."""
     upper: float
@@ -81,6 +87,8 @@ class ScoreDelta:
     """Items only run A scored for the arm (left out of the pairing)."""
     n_only_b: int
     conf: float
+    scale: str = "normalised_0_1"
+    """``normalised_0_1``, or ``raw`` for a criterion on an interval scale."""
 
 
 @dataclass(frozen=True)
@@ -120,8 +128,9 @@ class ComparisonReport(Rendered):
         def records(rows: tuple[Any, ...]) -> list[dict[str, Any]]:
             return [{k: _clean(v) for k, v in asdict(r).items()} for r in rows]
 
+        raw = any(r.scale == "raw" for r in self.rankings)
         return {"run_a": self.label_a, "run_b": self.label_b, "conf": self.conf,
-                "direction": "b_minus_a", "scale": "normalised_0_1",
+                "direction": "b_minus_a", "scale": "per_row" if raw else "normalised_0_1",
                 "arms_a": list(self.arms_a), "arms_b": list(self.arms_b),
                 "rankings": records(self.rankings), "deltas": records(self.deltas),
                 "coverage": records(self.coverage), "notes": list(self.notes)}
@@ -139,8 +148,13 @@ def _clean(value: Any) -> Any:
 
 
 def _scored(judgments: Judgments, label: str, notes: list[str]) -> pd.DataFrame:
-    """Reportable, scored, pointwise rows of non-nominal criteria with a normalised score."""
-    frame = judgments.frame.assign(value=judgments.normalised_scores())
+    """Reportable, scored, pointwise rows of non-nominal criteria: ``value`` is the score
+    normalised to [0, 1], or the raw score of an interval criterion (``scale`` says which)."""
+    frame = judgments.frame.assign(value=judgments.normalised_scores(), scale="normalised_0_1")
+    interval = [c for c in judgments.criteria if judgments.scale(str(c)).kind == "interval"]
+    raw = frame["criterion"].isin(interval).to_numpy()
+    frame.loc[raw, "value"] = frame.loc[raw, "score"].astype(float)
+    frame.loc[raw, "scale"] = "raw"
     keep = frame["reportable"].astype(bool)
     if "opponent" in frame:
         pairwise = keep & frame["opponent"].notna()
@@ -149,19 +163,23 @@ def _scored(judgments: Judgments, label: str, notes: list[str]) -> pd.DataFrame:
                          "preference depends on the pairs compared; see the win-rate report).")
         keep &= ~frame["opponent"].notna()
     nominal = [c for c in judgments.criteria if judgments.scale(str(c)).kind == "nominal"]
-    if nominal:
+    if nominal and (keep & frame["criterion"].isin(nominal)).any():
+        notes.append(f"Run {label}: criteria on a nominal scale have no mean and are left out: "
+                     f"{', '.join(map(str, nominal))}.")
         keep &= ~frame["criterion"].isin(nominal)
     unscored = keep & frame["value"].isna()
     if unscored.any():
         notes.append(f"Run {label}: {int(unscored.sum())} rows without a score left out.")
     keep &= frame["value"].notna()
-    return frame.loc[keep, ["item", "cluster", "arm", "run", "judge", "criterion", "value"]]
+    return frame.loc[keep, ["item", "cluster", "arm", "run", "judge", "criterion", "value",
+                            "scale"]]
 
 
 def _item_means(rows: pd.DataFrame) -> pd.DataFrame:
     """Mean over runs per (judge, criterion, arm, item), with the item's cluster."""
     grouped = rows.groupby(["judge", "criterion", "arm", "item"], sort=False, observed=True)
-    return grouped.agg(value=("value", "mean"), cluster=("cluster", "first")).reset_index()
+    return grouped.agg(value=("value", "mean"), cluster=("cluster", "first"),
+                       scale=("scale", "first")).reset_index()
 
 
 def _ranks(scores: pd.Series) -> dict[str, int]:
@@ -226,6 +244,12 @@ def compare(judgments_a: Judgments, judgments_b: Judgments, *, conf: float = 0.9
     for judge, criterion in shared:
         a = means_a[(means_a["judge"] == judge) & (means_a["criterion"] == criterion)]
         b = means_b[(means_b["judge"] == judge) & (means_b["criterion"] == criterion)]
+        scale = str(a["scale"].iloc[0])
+        if scale != str(b["scale"].iloc[0]):
+            notes.append(f"(judge {judge}, criterion {criterion}) is on an interval scale in one "
+                         "run and maps to [0, 1] in the other: the runs are on different scales "
+                         "and are not compared (declare the same --scale for both).")
+            continue
         score_a = a.groupby("arm", sort=False)["value"].mean()
         score_b = b.groupby("arm", sort=False)["value"].mean()
         rank_a, rank_b = _ranks(score_a), _ranks(score_b)
@@ -235,10 +259,11 @@ def compare(judgments_a: Judgments, judgments_b: Judgments, *, conf: float = 0.9
             rankings.append(RankChange(
                 judge=str(judge), criterion=str(criterion), arm=arm,
                 score_a=float(score_a.get(arm, math.nan)), score_b=float(score_b.get(arm, math.nan)),
-                rank_a=ra, rank_b=rb, rank_change=None if ra is None or rb is None else rb - ra))
+                rank_a=ra, rank_b=rb, rank_change=None if ra is None or rb is None else rb - ra,
+                scale=scale))
             if arm in rank_a and arm in rank_b:
                 deltas.append(_delta(a[a["arm"] == arm], b[b["arm"] == arm], str(judge),
-                                     str(criterion), arm, conf, notes))
+                                     str(criterion), arm, conf, notes, scale))
     return ComparisonReport(
         label_a=label_a, label_b=label_b, rankings=tuple(rankings), deltas=tuple(deltas),
         coverage=tuple(_coverage(judgments_a, judgments_b, notes)),
@@ -247,7 +272,7 @@ def compare(judgments_a: Judgments, judgments_b: Judgments, *, conf: float = 0.9
 
 
 def _delta(a: pd.DataFrame, b: pd.DataFrame, judge: str, criterion: str, arm: str, conf: float,
-           notes: list[str]) -> ScoreDelta:
+           notes: list[str], scale: str) -> ScoreDelta:
     paired = a[["item", "cluster", "value"]].merge(b[["item", "cluster", "value"]], on="item",
                                                   suffixes=("_a", "_b"))
     paired = paired.rename(columns={"cluster_a": "cluster"})
@@ -258,7 +283,7 @@ def _delta(a: pd.DataFrame, b: pd.DataFrame, judge: str, criterion: str, arm: st
     n = len(paired)
     only_a, only_b = len(a) - n, len(b) - n
     base = dict(judge=judge, criterion=criterion, arm=arm, n=n, n_only_a=only_a,
-                n_only_b=only_b, conf=conf)
+                n_only_b=only_b, conf=conf, scale=scale)
     if n == 0:
         notes.append(f"{arm} ({judge}, {criterion}): the runs share no item; no delta.")
         return ScoreDelta(estimate=math.nan, lower=math.nan, upper=math.nan,

@@ -196,6 +196,22 @@ def logit_t_bounds(estimate: float, standard_error: float, n_clusters: int, *,
             "logit_cluster_robust_t")
 
 
+def plain_composite(units: pd.DataFrame, *, conf: float) -> dict[str, Any]:
+    """Plain Q over `units` (columns value, cluster, item) with its logit-t interval.
+
+    Returns the fields ``estimate``, ``lower``, ``upper``, ``standard_error``, ``method``,
+    ``n``, ``n_items`` and ``n_clusters`` of a result row (:func:`linearised_composite`
+    with one factor, then :func:`logit_t_bounds`).
+    """
+    estimate, se, n_clusters = linearised_composite(
+        units["value"].to_numpy(dtype=np.float64), units["cluster"].to_numpy(),
+        np.full(len(units), "all"), {"all": 1.0})
+    lower, upper, method = logit_t_bounds(estimate, se, n_clusters, conf=conf)
+    return {"estimate": estimate, "lower": lower, "upper": upper, "standard_error": se,
+            "method": method, "n": len(units), "n_items": int(units["item"].nunique()),
+            "n_clusters": n_clusters}
+
+
 @dataclass(frozen=True)
 class CompositeRow:
     """Q of one arm, over all tasks (``task`` None) or one task."""

@@ -54,7 +54,9 @@ def report_command(
     criterion: Annotated[str | None, typer.Option(
         help="Benchmark: the correctness criterion (binary or range:0,1).")] = None,
     method: Annotated[str, typer.Option(
-        help="Benchmark accuracy interval: auto | bootstrap | cluster_t | bayes | exact.")]
+        help="Benchmark accuracy interval: auto | bootstrap | cluster_t | bayes | exact. auto is "
+        "descriptive (no intervals) below 5 runs per item; a named method gives intervals over "
+        "items at any number of runs.")]
     = "auto",
     resamples: Annotated[int | None, typer.Option(
         "--B", help="Bootstrap resamples (benchmark: 2000, 5000 when confirmatory; "
@@ -85,6 +87,12 @@ def report_command(
         help="Judges: rubric weights for the weighted composite, e.g. quality=2,helpfulness=1.")]
     = None,
     trim: Annotated[float, typer.Option(help="Judges: trimmed-mean fraction per tail.")] = 0.1,
+    attribute_space: Annotated[Path | None, typer.Option(
+        "--attribute-space", help="Coverage and systems: JSON file of the target attributes and "
+        'their values, e.g. {"attributes": {"difficulty": ["easy", "medium", "hard"]}} '
+        '(optionally "task_attributes": {TASK: {...}}): coverage strata come from these only, '
+        "and a value never sampled counts as a gap. Default: the run folder's criteria.json, "
+        "else keys inferred from the data (never identifiers).")] = None,
     calibrate: Annotated[bool, typer.Option(
         "--calibrate", help="Judges: fit OLS calibration against reference_score (off by "
         "default; cached in OUT/calibration_params.json).")] = False,
@@ -122,13 +130,18 @@ def report_command(
             registered = Registration.from_json(registration.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ConfigError(f"--registration {registration}: cannot read it ({exc})") from None
+    space = None
+    if attribute_space is not None:
+        from assay.analysis.coverage import read_attribute_space
+
+        space = read_attribute_space(attribute_space)
     values: dict[str, Any] = dict(
         judge=judge, criterion=criterion, method=method, resamples=resamples, conf=conf,
         k=tuple(_ks(k)), seed=seed, contrasts=contrasts, confirmatory=confirmatory,
         registration=registered, benchmark_name=benchmark_name,
         benchmark_version=benchmark_version, drift_window=drift_window,
         uncertainty_threshold=_thresholds(uncertainty_threshold), weights=_weights(weights),
-        trim=trim, out=out, refit_calibration=refit_calibration, test=test,
+        trim=trim, attribute_space=space, out=out, refit_calibration=refit_calibration, test=test,
         correction=correction, alpha=alpha)
     options = {kind.name: options_from(kind.options, values) for kind in kinds}
     judgments = load_many(src, mapping=_mapping(map_), constants=_constants(set_),

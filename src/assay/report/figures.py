@@ -70,7 +70,8 @@ def write_figures(reports: Sequence[Any] | Mapping[str, Any], out_dir: str | Pat
         percent = f"{round(100 * bench['conf'])}%"
         written.append(_forest(out / "benchmark_accuracy.png", [r["arm"] for r in bench["accuracy"]],
                                bench["accuracy"], "Accuracy",
-                               f"Accuracy per arm with {percent} intervals ({bench['method']})",
+                               f"Accuracy per arm {_with(bench['accuracy'], percent, BENCH_HINT)} "
+                               f"({bench['method']})",
                                xlim=(0.0, 1.0)))
         if bench["contrasts"]:
             written.append(_contrasts(out / "benchmark_contrasts.png", bench, percent))
@@ -82,7 +83,8 @@ def write_figures(reports: Sequence[Any] | Mapping[str, Any], out_dir: str | Pat
         if rows:
             written.append(_forest(out / "composite_scores.png", [r["arm"] for r in rows], rows,
                                    "Composite score (normalised to [0, 1])",
-                                   f"Composite score per arm with {round(100 * comp['conf'])}% intervals",
+                                   "Composite score per arm "
+                                   f"{_with(rows, str(round(100 * comp['conf'])) + '%')}",
                                    xlim=(0.0, 1.0)))
     if AggregateReport in found:
         agg = found[AggregateReport].to_dict()
@@ -91,9 +93,25 @@ def write_figures(reports: Sequence[Any] | Mapping[str, Any], out_dir: str | Pat
         if rows:
             labels = [f"{a['metric_name']} ({a['evaluator_model']})" for a in agg["aggregations"].values()]
             written.append(_forest(out / "aggregate_scores.png", labels, rows, "Mean score over runs",
-                                   f"Mean score per metric and judge with {round(100 * agg['conf'])}% "
-                                   "intervals over runs"))
+                                   "Mean score per metric and judge "
+                                   f"{_with(rows, str(round(100 * agg['conf'])) + '%')} over runs"))
     return written
+
+
+def _has_bounds(rows: Sequence[Mapping[str, Any]]) -> bool:
+    return any(r.get("lower") is not None and r.get("upper") is not None for r in rows)
+
+
+BENCH_HINT = "descriptive report; --method cluster_t gives intervals"
+
+
+def _with(rows: Sequence[Mapping[str, Any]], percent: str, why: str = "no interval is defined"
+          ) -> str:
+    """"with 95% intervals" when some row has bounds; else says there are none and why, so
+    that no title announces intervals over a column of dashes."""
+    if _has_bounds(rows):
+        return f"with {percent} intervals"
+    return f"(point estimates only: {why})"
 
 
 def _figure(n_rows: int) -> tuple[Figure, Any]:
@@ -149,11 +167,11 @@ def _contrasts(path: Path, bench: Mapping[str, Any], percent: str) -> Path:
         ax.errorbar(s_est, [yi for yi, _ in pairs], xerr=s_err, fmt="none", ecolor="#e0a040",
                     elinewidth=6, alpha=0.45, label="simultaneous (max-t)")
     ax.errorbar(est, y, xerr=err, fmt="o", color="#1f4e79", ecolor="#1f4e79", capsize=4,
-                label=f"marginal {percent}")
+                label=f"marginal {percent}" if _has_bounds(rows) else "estimate")
     ax.set_yticks(y, [visible(f"{r['arm1']} - {r['arm2']}") for r in rows])
     ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_xlabel("Difference in accuracy")
-    ax.set_title(f"Paired differences with {percent} intervals", fontsize=10)
+    ax.set_title(f"Paired differences {_with(rows, percent, BENCH_HINT)}", fontsize=10)
     ax.legend(fontsize=8, loc="best")
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, path)

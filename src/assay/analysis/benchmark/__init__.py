@@ -10,5 +10,5 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     "._errors": ["DevNotEvidenceError", "RegistrationChangedError", "RegistrationMismatchError"],
     "._registration": ["Registration", "register_contrasts"],
     "._report": ["BenchmarkReport", "benchmark_report"],
-    "._selection": ["benchmark_rows", "reference_hash"],
+    "._selection": ["benchmark_rows", "reference_answers", "reference_hash"],
 })

@@ -69,19 +69,33 @@ class MethodChoice:
     """Fewer than 300 items or 30 clusters."""
 
 
+INTERVALS_HINT = ('an interval over items is valid at any number of runs: name a method '
+                  '(--method cluster_t, or method="cluster_t") to get one')
+"""How a descriptive report says intervals are obtained."""
+
+
 def choose_method(method: Method, n_items: int, n_clusters: int, n_runs: int) -> MethodChoice:
     """Pick the accuracy interval method (hr_report, "Intervals").
+
+    Below 5 runs ``"auto"`` gives the descriptive report hr_report specifies; a method named
+    explicitly is honoured at any number of runs, since its interval treats clusters of
+    items as the sampling units and runs are averaged within each item first.
 
     >>> choose_method("auto", 36, 12, 5).reason
     '36 items in 12 clusters fall short of 300 items and 30 clusters'
     >>> choose_method("auto", 400, 40, 5).method
     'bootstrap'
+    >>> choose_method("auto", 36, 12, 1).descriptive, choose_method("cluster_t", 36, 12, 1).method
+    (True, 'cluster_t')
     """
     below = n_items < MIN_ITEMS or n_clusters < MIN_CLUSTERS
     size = f"{n_items} items in {n_clusters} clusters"
-    if n_runs < MIN_RUNS:
+    if n_runs < MIN_RUNS and method == "auto":
         return MethodChoice("descriptive", f"{n_runs} run(s) per item, fewer than {MIN_RUNS}: "
-                            "point estimates only", True, below)
+                            f"point estimates only; {INTERVALS_HINT}", True, below)
+    if n_runs < MIN_RUNS:
+        return MethodChoice(method, f'method = "{method}" was asked for; {size}, {n_runs} '
+                            "run(s) per item (averaged within each item)", False, below)
     if method == "auto":
         if below:
             return MethodChoice("cluster_t", f"{size} fall short of {MIN_ITEMS} items and "

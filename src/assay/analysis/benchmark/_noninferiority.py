@@ -40,6 +40,7 @@ def check_registration(registration: Registration, arms: tuple[str, ...],
             f"registration must come from register_contrasts(), not "
             f"{type(registration).__name__}")
     registration.verify()
+    registration.check_version()
     if reference_hash is None:
         raise RegistrationMismatchError(
             f"the registration names reference {registration.reference_hash!r}, and the bench "

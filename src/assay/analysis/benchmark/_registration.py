@@ -7,6 +7,10 @@ It carries the hash of the reference set the bench must be scored on, its creati
 time, and a SHA-256 hash of all of that content: :meth:`Registration.verify` recomputes
 the hash, so a registration edited after it was made (in memory, with
 :func:`dataclasses.replace`, or in its JSON file) is refused by the benchmark report.
+
+Version 2 registrations name a reference hash that covers the items *and their answers*
+(:func:`assay.analysis.benchmark._selection.reference_hash`); a version 1 registration
+(item ids only) is refused with a message saying how to register again.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from assay.analysis.benchmark._errors import RegistrationChangedError
+from assay.analysis.benchmark._errors import RegistrationChangedError, RegistrationMismatchError
 from assay.errors import ConfigError
 from assay.stats.contrasts import mdd
 
-REGISTRATION_VERSION = 1
+REGISTRATION_VERSION = 2
+"""2: the reference hash covers items and answers (1: item ids only)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,8 @@ class Registration:
     """ISO 8601 time (UTC) the registration was made."""
     hash: str
     """SHA-256 of the content above (see :meth:`content`)."""
+    version: int = REGISTRATION_VERSION
+    """Format version; 1 meant a reference hash of item ids only."""
 
     @property
     def has_confirmatory(self) -> bool:
@@ -69,7 +76,7 @@ class Registration:
 
     def content(self) -> dict[str, Any]:
         """Everything the hash covers."""
-        return {"version": REGISTRATION_VERSION,
+        return {"version": self.version,
                 "contrasts": [asdict(c) for c in self.contrasts],
                 "reference_hash": self.reference_hash, "alpha": self.alpha,
                 "power": self.power, "created_at": self.created_at}
@@ -81,6 +88,17 @@ class Registration:
             raise RegistrationChangedError(
                 f"the registration was changed after it was made: its content hashes to "
                 f"{actual[:12]}..., not to the registered {str(self.hash)[:12]}...")
+
+    def check_version(self) -> None:
+        """Raise :class:`RegistrationMismatchError` for a registration of an older format."""
+        if self.version < REGISTRATION_VERSION:
+            raise RegistrationMismatchError(
+                f"this registration (version {self.version}) names a reference hash of item ids "
+                "only, so an answer key edited under the same ids would pass; the reference "
+                "hash now covers the answers too. Register the contrasts again on the "
+                "reference: assay register REFERENCE --contrast NEW:REFERENCE:MARGIN -o "
+                "registration.json (register_contrasts in Python), and keep the old file as "
+                "the record of what was registered when")
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.content(), "hash": self.hash}
@@ -95,8 +113,9 @@ class Registration:
             contrasts = tuple(RegisteredContrast(**dict(c)) for c in data["contrasts"])
             return cls(contrasts=contrasts, reference_hash=str(data["reference_hash"]),
                        alpha=float(data["alpha"]), power=float(data["power"]),
-                       created_at=str(data["created_at"]), hash=str(data["hash"]))
-        except (KeyError, TypeError) as error:
+                       created_at=str(data["created_at"]), hash=str(data["hash"]),
+                       version=int(data.get("version", 1)))
+        except (KeyError, TypeError, ValueError) as error:
             raise ConfigError(f"not a registration: {error}") from None
 
     @classmethod

@@ -22,6 +22,7 @@ import pandas as pd
 
 from assay._display import Rendered, render_text
 from assay.analysis.benchmark._accuracy import (
+    INTERVALS_HINT,
     MIN_CLUSTERS,
     MIN_ITEMS,
     MIN_RUNS,
@@ -99,7 +100,7 @@ class BenchmarkReport(Rendered):
     method_reason: str
     """Why that method."""
     descriptive: bool
-    """True below 5 runs: point estimates only."""
+    """True below 5 runs under ``method="auto"``: point estimates only."""
     n_items: int
     n_clusters: int
     runs: int
@@ -194,7 +195,9 @@ def benchmark_report(
         Seed of the private random stream; the global numpy state is not touched.
     method : {"auto", "bootstrap", "cluster_t", "bayes", "exact"}
         Accuracy interval; "auto" takes the studentised cluster bootstrap from 300 items
-        and 30 clusters, else the cluster-robust t on the logit scale.
+        and 30 clusters, else the cluster-robust t on the logit scale, and gives a
+        descriptive report (no intervals) below 5 runs. A method named explicitly is used
+        at any number of runs (the interval is over items, runs averaged within each).
     confirmatory : bool, optional
         A confirmatory report refuses rows outside the test and final splits; by default
         True exactly when ``registration`` has a confirmatory contrast.
@@ -264,7 +267,7 @@ def benchmark_report(
     pairs = resolve_contrasts(data.arms, contrasts)
     k = list(dict.fromkeys(int(x) for x in k))
     choice = choose_method(method, data.n_items, data.n_clusters, data.n_runs)
-    if evidence and choice.descriptive:
+    if evidence and data.n_runs < MIN_RUNS:
         raise DesignError(f"a confirmatory or registered report needs at least {MIN_RUNS} runs "
                           f"per item; this bench has {data.n_runs}")
     if not choice.descriptive and data.n_clusters < 2:
@@ -275,8 +278,13 @@ def benchmark_report(
                                                                       rng)
     notes = _data_notes(data)
     if choice.descriptive:
-        notes.append(f"Below {MIN_RUNS} runs the report is descriptive only: point estimates "
-                     "without intervals, resamples or rank intervals.")
+        notes.append(f"Below {MIN_RUNS} runs the report is descriptive only by default: point "
+                     f"estimates without intervals, resamples or rank intervals; "
+                     f"{INTERVALS_HINT}.")
+    elif data.n_runs < MIN_RUNS:
+        notes.append(f"{data.n_runs} run(s) per item, fewer than {MIN_RUNS}: the intervals asked "
+                     "for are over items (runs averaged within each item); stability across runs "
+                     "rests on few runs.")
     accuracy = accuracy_section(data, choice, resampler, conf=conf)
     notes += accuracy.notes
     if choice.method == "bootstrap" and choice.below_thresholds:

@@ -3,10 +3,16 @@
 Per task, over the items of the table (every split: coverage describes the data, not a
 score):
 
-* **Strata.** An item's stratum is its combination of attribute values (the ``attributes``
-  column, a JSON object; values compared as text). The stratum space Omega of a task is the
-  Cartesian product, over the attribute keys seen in the task, of the values seen for that
-  key in the task. An item lacking one of the task's keys is in no stratum (counted).
+* **Strata.** An item's stratum is its combination of values of the task's *target
+  attributes* (keys of the ``attributes`` column, a JSON object; values compared as text).
+  The stratum space Omega of a task is the Cartesian product of the target attributes'
+  values. Which keys are target attributes, and with which values, is declared (a run
+  folder's ``criteria.json``, ``attribute_space=``, ``assay report --attribute-space``) or
+  else inferred from the table, never from identifiers: see
+  :mod:`assay.analysis.coverage._space` for the rule. An item lacking one of the target
+  attributes, or carrying a value the declared space does not list, is in no stratum
+  (counted). |Omega| is computed first; above ``max_strata`` the task's coverage is
+  refused (NaN, with a note) instead of built.
 * **ACR** = |{omega in Omega : count(omega) >= 1}| / |Omega| (attribute coverage ratio).
 * **RAR** = |{omega in Omega_rare : count(omega) >= 1}| / |Omega_rare| (rare-attribute
   recall), where Omega_rare holds the strata with fewer than ``rare_threshold`` (3)
@@ -40,6 +46,15 @@ import pandas as pd
 
 from assay._display import Rendered
 from assay.analysis.composite import Model, as_judgments, clean_record
+from assay.analysis.coverage._space import (
+    MAX_STRATA,
+    AttributeSpace,
+    declared_in_folders,
+    infer_target_attributes,
+    label,
+    read_attribute_space,
+    space_size,
+)
 from assay.data.table import Judgments
 from assay.errors import ConfigError, InputError
 from assay.stats.bleu import mean_pairwise_bleu
@@ -66,14 +81,19 @@ class CoverageRow:
 
     task: str
     attributes: list[str]
+    """The target attributes (the keys Omega is the product over)."""
+    attribute_space: str
+    """``declared`` (values as declared, unsampled ones are gaps) or ``inferred`` (values as
+    observed); see :mod:`assay.analysis.coverage._space`."""
     n_items: int
     n_items_unplaced: int
     """Items lacking one of the task's attribute keys (in no stratum)."""
     n_natural_items: int
     n_strata: int
-    """|Omega|."""
+    """|Omega| (also when it is over the limit and no stratum was built)."""
     n_covered: int
     acr: float
+    """NaN without target attributes or when |Omega| is over the limit."""
     n_rare: int
     n_rare_covered: int
     rar: float
@@ -114,10 +134,19 @@ def read_prompts(folder: str | Path) -> dict[str, str]:
     Records without an ``id`` or a string ``prompt`` are skipped; a line that is not JSON
     raises :class:`InputError` naming the file and line.
     """
+    return read_datapoint_field(folder, "prompt")
+
+
+def read_datapoint_field(folder: str | Path, name: str) -> dict[str, str]:
+    """Item id -> the string field `name` of each record of a run folder's datapoints.
+
+    Records without an ``id`` or a string `name` are skipped; a line that is not JSON raises
+    :class:`InputError` naming the file and line.
+    """
     root = Path(folder)
     files = [root / "datapoints.jsonl"] if (root / "datapoints.jsonl").is_file() else \
         sorted((root / "datapoints").glob("*.jsonl")) if (root / "datapoints").is_dir() else []
-    prompts: dict[str, str] = {}
+    found: dict[str, str] = {}
     for file in files:
         for number, line in enumerate(file.read_text(encoding="utf-8-sig").splitlines(), 1):
             if not line.strip():
@@ -127,9 +156,9 @@ def read_prompts(folder: str | Path) -> dict[str, str]:
             except json.JSONDecodeError as exc:
                 raise InputError(str(file), f"not valid JSON ({exc.msg})", row=number) from None
             if isinstance(record, dict) and record.get("id") is not None \
-                    and isinstance(record.get("prompt"), str):
-                prompts[str(record["id"])] = record["prompt"]
-    return prompts
+                    and isinstance(record.get(name), str):
+                found[str(record["id"])] = record[name]
+    return found
 
 
 def _prompts_of(table: Judgments, prompts: Mapping[str, str] | None) -> dict[str, str]:
@@ -151,11 +180,13 @@ def _items(table: Judgments) -> pd.DataFrame:
         if column not in items:
             items[column] = None
     items["task"] = items["task"].astype(object).where(items["task"].notna(), ALL_TASKS)
-    items["attributes"] = [_parse(a) for a in items["attributes"]]
+    items["attributes"] = [_parse_raw(a) for a in items["attributes"]]
     return items
 
 
-def _parse(text: Any) -> dict[str, str] | None:
+def _parse_raw(text: Any) -> dict[str, Any] | None:
+    """The attributes object with its values as parsed (null values dropped); None when the
+    text is not a JSON object."""
     if not isinstance(text, str):
         return None
     try:
@@ -164,14 +195,33 @@ def _parse(text: Any) -> dict[str, str] | None:
         return None
     if not isinstance(value, dict):
         return None
-    return {str(k): v if isinstance(v, str) else json.dumps(v, sort_keys=True)
-            for k, v in value.items()}
+    return {str(k): v for k, v in value.items() if v is not None}
+
+
+def _parse(text: Any) -> dict[str, str] | None:
+    """The attributes object with each value as the text strata compare."""
+    raw = _parse_raw(text)
+    return None if raw is None else {k: label(v) for k, v in raw.items()}
+
+
+def resolve_space(table: Judgments, attribute_space: AttributeSpace | Mapping[str, Any] | str
+                  | Path | None) -> AttributeSpace | None:
+    """The declared space: given, read from a file, or from a run folder's ``criteria.json``."""
+    if isinstance(attribute_space, AttributeSpace):
+        return attribute_space
+    if isinstance(attribute_space, (str, Path)):
+        return read_attribute_space(attribute_space)
+    if isinstance(attribute_space, Mapping):
+        return AttributeSpace.from_mapping(attribute_space)
+    return declared_in_folders(table.sources)
 
 
 def coverage_report(model: Model, *, prompts: Mapping[str, str] | None = None,
                     natural_teachers: Collection[str] | None = None,
                     rare_threshold: int = RARE_THRESHOLD, max_pairs: int | None = 20000,
-                    seed: int = 1) -> CoverageReport:
+                    seed: int = 1,
+                    attribute_space: AttributeSpace | Mapping[str, Any] | str | Path | None
+                    = None, max_strata: int = MAX_STRATA) -> CoverageReport:
     """ACR, RAR and surface bias per task; see the module docstring for the definitions.
 
     Parameters
@@ -190,8 +240,16 @@ def coverage_report(model: Model, *, prompts: Mapping[str, str] | None = None,
         Unordered prompt pairs per task for surface bias; beyond it, pairs are drawn at
         random with `seed` (a note says so). None: all pairs.
     seed : int, default 1
+    attribute_space : AttributeSpace, mapping, path or None
+        The target attributes and their values (see :mod:`assay.analysis.coverage._space`
+        for the file's shape). Default: the ``attributes`` / ``task_attributes`` of the
+        ``criteria.json`` of the run folder the table came from, else inferred.
+    max_strata : int, default 10000
+        Largest |Omega| built per task; above it the task's ACR and RAR are NaN, with a note.
     """
     table = as_judgments(model)
+    if int(max_strata) < 1:
+        raise ConfigError(f"max_strata must be at least 1, got {max_strata}")
     if int(rare_threshold) < 1:
         raise ConfigError(f"rare_threshold must be at least 1, got {rare_threshold}")
     items = _items(table)
@@ -203,28 +261,43 @@ def coverage_report(model: Model, *, prompts: Mapping[str, str] | None = None,
         notes.append("No prompt texts (the table holds none; pass prompts= or load a run folder "
                       "with datapoints.jsonl): surface bias is undefined.")
     natural = _natural_mask(items, table, natural_teachers, notes)
+    space = resolve_space(table, attribute_space)
     rows = [_row(task, items[items["task"] == task], natural[items["task"] == task], texts,
-                 int(rare_threshold), max_pairs, seed, notes)
+                 int(rare_threshold), max_pairs, seed, notes,
+                 _target(task, items[items["task"] == task], space, int(max_strata), notes))
             for task in sorted(map(str, pd.unique(items["task"])))]
     return CoverageReport(rows, int(rare_threshold),
                           sorted(natural_teachers) if natural_teachers is not None else None,
                           int(seed), notes)
 
 
-def coverage_ratio(model: Model, *, task_id: str | None = None) -> float:
+def coverage_ratio(model: Model, *, task_id: str | None = None,
+                   attribute_space: AttributeSpace | Mapping[str, Any] | str | Path | None = None,
+                   max_strata: int = MAX_STRATA) -> float:
     """ACR of one task (CoEval's ``coverage_ratio``); all items together when None.
 
-    Raises :class:`ConfigError` for a task the table does not have.
+    `attribute_space` and `max_strata` as in :func:`coverage_report`; the covered strata
+    are counted without building Omega.
+
+    Raises
+    ------
+    ConfigError
+        A task the table does not have, or |Omega| above `max_strata`.
     """
     table = as_judgments(model)
     items = _items(table)
+    task = ALL_TASKS
     if task_id is not None:
         tasks = sorted(map(str, pd.unique(items["task"])))
         if task_id not in tasks:
             raise ConfigError(f"no task {task_id!r} in the table; tasks: {', '.join(tasks)}")
-        items = items[items["task"] == task_id]
-    omega, counts, _ = _strata(items)
-    return len(counts) / len(omega) if omega else math.nan
+        items, task = items[items["task"] == task_id], task_id
+    notes: list[str] = []
+    target = _target(task, items, resolve_space(table, attribute_space), int(max_strata), notes)
+    if target.refused:
+        raise ConfigError(notes[-1])
+    size = space_size(target.levels)
+    return len(_strata_counts(items, target.levels)) / size if size else math.nan
 
 
 def _natural_mask(items: pd.DataFrame, table: Judgments,
@@ -241,25 +314,71 @@ def _natural_mask(items: pd.DataFrame, table: Judgments,
     return missing | ~teacher.isin(arms)
 
 
-def _strata(items: pd.DataFrame) -> tuple[list[tuple[str, ...]], Counter[tuple[str, ...]],
-                                          list[str]]:
-    """Omega (as value tuples in key order), the count of each covered stratum, the keys."""
+@dataclass(frozen=True)
+class _Target:
+    """The target attributes of one task with their values; ``refused`` when |Omega| is over
+    the limit."""
+
+    levels: dict[str, list[str]]
+    kind: str
+    refused: bool
+
+
+def _target(task: str, items: pd.DataFrame, space: AttributeSpace | None, max_strata: int,
+            notes: list[str]) -> _Target:
     attrs = [a for a in items["attributes"] if a]
-    keys = sorted({k for a in attrs for k in a})
-    if not keys:
-        return [], Counter(), keys
-    values = [sorted({a[k] for a in attrs if k in a}) for k in keys]
-    omega = list(product(*values))
-    counts: Counter[tuple[str, ...]] = Counter(
-        tuple(a[k] for k in keys) for a in attrs if all(k in a for k in keys))
-    return omega, counts, keys
+    if space is not None and not space.empty:
+        levels, kind = space.for_task(task), "declared"
+        if not levels:
+            notes.append(f"Task {task}: {space.source} declares no attributes for it; ACR and "
+                         "RAR are undefined.")
+        ignored = sorted({k for a in attrs for k in a} - set(levels))
+        if levels and ignored:
+            notes.append(f"Task {task}: attribute keys not declared in {space.source} are not "
+                         f"strata: {_listing(ignored)}.")
+    else:
+        levels, left_out = infer_target_attributes(attrs)
+        kind = "inferred"
+        if left_out:
+            notes.append(f"Task {task}: attribute keys left out of the strata (declare the "
+                         "target attributes to choose): " + "; ".join(
+                             f"{k} ({why})" for k, why in list(left_out.items())[:8])
+                         + (f"; and {len(left_out) - 8} more" if len(left_out) > 8 else "") + ".")
+        if levels:
+            notes.append(f"Task {task}: the attribute space is inferred from the values "
+                         "observed, so a value never sampled is not counted as a gap; declare "
+                         "it (criteria.json 'attributes', or --attribute-space FILE) to count "
+                         "such gaps.")
+    size = space_size(levels)
+    if size > max_strata:
+        sizes = " x ".join(f"{len(v)} ({k})" for k, v in levels.items())
+        notes.append(f"Task {task}: the attribute space has {size:,} strata ({sizes}), over the "
+                     f"limit of {max_strata:,}: ACR and RAR are not computed. Declare fewer "
+                     "target attributes (criteria.json 'attributes', or --attribute-space "
+                     "FILE) or raise max_strata.")
+        return _Target(levels, kind, True)
+    return _Target(levels, kind, False)
+
+
+def _listing(names: list[str], limit: int = 8) -> str:
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
 
 
 def _row(task: str, items: pd.DataFrame, natural: pd.Series, texts: Mapping[str, str],
-         rare_threshold: int, max_pairs: int | None, seed: int, notes: list[str]) -> CoverageRow:
-    omega, counts, keys = _strata(items)
-    natural_counts = _strata_counts(items[natural.to_numpy()], keys)
+         rare_threshold: int, max_pairs: int | None, seed: int, notes: list[str],
+         target: _Target) -> CoverageRow:
+    levels, keys = target.levels, list(target.levels)
+    size = space_size(levels)
+    counts = _strata_counts(items, levels)
+    natural_counts = _strata_counts(items[natural.to_numpy()], levels)
     placed = sum(counts.values())
+    outside = _outside(items, levels) if target.kind == "declared" else Counter()
+    if outside:
+        notes.append(f"Task {task}: items with a value the declared space does not list are in "
+                     "no stratum: " + ", ".join(f"{k}={v!r} ({n})" for (k, v), n in
+                                               outside.most_common(5)) + ".")
+    omega = [] if target.refused else list(product(*levels.values())) if keys else []
     rare = [w for w in omega if natural_counts[w] < rare_threshold]
     covered_rare = [w for w in rare if counts[w] >= 1]
     if omega and not rare:
@@ -267,8 +386,8 @@ def _row(task: str, items: pd.DataFrame, natural: pd.Series, texts: Mapping[str,
                      "occurrences, so RAR is undefined.")
     by_teacher: dict[str, float] = {}
     for teacher, own in items.groupby("teacher", sort=True):
-        covered = _strata_counts(own, keys)
-        by_teacher[str(teacher)] = len(covered) / len(omega) if omega else math.nan
+        covered = _strata_counts(own, levels)
+        by_teacher[str(teacher)] = len(covered) / size if omega else math.nan
     task_prompts = [texts[i] for i in map(str, items["item"]) if i in texts]
     if texts and len(task_prompts) < len(items):
         notes.append(f"Task {task}: {len(items) - len(task_prompts)} of {len(items)} items have "
@@ -280,15 +399,35 @@ def _row(task: str, items: pd.DataFrame, natural: pd.Series, texts: Mapping[str,
     strata = [Stratum(dict(zip(keys, w, strict=True)), counts[w], natural_counts[w],
                       natural_counts[w] < rare_threshold) for w in omega]
     return CoverageRow(
-        task=task, attributes=keys, n_items=len(items), n_items_unplaced=len(items) - placed,
-        n_natural_items=int(natural.sum()), n_strata=len(omega), n_covered=len(counts),
-        acr=len(counts) / len(omega) if omega else math.nan, n_rare=len(rare),
+        task=task, attributes=keys, attribute_space=target.kind, n_items=len(items),
+        n_items_unplaced=len(items) - placed,
+        n_natural_items=int(natural.sum()), n_strata=size, n_covered=len(counts),
+        acr=len(counts) / size if omega else math.nan, n_rare=len(rare),
         n_rare_covered=len(covered_rare),
         rar=len(covered_rare) / len(rare) if rare else math.nan, surface_bias=bleu.estimate,
         n_prompts=len(task_prompts), n_prompt_pairs=bleu.n_pairs,
         surface_bias_method=bleu.method, acr_by_teacher=by_teacher, strata=strata)
 
 
-def _strata_counts(items: pd.DataFrame, keys: list[str]) -> Counter[tuple[str, ...]]:
-    return Counter(tuple(a[k] for k in keys) for a in items["attributes"]
-                   if a and all(k in a for k in keys))
+def _strata_counts(items: pd.DataFrame, levels: Mapping[str, list[str]]
+                   ) -> Counter[tuple[str, ...]]:
+    """Items per covered stratum: those with every target attribute at a listed value."""
+    if not levels:
+        return Counter()
+    allowed = {k: set(v) for k, v in levels.items()}
+    out: Counter[tuple[str, ...]] = Counter()
+    for a in items["attributes"]:
+        if not a or any(k not in a for k in allowed):
+            continue
+        w = tuple(label(a[k]) for k in allowed)
+        if all(v in allowed[k] for k, v in zip(allowed, w, strict=True)):
+            out[w] += 1
+    return out
+
+
+def _outside(items: pd.DataFrame, levels: Mapping[str, list[str]]) -> Counter[tuple[str, str]]:
+    """(key, value) pairs of items carrying a value the declared space does not list."""
+    allowed = {k: set(v) for k, v in levels.items()}
+    return Counter((k, label(a[k])) for a in items["attributes"] if a for k in allowed
+                   if k in a and label(a[k]) not in allowed[k])
+

@@ -10,15 +10,22 @@ the cluster-robust t interval on the logit scale the composite uses
 is not a string is written as its JSON. A unit whose item lacks the key (or has no attributes,
 or attributes that are not a JSON object) is in no stratum of that key and is counted in a
 note.
+
+The keys are the target attributes of coverage (:mod:`assay.analysis.coverage._space`): the
+declared ones (a run folder's ``criteria.json``, ``attribute_space=``), else those inferred
+from the items (no identifiers, numbers or free text, at most 20 values), so the work stays
+proportional to the number of labels and an identifier such as ``chunk_id`` does not give a
+row per chunk.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from assay._display import Rendered
@@ -26,11 +33,12 @@ from assay.analysis.composite import (
     Model,
     as_judgments,
     clean_record,
-    linearised_composite,
-    logit_t_bounds,
+    plain_composite,
     pointwise_units,
 )
 from assay.analysis.coverage._report import _parse as parse_attributes
+from assay.analysis.coverage._report import _parse_raw, resolve_space
+from assay.analysis.coverage._space import AttributeSpace, infer_target_attributes
 from assay.errors import ConfigError
 
 
@@ -78,7 +86,9 @@ class AttributeReport(Rendered):
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
 
-def performance_by_attribute(judgments: Model, *, conf: float = 0.95) -> AttributeReport:
+def performance_by_attribute(judgments: Model, *, conf: float = 0.95,
+                             attribute_space: AttributeSpace | Mapping[str, Any] | str | Path
+                             | None = None) -> AttributeReport:
     r"""Composite score Q of each arm within each attribute value, with cluster-robust intervals.
 
     Parameters
@@ -88,6 +98,9 @@ def performance_by_attribute(judgments: Model, *, conf: float = 0.95) -> Attribu
         ``attributes`` column for any row (without one the report is empty, with a note).
     conf : float, default 0.95
         Level of the intervals.
+    attribute_space : AttributeSpace, mapping, path or None
+        The declared target attributes (as :func:`assay.analysis.coverage.coverage_report`
+        takes them); default: a run folder's ``criteria.json``, else inferred.
 
     Returns
     -------
@@ -140,10 +153,10 @@ def performance_by_attribute(judgments: Model, *, conf: float = 0.95) -> Attribu
         return AttributeReport([], [], conf, notes)
     texts = pd.unique(frame["attributes"].dropna())
     parsed = {text: parse_attributes(text) for text in texts}
-    keys = sorted({k for a in parsed.values() if a for k in a})
+    keys = _target_keys(table, texts, attribute_space, notes)
     if not keys:
-        notes.append("No valid unit has attributes (a JSON object): there is no performance by "
-                     "attribute.")
+        notes.append("No valid unit has target attributes (a JSON object with a declared or "
+                     "label-like key): there is no performance by attribute.")
         return AttributeReport([], [], conf, notes)
     arms = [a for a in table.arms if a in set(frame["arm"])]
     rows: list[AttributeRow] = []
@@ -165,11 +178,22 @@ def performance_by_attribute(judgments: Model, *, conf: float = 0.95) -> Attribu
     return AttributeReport(rows, keys, conf, notes)
 
 
+def _target_keys(table: Any, texts: Any, attribute_space: Any, notes: list[str]) -> list[str]:
+    """The target attributes among the keys the units' items carry (see the module docstring)."""
+    raw = [a for a in (_parse_raw(t) for t in texts) if a]
+    seen = {k for a in raw for k in a}
+    space = resolve_space(table, attribute_space)
+    if space is not None and not space.empty:
+        declared = set(space.attributes).union(*map(set, space.task_attributes.values()))
+        return sorted(seen & declared)
+    kept, left_out = infer_target_attributes(raw)
+    if left_out:
+        notes.append("Attribute keys that are not target attributes are left out of the "
+                     "performance by attribute: " + ", ".join(sorted(left_out)[:8])
+                     + (" and more" if len(left_out) > 8 else "") + ".")
+    return sorted(kept)
+
+
 def _row(arm: str, key: str, value: str, units: pd.DataFrame, *, conf: float) -> AttributeRow:
-    estimate, se, n_clusters = linearised_composite(
-        units["value"].to_numpy(dtype=np.float64), units["cluster"].to_numpy(),
-        np.full(len(units), "all"), {"all": 1.0})
-    lower, upper, method = logit_t_bounds(estimate, se, n_clusters, conf=conf)
-    return AttributeRow(arm=arm, attribute=key, value=value, estimate=estimate, lower=lower,
-                        upper=upper, standard_error=se, method=method, n=len(units),
-                        n_items=int(units["item"].nunique()), n_clusters=n_clusters)
+    return AttributeRow(arm=arm, attribute=key, value=value, **plain_composite(units, conf=conf))
+

@@ -95,7 +95,7 @@ class SystemsReport(Rendered):
 
 
 def systems_report(judgments: Model, *, conf: float = 0.95, B: int = 2000,
-                   seed: int = 1) -> SystemsReport:
+                   seed: int = 1, attribute_space: Any = None) -> SystemsReport:
     """Per-task scores, rankings with rank intervals, head-to-head differences, by attribute.
 
     Parameters
@@ -107,6 +107,9 @@ def systems_report(judgments: Model, *, conf: float = 0.95, B: int = 2000,
         Cluster-bootstrap resamples of the rank intervals.
     seed : int, default 1
         Seed of the rank intervals' bootstrap (:func:`~assay.analysis.judges._robust.robust_summary`).
+    attribute_space : AttributeSpace, mapping, path or None
+        The target attributes of the performance by attribute
+        (:func:`~assay.analysis.systems._attributes.performance_by_attribute`).
 
     Returns
     -------
@@ -124,7 +127,7 @@ def systems_report(judgments: Model, *, conf: float = 0.95, B: int = 2000,
     rankings = robust_summary(table, conf=conf, B=B, seed=seed)
     order = [r.arm for r in rankings.arms]
     pairs, own_notes = head_to_head(table, order, conf=conf)
-    attributes = performance_by_attribute(table, conf=conf)
+    attributes = performance_by_attribute(table, conf=conf, attribute_space=attribute_space)
     notes = list(dict.fromkeys([*composite.notes, *rankings.notes, *attributes.notes,
                                 *own_notes]))
     return SystemsReport(composite, rankings, pairs, attributes, float(conf), int(B), int(seed),

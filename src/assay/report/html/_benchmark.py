@@ -80,13 +80,20 @@ def _table(records: Sequence[Record], columns: Sequence[Column], caption: str, n
     return Table.from_records(records, columns, caption=caption, name=f"benchmark-{name}")
 
 
+def _with(report: BenchmarkReport, pct: str, kind: str = "") -> str:
+    """"with 95% intervals", or what a descriptive report (no intervals) has instead."""
+    if report.descriptive:
+        return "(point estimates only: descriptive report; --method cluster_t gives intervals)"
+    return f"with {pct} {kind}intervals"
+
+
 def _accuracy_forest(report: BenchmarkReport, records: Sequence[Record], pct: str) -> Figure:
     points = [ForestPoint(label=r["arm"], group="accuracy", estimate=r.get("estimate"),
                           lower=r.get("lower"), upper=r.get("upper"), key=r["arm"],
                           detail=f"ranks {r.get('rank_lower', '-')} to {r.get('rank_upper', '-')}")
               for r in records]
     return forest(points, x_title="accuracy",
-                  caption=f"Accuracy per arm with {pct} intervals ({report.method})")
+                  caption=f"Accuracy per arm {_with(report, pct)} ({report.method})")
 
 
 def benchmark_page(report: BenchmarkReport) -> Page:
@@ -143,12 +150,13 @@ def _contrasts(report: BenchmarkReport, pct: str) -> Section:
                                      ("simultaneous (max-t)", report.simultaneous))
               for r in records]
     figure = forest(points, x_title="difference in accuracy (first minus second)", reference=0.0,
-                    caption=f"Paired differences with {pct} intervals: per contrast and "
+                    caption=f"Paired differences {_with(report, pct)}: per contrast and "
                             "simultaneous over all pairs")
     tables = (_table(report.contrasts, CONTRASTS, "Paired differences, first minus second",
                      "contrasts"),
               _table(report.simultaneous, SIMULTANEOUS,
-                     f"Simultaneous {pct} intervals over all pairs (max-t)", "simultaneous"))
+                     "Simultaneous intervals over all pairs (max-t) "
+                     f"{_with(report, pct)}", "simultaneous"))
     return Section(title="Paired differences", figures=(figure,), tables=tables,
                    intro="Differences in accuracy on the same items, first arm minus second. The "
                          "simultaneous intervals hold together over every pair.")
@@ -164,7 +172,7 @@ def _pass_k(report: BenchmarkReport, pct: str) -> Section:
         series.append((arm, [r["k"] for r in mine], [r["pass_k"] for r in mine],
                        [r.get("lower") for r in mine], [r.get("upper") for r in mine]))
     figure = lines_with_errors(series, x_title="k", y_title="pass^k",
-                               caption=f"pass^k (all k runs correct) with {pct} BCa intervals")
+                               caption=f"pass^k (all k runs correct) {_with(report, pct, 'BCa ')}")
     return Section(title="pass^k", figures=(figure,),
                    tables=(_table(report.pass_k, PASS_K, "pass^k per arm and k", "pass-k"),),
                    intro="The chance that k runs of an item are all correct.")
@@ -211,9 +219,9 @@ def _cost(report: BenchmarkReport, pct: str) -> Section:
         if len(columns) > 1:
             tables.append(_table(report.cost, columns, caption, f"cost-{prefix}"))
     return Section(title="Cost", tables=tuple(tables),
-                   intro=f"Dollars and tokens per item and per correct item, with {pct} BCa "
-                         "cluster-bootstrap intervals. Estimated share: the part of the dollars "
-                         "resting on estimated token counts.")
+                   intro=f"Dollars and tokens per item and per correct item, "
+                         f"{_with(report, pct, 'BCa cluster-bootstrap ')}. Estimated share: the "
+                         "part of the dollars resting on estimated token counts.")
 
 
 def _frontier(report: BenchmarkReport) -> Section:
@@ -293,8 +301,9 @@ def _highlights(report: BenchmarkReport, pct: str) -> tuple[Highlight, ...]:
     ranked = sorted(report.accuracy, key=lambda r: (is_missing(r.get("estimate")),
                                                     -(r.get("estimate") or 0.0)))
     rankings = Section(
-        title="Benchmark accuracy", intro=f"Arms by accuracy with {pct} intervals and rank "
-        "intervals.", figures=(_accuracy_forest(report, ranked, pct),),
+        title="Benchmark accuracy", intro=f"Arms by accuracy {_with(report, pct)} and rank "
+        "intervals." if not report.descriptive else f"Arms by accuracy {_with(report, pct)}.",
+        figures=(_accuracy_forest(report, ranked, pct),),
         tables=(_table(ranked, [c for c in ACCURACY if c.key != "standard_error"],
                        "Ranking by accuracy", "ranking"),))
     if report.cost:

@@ -44,15 +44,19 @@ def _section(report: ComparisonReport, judge: str, criterion: str, pct: str) -> 
                           upper=d.upper, key=d.arm,
                           detail=f"{d.n} shared items in {d.n_clusters} clusters, {d.method}")
               for d in deltas.values()]
+    raw = any(r.scale == "raw" for r in ranks)
     figures: tuple[Figure, ...] = ()
     if any(not is_missing(p.estimate) for p in points):
-        figures = (forest(points, x_title="delta B - A (normalised score)", reference=0.0,
+        figures = (forest(points, x_title="delta B - A (raw score)" if raw
+                          else "delta B - A (normalised score)", reference=0.0,
                           caption=f"{criterion} ({judge}): B - A per arm with {pct} paired "
                                   "intervals"),)
     table = Table.from_records(records, RANK_COLUMNS, caption=f"{criterion} ({judge}): scores, "
                                "ranks and paired deltas", name=f"compare-{criterion}-{judge}")
     return Section(title=f"{criterion} (judge {judge})", figures=figures, tables=(table,),
-                   intro=f"Mean scores normalised to [0, 1]; rank 1 is best; the delta is over "
+                   intro=("Mean scores on the criterion's raw interval scale" if raw else
+                          "Mean scores normalised to [0, 1]")
+                         + "; rank 1 is best; the delta is over "
                          f"the items both runs scored, with its {pct} cluster-robust paired t "
                          "interval. Click a point to filter the table.")
 

@@ -1,11 +1,6 @@
-"""Coverage pages: a :class:`~assay.analysis.coverage._report.CoverageReport` laid out, and the
-teacher x arm interaction matrix read from a judgments table.
-
-The interaction matrix is built here from the table, and says so: each cell is the mean of
-the normalised scores of the (teacher, arm) pair (all judges and criteria that normalise),
-the row effect of a teacher is its row's mean cell minus the grand mean of cells, and the
-column effect of an arm likewise. They are descriptive means with no interval; the
-statistics with intervals live in the analyses.
+"""Coverage pages: a :class:`~assay.analysis.coverage._report.CoverageReport` and the teacher x
+arm :class:`~assay.analysis.coverage._interaction.InteractionMatrix` laid out (both computed
+in :mod:`assay.analysis.coverage`).
 """
 
 from __future__ import annotations
@@ -13,10 +8,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
-from assay.analysis.coverage import CoverageReport
+from assay.analysis.coverage import CoverageReport, InteractionMatrix, interaction_matrix
+from assay.errors import AssayError
 from assay.report.html._figures import stacked_bars
 from assay.report.html._judges import heatmap
 from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table, is_missing
@@ -73,7 +66,9 @@ def _strata_section(row: Any) -> Section:
     strata = row.strata
     title = f"Strata: {row.task}"
     if not strata:
-        return Section(title=title, missing="The task's items have no attributes.")
+        return Section(title=title, missing=(
+            f"{row.n_strata:,} strata: too many to build (see the notes)." if row.n_strata
+            else "The task's items have no target attributes (see the notes)."))
     keys = list(row.attributes)
     first, rest = keys[0], keys[1:]
     labels_y = list(dict.fromkeys(s.values.get(first, "") for s in strata))
@@ -97,55 +92,71 @@ def _strata_section(row: Any) -> Section:
                          "with 'yes' under rare to list them.")
 
 
-def interaction_page(judgments: Any) -> Page | None:
-    """Teacher x arm heatmap of mean normalised scores with row and column effects; self-teaching
-    cells marked. None when the table has no teacher column (see the module docstring)."""
-    frame = judgments.frame
-    if "teacher" not in frame or frame["teacher"].isna().all():
-        return None
-    norm = judgments.normalised_scores()
-    keep = frame["reportable"].astype(bool).to_numpy() & ~np.isnan(norm)
-    rows = pd.DataFrame({"teacher": frame.loc[keep, "teacher"].astype(str).to_numpy(),
-                         "arm": frame.loc[keep, "arm"].astype(str).to_numpy(), "value": norm[keep]})
-    cells = rows.groupby(["teacher", "arm"]).agg(mean=("value", "mean"), n=("value", "size"))
-    matrix = cells["mean"].unstack("arm")
-    teachers, arms = [str(t) for t in matrix.index], [str(a) for a in matrix.columns]
-    grand = float(np.nanmean(matrix.to_numpy()))
-    row_effect = matrix.mean(axis=1) - grand
-    col_effect = matrix.mean(axis=0) - grand
+def interaction_page(source: Any) -> Page | None:
+    """Teacher x arm heatmap of composite scores with row and column effects; self-teaching
+    cells marked. `source` is an :class:`~assay.analysis.coverage.InteractionMatrix` or a
+    judgments table it is computed from (:func:`~assay.analysis.coverage.interaction_matrix`).
+    None when the table has no teacher; a matrix the analysis refuses (too many cells) gives a
+    page that says why."""
+    if isinstance(source, InteractionMatrix):
+        result: InteractionMatrix | None = source
+    else:
+        try:
+            result = interaction_matrix(source)
+        except AssayError as exc:
+            return Page(slug="interaction", title="Interaction matrix", sections=(
+                Section(title="Teacher x arm", missing=f"Not computed: {exc}."),),
+                summary="Teacher x arm composite scores: not computed (see the page).")
+        if result is None:
+            return None
+    return _interaction_page(result)
+
+
+def _interaction_page(result: InteractionMatrix) -> Page:
+    teachers, arms = result.teachers, result.arms
+    matrix = result.matrix()
     text = [[("" if is_missing(v) else f"{v:.3f}") + (" *" if t == a else "")
-             for a, v in zip(arms, matrix.loc[t].tolist(), strict=True)] for t in teachers]
-    figure = heatmap(matrix.to_numpy().tolist(), arms, teachers, title="mean score",
+             for a, v in zip(arms, row, strict=True)] for t, row in zip(teachers, matrix,
+                                                                      strict=True)]
+    figure = heatmap(matrix, arms, teachers, title="composite score",
                      colorscale="Viridis", text=text,
-                     caption="Mean normalised score per (teacher, arm); * marks self-teaching "
+                     caption="Composite score per (teacher, arm); * marks self-teaching "
                              "cells (teacher = arm)")
-    records = [{"teacher": t, "arm": a, "mean": float(m), "n": int(n), "self_teaching": t == a}
-               for (t, a), m, n in zip(cells.index, cells["mean"], cells["n"], strict=True)]
-    effects = [{"kind": "row (teacher)", "name": f"teacher {t}", "effect": float(v)}
-               for t, v in row_effect.items()]
-    effects += [{"kind": "column (arm)", "name": f"arm {a}", "effect": float(v)}
-                for a, v in col_effect.items()]
+    records = [{**asdict(c), "mean": c.estimate} for c in result.cells]
+    effects = [{"kind": "row (teacher)", "name": f"teacher {t}", "effect": v}
+               for t, v in result.row_effects.items()]
+    effects += [{"kind": "column (arm)", "name": f"arm {a}", "effect": v}
+                for a, v in result.column_effects.items()]
     effect_figure = stacked_bars([e["name"] for e in effects], [("effect", [e["effect"] for e in effects])],
-                                 y_title="effect on mean score", filter_table=0,
+                                 y_title="effect on composite score", filter_table=0,
                                  caption="Row effects (teachers, should be small) and column effects "
                                          "(arms, should be large)")
+    pct = f"{100 * result.conf:g}%"
     sections = (
-        Section(title="Teacher x arm", figures=(figure,), tables=(Table.from_records(
+        Section(title="Teacher x arm", figures=(figure,) if result.cells else (),
+                tables=(Table.from_records(
             records, (Column("teacher", "teacher"), Column("arm", "arm"),
-                      Column("mean", "mean score", "fixed"), Column("n", "scores", "int"),
+                      Column("mean", "composite score", "fixed"), Column("lower", "lower", "fixed"),
+                      Column("upper", "upper", "fixed"), Column("n", "scores", "int"),
+                      Column("n_items", "items", "int"),
                       Column("self_teaching", "self-teaching", "bool")),
-            caption="Cells of the matrix", name="interaction-cells"),),
-            intro="Computed here from the judgments table: each cell is the mean of the scores "
-                  "normalised to [0, 1] (every judge and criterion with a normalisation), "
-                  "reportable rows only; descriptive, without intervals."),
-        Section(title="Row and column effects", figures=(effect_figure,), tables=(
-            Table.from_records(effects, (Column("name", "name"), Column("kind", "effect of"),
-                                         Column("effect", "effect", "fixed")),
-                               caption="Effects: row or column mean minus the grand mean of cells",
-                               name="interaction-effects"),),
-            intro=f"Grand mean of the cells {grand:.3f}."),
+            caption=f"Cells of the matrix with {pct} cluster-robust intervals",
+            name="interaction-cells"),),
+            intro="Each cell is the composite score of an arm over the items a teacher wrote: the "
+                  "mean of its pointwise scores normalised to [0, 1], reportable rows only; "
+                  "pairwise preferences are not scores of one answer and are left out.",
+            missing=None if result.cells else "No valid pointwise score has a teacher."),
+        Section(title="Row and column effects", figures=(effect_figure,) if effects else (),
+                tables=(Table.from_records(
+                    effects, (Column("name", "name"), Column("kind", "effect of"),
+                              Column("effect", "effect", "fixed")),
+                    caption="Effects: row or column mean minus the grand mean of cells",
+                    name="interaction-effects"),),
+                intro=f"Grand mean of the cells {result.grand_mean:.3f}."),
+        Section(title="Notes", notes=tuple(result.notes),
+                missing=None if result.notes else "The analysis left no notes."),
     )
     return Page(slug="interaction", title="Interaction matrix", sections=sections,
-                summary="Teacher x arm mean scores with row and column effects; self-teaching "
-                        "cells marked.",
+                summary="Teacher x arm composite scores with row and column effects; "
+                        "self-teaching cells marked.",
                 facts=(("teachers", str(len(teachers))), ("arms", str(len(arms)))))

@@ -78,14 +78,15 @@ def robust(judgments: Judgments, options: opt.RobustOptions) -> Made:
 def coverage(judgments: Judgments, options: opt.CoverageOptions) -> Made:
     from assay.analysis.coverage import coverage_report
 
-    return Made(coverage_report(judgments, seed=options.seed))
+    return Made(coverage_report(judgments, seed=options.seed,
+                                attribute_space=options.attribute_space))
 
 
 def systems(judgments: Judgments, options: opt.SystemsOptions) -> Made:
     from assay.analysis.systems import systems_report
 
     return Made(systems_report(judgments, conf=options.conf, B=options.resamples,
-                               seed=options.seed))
+                               seed=options.seed, attribute_space=options.attribute_space))
 
 
 def calibration(judgments: Judgments, options: opt.CalibrationOptions) -> Made:

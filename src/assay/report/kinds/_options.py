@@ -17,6 +17,7 @@ from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.analysis.benchmark import Registration
+    from assay.analysis.coverage import AttributeSpace
 
 Method = Literal["auto", "bootstrap", "cluster_t", "bayes", "exact"]
 Test = Literal["cluster_t", "wilcoxon", "auto"]
@@ -87,6 +88,7 @@ class BenchmarkOptions:
             raise ConfigError(f"--k {','.join(map(str, self.k))!r}: expected whole numbers >= 1")
         if self.registration is not None:
             self.registration.verify()
+            self.registration.check_version()
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,9 @@ class CoverageOptions:
     """Options of the coverage of item attributes (CoEval)."""
 
     seed: int = 1
+    attribute_space: AttributeSpace | None = None
+    """The declared target attributes (``--attribute-space``); None: a run folder's
+    criteria.json, else inferred."""
 
 
 @dataclass(frozen=True)
@@ -170,6 +175,8 @@ class SystemsOptions:
     conf: float = 0.95
     resamples: int = 2000
     seed: int = 1
+    attribute_space: AttributeSpace | None = None
+    """The target attributes of the performance by attribute (as for coverage)."""
 
     def __post_init__(self) -> None:
         _check_conf(self.conf)

@@ -188,8 +188,11 @@ def paper_tables(reports: Sequence[Any] | Mapping[str, Any]) -> tuple[list[Paper
                                              "(position 1 and 2) and the judges report")
     if BenchmarkReport in found:
         bench = found[BenchmarkReport].to_dict()
+        intervals = any(r.get("lower") is not None for r in bench["accuracy"])
         tables.append(_table("benchmark_accuracy", "Accuracy per arm with cluster-robust interval and "
-                             "rank interval",
+                             "rank interval" if intervals else "Accuracy per arm: point estimates "
+                             "only (descriptive report below 5 runs; --method cluster_t gives "
+                             "intervals)",
                              [("arm", "Arm"), ("estimate", "Accuracy"), ("lower", "Lower"),
                               ("upper", "Upper"), ("rank_lower", "Rank low"), ("rank_upper", "Rank high"),
                               ("method", "Method")], bench["accuracy"]))

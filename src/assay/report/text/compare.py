@@ -21,11 +21,14 @@ def _rank(rank: int | None) -> str:
 def format_comparison(report: ComparisonReport) -> str:
     """B against A: per (judge, criterion) the scores, ranks and delta B - A of each arm."""
     lines = [f"Comparison: B = {report.label_b} against A = {report.label_a}",
-             "Scores normalised to [0, 1]; delta = B - A over the items both runs scored, "
+             "Scores normalised to [0, 1] (an interval criterion: its raw scale, marked); "
+             "delta = B - A over the items both runs scored, "
              f"{percent(report.conf)} cluster-robust paired t interval.", ""]
     keys = list(dict.fromkeys((r.judge, r.criterion) for r in report.rankings))
+    raw = {(r.judge, r.criterion) for r in report.rankings if r.scale == "raw"}
     for judge, criterion in keys:
-        lines.append(f"{criterion} (judge {judge})")
+        lines.append(f"{criterion} (judge {judge})"
+                     + (", raw interval scale" if (judge, criterion) in raw else ""))
         lines.append(f"  {'arm':<24}{'A':>8}{'rank':>6}{'B':>8}{'rank':>6}{'delta':>9}"
                      f"  {'interval':<19}{'items':>6}")
         deltas = {d.arm: d for d in report.deltas if (d.judge, d.criterion) == (judge, criterion)}

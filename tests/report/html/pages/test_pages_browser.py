@@ -149,7 +149,8 @@ def test_interaction_matrix_means_and_self_teaching_marks(demo, tab):
     tab.load(demo.pages["interaction"])
     j = demo.judgments
     f = j.frame.assign(v=j.normalised_scores())
-    f = f[f["reportable"] & f["v"].notna()]
+    # the composite's rows: pointwise (no opponent), reportable, with a normalised score
+    f = f[f["reportable"] & f["v"].notna() & f["opponent"].isna()]
     expected = f.pivot_table(index="teacher", columns="arm", values="v", aggfunc="mean")
     data = figure(tab, "fig-1")[0]
     got = pd.DataFrame(data["z"], index=data["y"], columns=data["x"])
