@@ -24,8 +24,13 @@ Faults, each drawn per request from ``Behaviour.rates`` or taken in arrival orde
 ``refusal_text``    content that declines in words, no JSON
 ``no_usage``        a good reply without the ``usage`` field
 ``unauthorized``    HTTP 401 (a bad API key)
+``forbidden``       HTTP 403 (no permission for the model)
 ``quota``           HTTP 429 with code ``insufficient_quota`` (out of credit)
+``echo_auth``       HTTP 400 whose message echoes the ``Authorization`` header and the
+                    request's query string (as some proxies do)
 ==================  ==================================================================
+
+``Behaviour.error_text``, when set, replaces the message of the 401, 403 and 400 faults.
 
 Counters (:class:`Stats`): requests, requests in flight and their maximum, faults sent,
 arrival times, the ``Authorization`` headers seen. A request stops counting as in flight
@@ -58,7 +63,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULTS = ("rate_limit", "server_error", "hang", "malformed_body", "truncated", "off_schema",
-          "refusal", "refusal_text", "no_usage", "unauthorized", "quota")
+          "refusal", "refusal_text", "no_usage", "unauthorized", "forbidden", "quota", "echo_auth")
 WORDS = ("answer", "evidence", "claim", "detail", "source", "support", "coverage", "insight",
          "accurate", "specific", "summary", "aspect", "question", "reasoning")
 SCHEMA_BLOCK = re.compile(r"```json\s*(\{.*?\})\s*```", re.S)
@@ -88,6 +93,11 @@ class Behaviour:
     """Salt of the verdict and fault draws."""
     record_bodies: bool = False
     """Keep every chat request's JSON body in :attr:`Stats.bodies`."""
+    error_text: str | None = None
+    """The message of the unauthorized, forbidden and echo_auth faults (None: their own)."""
+    keep_alive: bool = True
+    """Keep connections open after a reply (False: ``Connection: close``, so that a stopped
+    server refuses the client's next request instead of answering it on an open connection)."""
 
 
 @dataclass
@@ -103,6 +113,8 @@ class Stats:
     bodies: list[dict[str, Any]] = field(default_factory=list)
     """The chat requests' bodies, when ``Behaviour.record_bodies``."""
     authorizations: set[str] = field(default_factory=set)
+    paths: list[str] = field(default_factory=list)
+    """The request target (path and query) of each chat request, in order."""
     prompts: Counter[str] = field(default_factory=Counter)
     """Requests per SHA-256 of (model, messages): how often each distinct prompt was sent."""
 
@@ -158,8 +170,9 @@ class LLMServer:
                 self.behaviour = behaviour
 
     # -- called by the handler threads
-    def begin(self, auth: str | None, body: Any) -> tuple[int, Behaviour, str]:
+    def begin(self, auth: str | None, body: Any, path: str = "") -> tuple[int, Behaviour, str]:
         with self.lock:
+            self.stats.paths.append(path)
             if self.behaviour.record_bodies:
                 self.stats.bodies.append(body)
             s = self.stats
@@ -213,6 +226,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, code: int, body: bytes, headers: dict[str, str] | None = None) -> None:
         self.send_response(code)
+        if not self.server.owner.behaviour.keep_alive:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         for name, value in (headers or {}).items():
@@ -255,13 +271,13 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/_configure":
             owner.configure(**(body or {}))
             self._json(200, {"ok": True})
-        elif path.endswith("/chat/completions"):
+        elif path.startswith("/v1/") and path.endswith("/chat/completions"):
             self._chat(owner, body)
         else:
             self._json(404, {"error": {"message": f"no route {path}"}})
 
     def _chat(self, owner: LLMServer, body: Any) -> None:
-        _, b, fault = owner.begin(self.headers.get("Authorization"), body)
+        _, b, fault = owner.begin(self.headers.get("Authorization"), body, self.path)
         ended = False
 
         def end() -> None:
@@ -304,8 +320,19 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if fault == "unauthorized":
                 end()
-                self._json(401, {"error": {"message": "Incorrect API key provided",
+                self._json(401, {"error": {"message": b.error_text or "Incorrect API key provided",
                                            "type": "invalid_request_error", "code": "invalid_api_key"}})
+                return
+            if fault == "forbidden":
+                end()
+                self._json(403, {"error": {"message": b.error_text or "You have no access to this model",
+                                           "type": "permission_error"}})
+                return
+            if fault == "echo_auth":
+                end()
+                said = (f"bad request from {self.path}; headers: "
+                        f"Authorization: {self.headers.get('Authorization')}")
+                self._json(400, {"error": {"message": b.error_text or said, "type": "invalid_request_error"}})
                 return
             if fault == "server_error":
                 end()

@@ -228,6 +228,30 @@ def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
     return plan
 
 
+def online_models(plan: Plan) -> list[str]:
+    """The models the LLM judges of ``plan`` call (their own, else the ``llm`` section's)."""
+    llm = plan.config.llm
+    models = [r.model or (llm.model if llm is not None else "") for part in plan.judges if not part.offline
+              for r in part.requests]
+    return [m for m in dict.fromkeys(models) if m]
+
+
+def preflight(plan: Plan) -> list[str]:
+    """Every problem that would stop ``plan`` from running, one line each (empty when none).
+
+    What :func:`execute` checks before it writes anything, and ``assay judge --dry-run``
+    checks without sending anything: the API key's environment variable is set, and,
+    with a cost limit, every model called has a price. (Inputs and prompts were checked
+    when the plan was built.)
+    """
+    from assay.judge.engine.client_config import client_problems
+
+    llm = plan.config.llm
+    if llm is None or not any(part.requests for part in plan.judges if not part.offline):
+        return []
+    return client_problems(llm, online_models(plan))
+
+
 def build_followups(plan: Plan, store: RunStore) -> int:
     """(Re)build every second stage from what ``store`` holds of the first; return its size.
 
@@ -256,20 +280,42 @@ async def execute(
     retry_failed: bool = False,
     progress: Callable[[Progress], None] | None = None,
     client_factory: Callable[[], Any] | None = None,
+    cache: str | None = None,
+    max_failures: int | None = None,
 ) -> RunSummary:
     """Run a plan into the run folder ``out`` (created); a rerun resumes.
 
+    The run holds the folder's lock (:class:`~assay.judge.engine.lock.RunLock`) throughout.
     Offline judges are answered first, locally; the others go through one
     :class:`~assay.judge.LLMClient` (built by ``client_factory``, default from the config's
     ``llm`` section and response cache): every judge's first stage, then the second stages
     built from it (see the module docstring; ``progress`` starts again for that stage).
     Returns the engine's summary of both stages, with the offline judgments counted in
     ``done``; ``planned`` counts the second stage as built.
+
+    Parameters
+    ----------
+    cache
+        Where the response cache is: ``run``, ``shared``, ``off`` or a file path
+        (:func:`~assay.judge.engine.cache.cache_path`); None for the config's ``cache``.
+    max_failures
+        Stop once this many judgments of this run have failed (``stopped="max_failures"``).
+
+    Raises
+    ------
+    ConfigError
+        :func:`preflight` found a problem (nothing is written then).
+    RunFolderLocked
+        Another process is judging into ``out``.
     """
-    from assay.judge.engine import ResponseCache, default_cache_path
+    from assay.judge.engine import ResponseCache, RunLock, cache_path
 
     config = plan.config
-    with RunStore(out, config=config.frozen()) as store:
+    if client_factory is None:
+        problems = preflight(plan)
+        if problems:
+            raise ConfigError("; ".join(problems))
+    with RunLock(out) as lock, RunStore(out, config=config.frozen()) as store:
         store.set_scales(plan.scales())
         build_followups(plan, store)
         store.set_plan(plan.keys)
@@ -295,32 +341,36 @@ async def execute(
 
                 if config.llm is None:
                     raise ConfigError("llm: the LLM judges need the llm section")
-                cache = ResponseCache(
-                    config.path(config.cache) if config.cache is not None else default_cache_path()
-                )
+                where = cache_path(config.cache if cache is None else cache, out, base_dir=config.base_dir)
+                responses = None if where is None else ResponseCache(where)
                 try:
-                    client = LLMClient(config.llm, cache=cache)
+                    client = LLMClient(config.llm, cache=responses)
                 except BaseException:
-                    cache.close()
+                    if responses is not None:
+                        responses.close()
                     raise
             else:
-                cache, client = None, client_factory()
+                responses, client = None, client_factory()
             try:
                 async with client:
                     summaries.append(await run_requests(
                         online, client, store, rows=plan.rows, retry_failed=retry_failed,
-                        progress=progress, record_plan=False))
+                        progress=progress, record_plan=False, max_failures=max_failures))
                     if summaries[0].stopped is None and any(p.staged for p in plan.judges):
                         build_followups(plan, store)
                         store.set_plan(plan.keys)
                         second = [r for part in plan.judges for r in part.followups]
                         if second:
+                            left = None if max_failures is None else max_failures - summaries[0].failed
                             summaries.append(await run_requests(
                                 second, client, store, rows=plan.rows, retry_failed=retry_failed,
-                                progress=progress, record_plan=False))
+                                progress=progress, record_plan=False,
+                                max_failures=None if left is None else max(1, left)))
             finally:
-                if cache is not None:
-                    cache.close()
+                if responses is not None:
+                    responses.close()
+        status = store.status()
+        failed_stored = sum(1 for key in plan.keys if status.get(key))
     return RunSummary(
         planned=len(plan.keys),
         skipped=sum(x.skipped for x in summaries) + skipped_offline,
@@ -331,4 +381,7 @@ async def execute(
         usd=sum(x.usd for x in summaries),
         elapsed_s=sum(x.elapsed_s for x in summaries),
         stopped=next((x.stopped for x in summaries if x.stopped is not None), None),
+        unpriced=sum(x.unpriced for x in summaries),
+        failed_stored=failed_stored,
+        notes=(lock.note,) if lock.note else (),
     )

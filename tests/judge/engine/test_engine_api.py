@@ -40,12 +40,15 @@ async def main():
         reply = await client.complete(ChatRequest(key="k", messages=(("user", "hi"),)))
     assert reply.cached and reply.text == "fine", reply
     assert "openai" not in sys.modules and "aiohttp" not in sys.modules, "loaded by a cache hit"
-    async with LLMClient(config) as client:  # nothing listens on port 9: a connection error
+    async with LLMClient(config) as client:  # nothing listens on port 9: refused, a fatal error
         await client.connect()
         assert "openai" in sys.modules and "aiohttp" in sys.modules, "connect() made no transport"
-        reply = await client.complete(ChatRequest(key="k", messages=(("user", "hi"),)))
-    assert reply.failure_kind == "api_error", reply
-    assert "openai" in sys.modules and "aiohttp" in sys.modules
+        try:
+            await client.complete(ChatRequest(key="k", messages=(("user", "hi"),)))
+        except assay.judge.FatalAPIError as exc:
+            assert "connection refused" in str(exc), exc
+        else:
+            raise AssertionError("a refused connection was not fatal")
 
 asyncio.run(main())
 """

@@ -218,3 +218,20 @@ def test_a_key_pasted_into_the_config_is_refused_without_echoing_it():
     with pytest.raises(ValidationError) as info:
         ClientConfig(model="m", api_key=secret)
     assert "api_key" in str(info.value) and secret not in str(info.value)
+
+
+def test_max_failures_stops_starting_requests(server, make_client, tmp_path):
+    # issue 11, item 5: --max-failures N stops a run whose judgments keep failing
+    server.configure(rates={"refusal": 1.0})
+    with RunStore(tmp_path) as store:
+        summary = run(make_client(max_concurrency=1), store, score_requests(20), max_failures=3)
+    assert summary.stopped == "max_failures"
+    # one on the wire at a time, and one more scheduled (2 x max_concurrency) finishes too
+    assert summary.failed in (3, 4) and server.stats.requests == summary.failed
+    assert stored(tmp_path) == (summary.failed,) * 3
+
+
+def test_unpriced_replies_are_counted_not_priced_at_zero(server, make_client, tmp_path):
+    with RunStore(tmp_path) as store:
+        summary = run(make_client(prices={}), store, score_requests(4))
+    assert summary.unpriced == 4 and summary.usd == 0.0

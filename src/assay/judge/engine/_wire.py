@@ -161,3 +161,35 @@ def connection_cause(exc: BaseException) -> BaseException | None:
             return cause
         cause = cause.__cause__
     return None
+
+
+def unreachable_reason(exc: BaseException) -> tuple[str, bool]:
+    """Why a request got no HTTP reply, in words, and whether the endpoint is plainly dead.
+
+    Walks the exception chain (``__cause__``, else ``__context__``): a refused connection
+    or a host name that does not resolve is *dead* (nothing listens there; retrying will
+    not help), anything else (a reset, a connection closed early) may pass.
+
+    >>> try:
+    ...     try:
+    ...         raise ConnectionRefusedError(111, "Connect call failed")
+    ...     except OSError as inner:
+    ...         raise RuntimeError("Connection error.") from inner
+    ... except RuntimeError as outer:
+    ...     unreachable_reason(outer)
+    ('connection refused', True)
+    >>> unreachable_reason(ConnectionResetError(104, "reset"))
+    ('connection error: ConnectionResetError', False)
+    """
+    import socket
+
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused", True
+        if isinstance(cause, socket.gaierror):
+            return "the host name does not resolve", True
+        cause = cause.__cause__ or cause.__context__
+    return f"connection error: {type(exc).__name__}", False

@@ -1,9 +1,19 @@
 """Response cache (SQLite, WAL) and single-flight of identical requests in flight.
 
 The cache is content-addressed: :func:`cache_key` hashes everything that determines a
-reply (model, messages, parameters, the verdict's JSON schema, the prompt hash and the
-sample number), so a rerun, a resumed run or another run folder asking the same thing
-pays nothing. Only good replies are cached; failures are asked again next time.
+reply (the endpoint, model, messages, parameters, the verdict's JSON schema, the prompt
+hash and the sample number), so a rerun or a resumed run asking the same thing pays
+nothing, and the same config pointed at another server (another vLLM deployment, another
+provider serving a model of the same name) asks that server. The endpoint enters as
+:func:`~assay.judge.engine._secrets.redact_url` of the base URL: scheme, host, port,
+path (an Azure deployment) and query (``api-version``), never a credential. Only good
+replies are cached; failures are asked again next time.
+
+Where it lives (:func:`cache_path`, the config's ``cache`` key and ``assay judge
+--cache``): ``run`` (the default) keeps ``responses.sqlite`` in the run folder, so a
+project's replies stay with its runs; ``shared`` uses one cache per user
+(:func:`default_cache_path`), which other run folders and projects on the machine read
+too; ``off`` keeps none; anything else is a file path.
 
 :class:`SingleFlight` makes concurrent identical requests share one call: the first
 caller sends, the others await its future.
@@ -23,7 +33,12 @@ from typing import Any, Generic, TypeVar
 
 from assay.judge.engine._types import utc_now
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
+"""Enters every key: 3 added the endpoint (keys of format 2 are never hit again)."""
+CACHE_FILENAME = "responses.sqlite"
+"""The cache's file name, in a run folder (the default) or in the shared cache folder."""
+CacheSetting = str
+"""``run``, ``shared``, ``off`` or a file path (see the module docstring)."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
     key TEXT PRIMARY KEY,
@@ -32,7 +47,8 @@ CREATE TABLE IF NOT EXISTS responses (
     tokens_in INTEGER NOT NULL,
     tokens_out INTEGER NOT NULL,
     usage_reported INTEGER NOT NULL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    endpoint TEXT
 )
 """
 
@@ -40,14 +56,16 @@ T = TypeVar("T")
 
 
 def cache_key(model: str, messages: Sequence[tuple[str, str]], params: Mapping[str, Any] | str,
-              schema: Mapping[str, Any] | str | None, prompt_hash: str = "", sample: int = 0) -> str:
+              schema: Mapping[str, Any] | str | None, prompt_hash: str = "", sample: int = 0, *,
+              endpoint: str = "") -> str:
     """SHA-256 (hex) of what determines a reply.
 
     ``params`` and ``schema`` (the verdict's JSON schema) are mappings or their canonical
-    JSON text (:func:`canonical_json`).
+    JSON text (:func:`canonical_json`); ``endpoint`` names the server (the client passes
+    the redacted base URL).
     The hash is over the UTF-8 of a sequence of fields, each written as its length in
-    characters, a colon and the text: the format number, model, parameters and schema
-    (canonical JSON), prompt hash and sample, then each message's role and text. The
+    characters, a colon and the text: the format number, endpoint, model, parameters and
+    schema (canonical JSON), prompt hash and sample, then each message's role and text. The
     lengths keep the fields apart without escaping the messages (escaping kilobytes of
     text as JSON cost more than the rest of a cache lookup).
 
@@ -58,12 +76,14 @@ def cache_key(model: str, messages: Sequence[tuple[str, str]], params: Mapping[s
     False
     >>> cache_key("m", [("user", "ab")], {}, None) == cache_key("m", [("user", "a"), ("b", "")], {}, None)
     False
+    >>> k == cache_key("m", [("user", "hi")], {"temperature": 0}, None, endpoint="http://127.0.0.1:8001/v1")
+    False
     """
     if not isinstance(schema, str):
         schema = canonical_json(schema)
     if not isinstance(params, str):
         params = canonical_json(dict(params))
-    fields = [str(CACHE_FORMAT), model, params, schema, prompt_hash, str(sample)]
+    fields = [str(CACHE_FORMAT), endpoint, model, params, schema, prompt_hash, str(sample)]
     for role, text in messages:
         fields += (role, text)
     return hashlib.sha256("".join([f"{len(f)}:{f}" for f in fields]).encode("utf-8")).hexdigest()
@@ -90,6 +110,8 @@ class CachedResponse:
     usage_reported: bool
     """Whether the server reported the token counts (else they were estimated)."""
     created_at: str
+    endpoint: str | None = None
+    """The server that answered (its redacted base URL), for ``assay cache info``."""
 
 
 def default_cache_path() -> Path:
@@ -103,7 +125,53 @@ def default_cache_path() -> Path:
         return Path(base) / "responses.sqlite"
     xdg = os.environ.get("XDG_CACHE_HOME")
     root = Path(xdg) if xdg else Path.home() / ".cache"
-    return root / "assay" / "responses.sqlite"
+    return root / "assay" / CACHE_FILENAME
+
+
+def cache_path(setting: CacheSetting, run_folder: str | Path, *, base_dir: str | Path = ".") -> Path | None:
+    """Where a run's response cache is: ``setting`` is ``run``, ``shared``, ``off`` or a path.
+
+    A relative path is read from ``base_dir`` (the config's folder, or the working folder
+    for ``--cache``); None means no cache.
+
+    >>> str(cache_path("run", "runs/first")), cache_path("off", "runs/first")
+    ('runs/first/responses.sqlite', None)
+    >>> str(cache_path("caches/c.sqlite", "runs/first", base_dir="proj"))
+    'proj/caches/c.sqlite'
+    """
+    if setting == "run":
+        return Path(run_folder) / CACHE_FILENAME
+    if setting == "shared":
+        return default_cache_path()
+    if setting == "off":
+        return None
+    path = Path(setting).expanduser()
+    return path if path.is_absolute() else Path(base_dir) / path
+
+
+@dataclass(frozen=True, slots=True)
+class CacheGroup:
+    """The replies a cache holds from one endpoint and model."""
+
+    endpoint: str | None
+    """The redacted base URL; None for replies cached before endpoints were recorded (their
+    keys are of an older format and are never hit again)."""
+    model: str | None
+    replies: int
+    first: str
+    """When the oldest of them was stored (ISO 8601 UTC)."""
+    last: str
+
+
+@dataclass(frozen=True, slots=True)
+class CacheSummary:
+    """What :meth:`ResponseCache.summary` reports."""
+
+    path: Path
+    replies: int
+    bytes: int
+    """Size of the file and its write-ahead log."""
+    groups: tuple[CacheGroup, ...]
 
 
 class ResponseCache:
@@ -129,6 +197,9 @@ class ResponseCache:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA busy_timeout=10000")
         self._conn.execute(_SCHEMA)
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(responses)")}
+        if "endpoint" not in columns:  # a cache of format 2: keep its file, add the column
+            self._conn.execute("ALTER TABLE responses ADD COLUMN endpoint TEXT")
         self.hits = 0
         self.misses = 0
 
@@ -167,12 +238,31 @@ class ResponseCache:
     def put(self, key: str, response: CachedResponse) -> None:
         self._conn.execute(
             "INSERT OR REPLACE INTO responses (key, content, model, tokens_in, tokens_out, "
-            "usage_reported, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "usage_reported, created_at, endpoint) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (key, response.content, response.model, response.tokens_in, response.tokens_out,
-             int(response.usage_reported), response.created_at or utc_now()))
+             int(response.usage_reported), response.created_at or utc_now(), response.endpoint))
 
     def __len__(self) -> int:
         return int(self._conn.execute("SELECT count(*) FROM responses").fetchone()[0])
+
+    def summary(self) -> CacheSummary:
+        """What the cache holds: replies per endpoint and model, and when they were stored."""
+        groups = [CacheGroup(endpoint, model, int(n), str(first), str(last))
+                  for endpoint, model, n, first, last in self._conn.execute(
+                      "SELECT endpoint, model, count(*), min(created_at), max(created_at) FROM responses "
+                      "GROUP BY endpoint, model ORDER BY endpoint, model")]
+        size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.is_file())
+        return CacheSummary(self.path, sum(g.replies for g in groups), size, tuple(groups))
+
+    def clear(self, *, endpoint: str | None = None) -> int:
+        """Remove every reply (or those of ``endpoint``, a redacted base URL); return how many."""
+        if endpoint is None:
+            removed = self._conn.execute("DELETE FROM responses").rowcount
+        else:
+            removed = self._conn.execute("DELETE FROM responses WHERE endpoint = ?", (endpoint,)).rowcount
+        self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._conn.execute("VACUUM")
+        return int(removed)
 
     def close(self) -> None:
         self._conn.close()

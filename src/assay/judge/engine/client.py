@@ -7,7 +7,8 @@ a bad answer: a reply that cannot be used is a Reply with ``failure_kind`` set.
 
 What it does for each request, in order:
 
-1. looks the request up in the response cache (content-addressed; a hit is free);
+1. looks the request up in the response cache (content-addressed, the endpoint included;
+   a hit is free);
 2. shares one call among identical requests in flight (single flight);
 3. waits for a slot (at most ``max_concurrency`` in flight, fewer after 429s) and for any
    Retry-After a server asked for;
@@ -24,15 +25,23 @@ What it does for each request, in order:
    from the config's price table; stops new requests once ``cost_limit_usd`` is spent
    (:class:`~assay.judge.CostLimitExceeded`).
 
-Transports. ``openai.AsyncOpenAI(base_url=..., api_key=...)`` is made for every client
-and defines the request: its headers (authorisation, user agent, organisation, project)
-and its base URL. With ``transport: direct`` (the default) the body is posted over one
-keep-alive aiohttp session with those headers; with ``transport: openai`` through the
-SDK's own ``post``. The SDK's per-call request building costs about 0.8 ms of CPU a call,
-more than all of assay's own work for a judgment (bench/bench_engine.py), hence the
-default. Both give the client the status, headers and body of the reply, and everything
-from there on (retries, Retry-After, fall-back, validation) is the same code. Neither is
-made until a request misses the cache, so a run answered from cache loads no HTTP stack.
+A server that cannot be reached before it ever answered (connection refused, a host
+name that does not resolve) or that refuses the key, the model or the permission (401,
+403, 404; 429 ``insufficient_quota``) raises :class:`~assay.judge.FatalAPIError` at once:
+nothing would come of retrying. Error texts are stored and raised without the API key,
+bearer tokens or URL credentials (:func:`~assay.judge.engine._secrets.redact_text`), and
+the base URL only as :func:`~assay.judge.engine._secrets.redact_url` gives it.
+
+Transports (:mod:`assay.judge.engine._transport`). ``openai.AsyncOpenAI(base_url=...,
+api_key=...)`` is made for every client and defines the request: its headers
+(authorisation, user agent, organisation, project) and its base URL. With ``transport:
+direct`` (the default) the body is posted over one keep-alive aiohttp session with those
+headers; with ``transport: openai`` through the SDK's own ``post``. The SDK's per-call
+request building costs about 0.8 ms of CPU a call, more than all of assay's own work for
+a judgment (bench/bench_engine.py), hence the default. Both give the client the status,
+headers and body of the reply, and everything from there on (retries, Retry-After, fall-
+back, validation) is the same code. Neither is made until a request misses the cache, so
+a run answered from cache loads no HTTP stack.
 
 The API key is read from the environment variable the config names, handed to the
 OpenAI client (and from it to the session's headers) and kept nowhere else: not in the
@@ -51,7 +60,7 @@ import sys
 import time
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -64,6 +73,8 @@ from assay.judge.engine._parse import (
     verdict_schema_text,
 )
 from assay.judge.engine._retry import AdaptiveLimiter, full_jitter, retry_after_seconds
+from assay.judge.engine._secrets import redact_text, redact_url
+from assay.judge.engine._transport import HTTPReply, Transport, Unreachable, make_transport
 from assay.judge.engine._types import (
     ChatRequest,
     CostLimitExceeded,
@@ -74,7 +85,6 @@ from assay.judge.engine._types import (
 )
 from assay.judge.engine._wire import (
     Completion,
-    connection_cause,
     error_code,
     error_message,
     json_or_text,
@@ -83,19 +93,14 @@ from assay.judge.engine._wire import (
     with_instruction,
 )
 from assay.judge.engine.cache import CachedResponse, ResponseCache, SingleFlight, cache_key, canonical_json
-from assay.judge.engine.client_config import ClientConfig
+from assay.judge.engine.client_config import ClientConfig, client_problems
 from assay.judge.engine.pricing import find_price
-
-if TYPE_CHECKING:
-    import openai
 
 logger = logging.getLogger("assay.judge")
 
 _RESERVED_PARAMS = frozenset(("model", "messages", "response_format", "stream", "n"))
-_NO_KEY = "not-needed"
-_CONNECT_TIMEOUT_S = 10.0
 
-__all__ = ["ClientConfig", "ClientStats", "LLMClient"]
+__all__ = ["ClientConfig", "ClientStats", "LLMClient", "client_problems"]
 
 
 @dataclass
@@ -112,6 +117,8 @@ class ClientStats:
     """Requests answered by an identical request's call in flight."""
     spent_usd: float = 0.0
     """USD of the calls made by this client (cache hits cost nothing)."""
+    unpriced: int = 0
+    """Replies received from a model the price table does not list (their cost is unknown)."""
     tokens_in: int = 0
     tokens_out: int = 0
 
@@ -156,19 +163,20 @@ class LLMClient:
         self._fatal: FatalAPIError | None = None
         self._structured: bool | None = {"auto": None, "json_schema": True, "text": False}[
             config.structured_output]
-        if config.cost_limit_usd is not None and find_price(config.prices, config.model) is None:
-            raise ConfigError(f"cost_limit_usd needs a price for model {config.model!r} "
-                              "(add it, or '*', to prices)")
-        if config.api_key_env is not None and not os.environ.get(config.api_key_env):
-            raise ConfigError(f"environment variable {config.api_key_env} is not set: it should hold "
-                              f"the API key for {config.base_url} (or set api_key_env: null)")
-        self._transport: _Transport | None = None  # made on the first request that is sent
+        self.endpoint = redact_url(config.base_url)
+        """The base URL as it may be stored and printed (no credentials); it enters the cache keys."""
+        problems = client_problems(config)
+        if problems:
+            raise ConfigError(problems[0])
+        self._reached = False
+        """Whether the endpoint ever sent an HTTP reply (a refused connection before that is fatal)."""
+        self._transport: Transport | None = None  # made on the first request that is sent
         self._prefetched: dict[str, tuple[str, CachedResponse | None]] = {}
         """Judgment key -> (cache key, cached response or None), filled by :meth:`prefetch`."""
         self._params_text = canonical_json(dict(config.params))
 
     def __repr__(self) -> str:
-        return f"<LLMClient {self.config.model} at {self.config.base_url}>"
+        return f"<LLMClient {self.config.model} at {self.endpoint}>"
 
     async def __aenter__(self) -> LLMClient:
         return self
@@ -190,12 +198,10 @@ class LLMClient:
         """
         self._connect()
 
-    def _connect(self) -> _Transport:
+    def _connect(self) -> Transport:
         """The transport, made once, inside the event loop (a run answered from cache needs none)."""
         if self._transport is None:
-            openai_client = _openai_client(self.config)
-            self._transport = (_SDKTransport(openai_client) if self.config.transport == "openai"
-                               else _DirectTransport(openai_client, self.config))
+            self._transport = make_transport(self.config)
         return self._transport
 
     @property
@@ -262,7 +268,8 @@ class LLMClient:
     def _cache_key(self, request: ChatRequest, model: str, params: Mapping[str, Any]) -> str:
         schema = None if request.response_model is None else verdict_schema_text(request.response_model)
         text = self._params_text if params is self.config.params else canonical_json(dict(params))
-        return cache_key(model, request.messages, text, schema, request.prompt_hash, request.sample)
+        return cache_key(model, request.messages, text, schema, request.prompt_hash, request.sample,
+                         endpoint=self.endpoint)
 
     def _from_cache(self, request: ChatRequest, hit: CachedResponse, started: float) -> Reply | None:
         verdict = None
@@ -278,6 +285,11 @@ class LLMClient:
                      usd_provenance="reported" if hit.usage_reported else "estimated",
                      latency_s=time.monotonic() - started, attempts=0, cached=True, model=hit.model,
                      evaluated_at=utc_now())
+
+    def _redact(self, text: str) -> str:
+        """An error text without the API key, bearer tokens or URL credentials."""
+        key_env = self.config.api_key_env
+        return redact_text(text, secrets=(os.environ.get(key_env) if key_env else None,))
 
     def _check_budget(self) -> None:
         limit = self.config.cost_limit_usd
@@ -323,7 +335,7 @@ class LLMClient:
     def _remember(self, key: str, text: str, tally: _Tally) -> None:
         if self.cache is not None:
             self.cache.put(key, CachedResponse(text, tally.model, tally.tokens_in, tally.tokens_out,
-                                               not tally.estimated, utc_now()))
+                                               not tally.estimated, utc_now(), self.endpoint))
 
     def _reply(self, request: ChatRequest, tally: _Tally, started: float, text: str | None,
                kind: ReplyFailure | None, error: str | None, verdict: BaseModel | None = None) -> Reply:
@@ -366,9 +378,14 @@ class LLMClient:
                     reply = await _within(cfg.timeout_s, self._connect().post(body))
                 except asyncio.TimeoutError:
                     last = _Failure("timeout", f"no reply within {cfg.timeout_s:g} s")
-                except _Unreachable as exc:
-                    last = _Failure("api_error", f"connection error: {exc}")
+                except Unreachable as exc:
+                    if exc.dead and not self._reached:
+                        self._fatal = FatalAPIError(f"{self.endpoint}: {exc}: nothing answers there "
+                                                    "(check llm.base_url and that the server runs)")
+                        raise self._fatal from None
+                    last = _Failure("api_error", self._redact(str(exc)))
                 else:
+                    self._reached = True
                     status = reply.status
                     if 200 <= status < 300:
                         try:
@@ -385,11 +402,11 @@ class LLMClient:
                                                     structured, tally)
                     else:
                         error = json_or_text(reply.body)
-                        said = error_message(error, status)
+                        said = self._redact(error_message(error, status))
                         last = _Failure("api_error", f"HTTP {status}: {said}")
                         if status == 429:
                             if error_code(error) == "insufficient_quota":  # waiting will not help
-                                self._fatal = FatalAPIError(f"{cfg.base_url}: {said}")
+                                self._fatal = FatalAPIError(f"{self.endpoint}: {said}")
                                 raise self._fatal
                             self.stats.rate_limited += 1
                             wait = retry_after_seconds(reply.headers)
@@ -397,7 +414,7 @@ class LLMClient:
                             self._limiter.on_rate_limit(delay)
                             last = _Failure("api_error", "HTTP 429: rate limited")
                         elif status in (401, 403, 404):
-                            self._fatal = FatalAPIError(f"{cfg.base_url} refused the request "
+                            self._fatal = FatalAPIError(f"{self.endpoint} refused the request "
                                                         f"(HTTP {status}): {said}")
                             raise self._fatal
                         elif status == 400:
@@ -406,7 +423,7 @@ class LLMClient:
                                 self._structured = False
                                 fell_back = True
                                 logger.info("%s does not take a JSON schema response_format; reading "
-                                            "JSON from text instead", cfg.base_url)
+                                            "JSON from text instead", self.endpoint)
                                 continue
                             return last
                         elif status < 500 and status not in (408, 409):
@@ -441,6 +458,7 @@ class LLMClient:
         tally.model = answered
         if price is None:
             tally.usd = None
+            self.stats.unpriced += 1
         else:
             usd = price.cost(tokens_in, tokens_out)
             self.stats.spent_usd += usd
@@ -455,112 +473,9 @@ _CORRECTION = ("Your reply could not be used ({error}). Reply again with only th
                "the instructions ask for, matching the schema exactly.")
 
 
-async def _within(seconds: float, call: Awaitable[_HTTPReply]) -> _HTTPReply:
+async def _within(seconds: float, call: Awaitable[HTTPReply]) -> HTTPReply:
     """Await ``call`` for at most ``seconds`` (a hard bound over the transport's own timeouts)."""
     if sys.version_info >= (3, 11):  # asyncio.timeout spares wait_for's extra task per call
         async with asyncio.timeout(seconds):
             return await call
     return await asyncio.wait_for(call, seconds)
-
-
-# -- transports: one POST of a chat-completions body, the reply whatever its status ----------------
-@dataclass(frozen=True, slots=True)
-class _HTTPReply:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-
-class _Unreachable(Exception):
-    """The request got no HTTP reply: refused, reset, closed early (the message names the cause)."""
-
-
-class _Transport(Protocol):
-    async def post(self, body: dict[str, Any]) -> _HTTPReply: ...
-
-    async def close(self) -> None: ...
-
-
-def _openai_client(config: ClientConfig) -> openai.AsyncOpenAI:
-    """The SDK client for ``config``: the key read from the environment here and kept only in it."""
-    import openai
-
-    timeout = openai.Timeout(config.timeout_s, connect=min(config.timeout_s, _CONNECT_TIMEOUT_S))
-    key = os.environ.get(config.api_key_env, "") if config.api_key_env else _NO_KEY
-    return openai.AsyncOpenAI(base_url=config.base_url, api_key=key, max_retries=0, timeout=timeout)
-
-
-class _DirectTransport:
-    """Posts the body itself over one aiohttp session, with the headers the SDK client would send.
-
-    The SDK's per-call work (typed request options, URL and header objects, a response
-    wrapper) costs about 0.8 ms of CPU a call, more than everything else assay does for a
-    judgment; the wire format, authorisation and headers stay the SDK's own.
-    """
-
-    def __init__(self, sdk: openai.AsyncOpenAI, config: ClientConfig) -> None:
-        import aiohttp
-
-        headers = {k: v for k, v in {**sdk.default_headers, **sdk.auth_headers}.items()
-                   if isinstance(v, str)}  # the SDK marks unset optional headers with Omit
-        self._url = str(sdk.base_url).rstrip("/") + "/chat/completions"
-        self._proxy = _proxy_for(self._url)
-        self._errors = (aiohttp.ClientError,)
-        self._session = aiohttp.ClientSession(  # trust_env would look the proxy up on every call
-            connector=aiohttp.TCPConnector(limit=config.max_concurrency),
-            headers=headers, trust_env=False,
-            timeout=aiohttp.ClientTimeout(total=None,
-                                          sock_connect=min(config.timeout_s, _CONNECT_TIMEOUT_S)))
-
-    async def post(self, body: dict[str, Any]) -> _HTTPReply:
-        try:
-            async with self._session.post(self._url, data=json.dumps(body).encode(),
-                                          proxy=self._proxy) as response:
-                return _HTTPReply(response.status, response.headers, await response.read())
-        except self._errors as exc:
-            raise _Unreachable(type(exc).__name__) from exc
-
-    async def close(self) -> None:
-        await self._session.close()
-
-
-def _proxy_for(url: str) -> str | None:
-    """The proxy the environment names for ``url`` (``HTTPS_PROXY``, ``NO_PROXY``, ...), as httpx would.
-
-    >>> _proxy_for("http://127.0.0.1:8000/v1/chat/completions") is None  # unless a proxy is set
-    True
-    """
-    import urllib.parse
-    import urllib.request
-
-    parts = urllib.parse.urlsplit(url)
-    if urllib.request.proxy_bypass(parts.hostname or ""):
-        return None
-    return urllib.request.getproxies().get(parts.scheme)
-
-
-class _SDKTransport:
-    """Posts through ``openai.AsyncOpenAI.post`` (the SDK's request building and HTTP client)."""
-
-    def __init__(self, sdk: openai.AsyncOpenAI) -> None:
-        import openai
-
-        self._sdk, self._openai = sdk, openai
-
-    async def post(self, body: dict[str, Any]) -> _HTTPReply:
-        openai = self._openai
-        try:
-            raw = await self._sdk.post("/chat/completions", cast_to=bytes, body=body)
-        except openai.APIStatusError as exc:
-            return _HTTPReply(exc.status_code, exc.response.headers, exc.response.content)
-        except openai.APITimeoutError as exc:
-            cause = connection_cause(exc)
-            if cause is None:
-                raise asyncio.TimeoutError from exc
-            raise _Unreachable(type(cause).__name__) from exc
-        except openai.APIConnectionError as exc:
-            raise _Unreachable(type(exc.__cause__ or exc).__name__) from exc
-        return _HTTPReply(200, {}, raw)
-
-    async def close(self) -> None:
-        await self._sdk.close()

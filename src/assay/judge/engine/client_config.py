@@ -6,11 +6,14 @@ never loads the HTTP stack or the OpenAI SDK.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.judge.engine.pricing import Price
+from assay.judge.engine._secrets import redact_url
+from assay.judge.engine.pricing import Price, find_price
 
 
 class ClientConfig(BaseModel):
@@ -57,3 +60,22 @@ class ClientConfig(BaseModel):
     """Model name -> USD per million input and output tokens (``"*"`` for any other model)."""
     cost_limit_usd: float | None = Field(None, gt=0)
     """Stop sending new requests once this much has been spent."""
+
+
+def client_problems(config: ClientConfig, models: Sequence[str] = ()) -> list[str]:
+    """What stops a client for ``config`` from running, one line each (empty when nothing).
+
+    The API key's environment variable must be set; with a cost limit, the default model
+    and every model in ``models`` (judges that name their own) need a price, or spending
+    on them could not be counted against the limit.
+    """
+    problems = []
+    if config.api_key_env is not None and not os.environ.get(config.api_key_env):
+        problems.append(f"environment variable {config.api_key_env} is not set: it should hold the API "
+                        f"key for {redact_url(config.base_url)} (or set api_key_env: null)")
+    if config.cost_limit_usd is not None:
+        unpriced = [m for m in dict.fromkeys([config.model, *models]) if find_price(config.prices, m) is None]
+        if unpriced:
+            problems.append(f"cost_limit_usd needs a price for model {', '.join(map(repr, unpriced))} "
+                            "(add it, or '*', to llm.prices)")
+    return problems

@@ -102,10 +102,23 @@ class AssayConfig(BaseModel):
     """Where the answers are."""
     judges: list[JudgeSettings]
     """The judges, each a section whose ``kind`` picks its fields."""
-    cache: Path | None = None
-    """The response cache file; None for the default (``$ASSAY_CACHE_DIR`` or ~/.cache/assay)."""
+    cache: str = "run"
+    """Where the response cache is: ``run`` (``responses.sqlite`` in the run folder), ``shared``
+    (one per user: ``$ASSAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/assay``, else ~/.cache/assay),
+    ``off``, or a file path (relative to the config file). ``assay judge --cache`` overrides it."""
     base_dir: Path = Field(default=Path("."), exclude=True)
     """The config file's folder (set by :func:`load_config`; not a key of the file)."""
+
+    @field_validator("cache", mode="before")
+    @classmethod
+    def _cache(cls, value: Any) -> Any:
+        if value is None or value is True:  # YAML reads `cache: on` as True, `cache: off` as False
+            return "run"
+        if value is False:
+            return "off"
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("expected run, shared, off or a file path")
+        return str(value) if isinstance(value, Path) else value
 
     @field_validator("judges", mode="before")
     @classmethod
@@ -158,8 +171,18 @@ class AssayConfig(BaseModel):
         return path if path.is_absolute() else self.base_dir / path
 
     def frozen(self) -> dict[str, Any]:
-        """The config as JSON values (what the run store records; no secret is ever in it)."""
-        return self.model_dump(mode="json")
+        """The config as JSON values (what the run store records; no secret is ever in it).
+
+        The API key is never in a config (only the name of its variable), and the base
+        URL is recorded redacted (:func:`~assay.judge.engine._secrets.redact_url`): no
+        ``user:pass@``, no token in the query.
+        """
+        from assay.judge.engine._secrets import redact_url
+
+        data = self.model_dump(mode="json")
+        if data.get("llm") and data["llm"].get("base_url"):
+            data["llm"]["base_url"] = redact_url(data["llm"]["base_url"])
+        return data
 
 
 def _first_dup(names: list[str]) -> str:
@@ -265,6 +288,8 @@ version: 1
 llm:                                   # any OpenAI-compatible chat-completions endpoint
   model: gpt-4.1                       # the default judge model
   base_url: ${OPENAI_BASE_URL:-https://api.openai.com/v1}
+                                       # Azure: https://NAME.openai.azure.com/openai/deployments/D?api-version=V
+                                       # (credentials or a token in it are never stored or printed)
   api_key_env: OPENAI_API_KEY          # NAME of the variable holding the key (never the key)
   max_concurrency: 32                  # requests in flight at most
   timeout_s: 120                       # longest wait for one reply
@@ -273,9 +298,18 @@ llm:                                   # any OpenAI-compatible chat-completions 
   params: {temperature: 0.0, seed: 42} # chat-completions parameters of every call
   prices:                              # USD per million tokens, for cost and the cost limit
     gpt-4.1: {input: 2.0, output: 8.0}
-  cost_limit_usd: 20.0                 # stop cleanly once this much is spent (rerun resumes)
+  cost_limit_usd: 20.0                 # stop once this much is spent (exit 3; a rerun resumes);
+                                       # needs a price for every model called
 
-inputs:                              # BenchmarkQED's layout: {input_dir}/{method}/{question_set}_answers.json
+# Response cache: a reply already received for the same endpoint, model, prompt and
+# parameters is not paid for again. run (default): responses.sqlite in the run folder;
+# shared: one cache per user ($ASSAY_CACHE_DIR, else ~/.cache/assay) read by every run;
+# off: none; or a file path. `assay judge --cache/--no-cache` overrides it;
+# `assay cache info|clear RUN` shows or empties it.
+cache: run
+
+# BenchmarkQED's layout: {input_dir}/{method}/{question_set}_answers.json
+inputs:
   input_dir: ./example_answers
   methods: [vector_rag_short_context, vector_rag_long_context]
   question_sets: [data_global, data_local, data_linked]
@@ -290,6 +324,10 @@ inputs:                              # BenchmarkQED's layout: {input_dir}/{metho
   # jsonl: [answers.jsonl]             # assay's own JSONL: item, arm, question, answer, ...
 
 judges:
+  # Every judge may set prompt: FOLDER (system.md, user.md) replacing its packaged prompt.
+  # Prompts are jinja2 templates ({{ question }}, {{ answer1 }}); a placeholder of another
+  # syntax left in the text ({question}, ${question}, $question) is refused, naming the
+  # file and line, never sent.
   - kind: pairwise                     # counterbalanced: trial t shows `base` first when t is odd
     base: vector_rag_short_context
     others: [vector_rag_long_context]  # add the base itself for an A/A test of the judge

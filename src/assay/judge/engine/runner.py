@@ -6,8 +6,8 @@ asked for), skips what the store already holds (a rerun resumes), keeps at most
 each judgment's rows as soon as its reply arrives (committing every 256 judgments or
 0.1 s), and reports progress through a callback. A failed reply is stored as failed
 rows, never dropped; ``retry_failed`` asks those again. When the cost limit is spent,
-or the server refuses the key, no new request starts, the ones in flight finish and are
-stored, and the run ends cleanly.
+``max_failures`` judgments have failed, or the server refuses the key, no new request
+starts, the ones in flight finish and are stored, and the run ends cleanly.
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ class Progress:
     """Judgments done per second so far."""
     eta_s: float | None
     """Seconds left at the current rate (None before the first judgment)."""
+    unpriced: int = 0
+    """Replies whose cost is unknown (their model has no price): ``usd`` leaves them out."""
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,15 @@ class RunSummary:
     calls: int
     usd: float
     elapsed_s: float
-    stopped: Literal["cost_limit"] | None
+    stopped: Literal["cost_limit", "max_failures"] | None
     """Why the run stopped before doing everything (None when it did everything)."""
+    unpriced: int = 0
+    """Replies from a model without a price: ``usd`` leaves their cost out (it is unknown)."""
+    failed_stored: int | None = None
+    """Of the planned judgments, those stored as failed when the run ended, this run's and
+    earlier runs' (None when not counted)."""
+    notes: tuple[str, ...] = ()
+    """What the caller should be told (a stale run-folder lock taken over, ...)."""
 
     @property
     def complete(self) -> bool:
@@ -107,7 +116,8 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
                        rows: RowsFn | None = None, retry_failed: bool = False,
                        progress: Callable[[Progress], None] | None = None,
                        progress_every_s: float = 0.5, record_plan: bool = True,
-                       commit_every: int = 256, commit_every_s: float = 0.1) -> RunSummary:
+                       commit_every: int = 256, commit_every_s: float = 0.1,
+                       max_failures: int | None = None) -> RunSummary:
     """Ask every request the store does not hold yet, storing each judgment as it completes.
 
     Parameters
@@ -137,11 +147,15 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
         rerun). A commit blocks the event loop for about a millisecond: committing every
         32 replies cost 2-3% of the throughput at 32 requests in flight and 50 ms latency,
         hence 256 (the time bound commits first at that rate).
+    max_failures
+        Stop starting requests once this many judgments of this run have failed (the
+        ones in flight finish and are stored); None never stops for failures.
 
     Returns
     -------
     RunSummary
-        ``stopped="cost_limit"`` when the cost limit ended the run early.
+        ``stopped="cost_limit"`` when the cost limit ended the run early,
+        ``"max_failures"`` when ``max_failures`` did.
 
     Raises
     ------
@@ -150,6 +164,8 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
     FatalAPIError
         The server refused the key or the model (after the requests in flight were stored).
     """
+    if max_failures is not None and max_failures < 1:
+        raise ValueError(f"max_failures: expected at least 1, got {max_failures}")
     plan = list(requests)
     keys = [r.key for r in plan]
     if len(set(keys)) != len(keys):
@@ -162,7 +178,8 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
     pending = [r for r in plan if r.key not in status or (retry_failed and status[r.key])]
     make_rows = rows or default_rows
     state = _State(total=len(pending), skipped=len(plan) - len(pending), started=time.monotonic(),
-                   calls0=client.stats.calls, usd0=client.stats.spent_usd)
+                   calls0=client.stats.calls, usd0=client.stats.spent_usd,
+                   unpriced0=getattr(client.stats, "unpriced", 0))
     todo = _prefetching(pending, client)
 
     def report(force: bool = False) -> None:
@@ -189,6 +206,8 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
             state.done += 1
             state.failed += not reply.ok
             state.cached += reply.cached
+            if max_failures is not None and state.failed >= max_failures:
+                state.stop = state.stop or "max_failures"
             report()
 
     workers = [asyncio.create_task(worker())
@@ -201,14 +220,18 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
             task.cancel()
         await asyncio.gather(*workers, flusher, return_exceptions=True)
         store.commit()
-    report(force=True)
-    if state.error is not None:
+    if state.error is not None:  # the caller says why it stopped: no last progress line
         raise state.error
+    report(force=True)
+    stopped: Literal["cost_limit", "max_failures"] | None = None
+    if state.stop in ("cost_limit", "max_failures"):
+        stopped = "cost_limit" if state.stop == "cost_limit" else "max_failures"
     return RunSummary(planned=len(plan), skipped=state.skipped, done=state.done, failed=state.failed,
                       cached=state.cached, calls=client.stats.calls - state.calls0,
                       usd=client.stats.spent_usd - state.usd0,
                       elapsed_s=time.monotonic() - state.started,
-                      stopped="cost_limit" if state.stop == "cost_limit" else None)
+                      stopped=stopped,
+                      unpriced=getattr(client.stats, "unpriced", 0) - state.unpriced0)
 
 
 def _prefetching(pending: list[ChatRequest], client: LLMClient, window: int = 512) -> Iterator[ChatRequest]:
@@ -265,6 +288,7 @@ class _State:
     started: float
     calls0: int
     usd0: float
+    unpriced0: int = 0
     done: int = 0
     failed: int = 0
     cached: int = 0
@@ -279,4 +303,5 @@ class _State:
         return Progress(done=self.done, total=self.total, skipped=self.skipped, failed=self.failed,
                         cached=self.cached, calls=client.stats.calls - self.calls0,
                         usd=client.stats.spent_usd - self.usd0, elapsed_s=elapsed,
-                        calls_per_s=rate, eta_s=eta)
+                        calls_per_s=rate, eta_s=eta,
+                        unpriced=getattr(client.stats, "unpriced", 0) - self.unpriced0)

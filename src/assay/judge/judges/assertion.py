@@ -35,7 +35,6 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -52,6 +51,7 @@ from assay.judge.judges._protocol import (
     judge_name,
     settings_hash,
 )
+from assay.judge.prompts import prompt_texts, render_errors
 
 __all__ = [
     "SELECTION_FIELDS",
@@ -86,30 +86,30 @@ class PromptPair:
     system: str
     user: str
     sha256: str
+    sources: tuple[str, str] = ("system.md", "user.md")
+    """Where the two templates were read (named in errors)."""
 
     def render(self, **values: Any) -> tuple[tuple[Literal["system"], str], tuple[Literal["user"], str]]:
-        """The two messages, rendered with ``values``."""
-        return (("system", _ENV.from_string(self.system).render(**values).strip()),
-                ("user", _ENV.from_string(self.user).render(**values).strip()))
+        """The two messages, rendered with ``values`` (a variable the judge does not fill is a
+        :class:`~assay.errors.ConfigError` naming the file)."""
+        with render_errors(self.sources[0], values):
+            system = _ENV.from_string(self.system).render(**values).strip()
+        with render_errors(self.sources[1], values):
+            user = _ENV.from_string(self.user).render(**values).strip()
+        return ("system", system), ("user", user)
 
 
 def load_prompt_pair(name: str, override: str | Path | None = None) -> PromptPair:
-    """Read ``prompts/<name>/system.md`` and ``user.md`` (package data, or the folder ``override``).
+    """Read ``prompts/<name>/system.md`` and ``user.md`` (package data, with the files of the
+    folder ``override`` laid over them; see :func:`assay.judge.prompts.prompt_texts`).
 
     >>> p = load_prompt_pair("assertion")
     >>> len(p.sha256), "{{ assertion }}" in p.user
     (64, True)
     """
-    if override is not None:
-        folder = Path(override)
-        system = (folder / "system.md").read_text(encoding="utf-8")
-        user = (folder / "user.md").read_text(encoding="utf-8")
-    else:
-        base = resources.files("assay.judge") / "prompts" / name
-        system = (base / "system.md").read_text(encoding="utf-8")
-        user = (base / "user.md").read_text(encoding="utf-8")
+    (system, system_source), (user, user_source) = prompt_texts(name, override)
     digest = hashlib.sha256(f"{system}\x00{user}".encode()).hexdigest()
-    return PromptPair(name, system, user, digest)
+    return PromptPair(name, system, user, digest, (system_source, user_source))
 
 
 def prompt_override(settings: JudgeSettings, context: JudgeContext, name: str, *,

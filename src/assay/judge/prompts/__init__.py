@@ -5,12 +5,24 @@ returns a :class:`Prompt`; :meth:`Prompt.render` fills them with jinja2 (``Stric
 a missing variable is an error, never an empty string; no autoescape: the text is not
 HTML). The prompt's ``sha256`` enters the judgment keys and ``metric_version``, so
 editing a prompt re-asks exactly the judgments it affects.
+
+Placeholders of other syntaxes are refused when a prompt is read
+(:func:`check_placeholders`): a prompt written for BenchmarkQED (``string.Template``:
+``$question``, ``${answer1}``) or for ``str.format`` (``{question}``) would otherwise be
+sent with its placeholders as text, every judgment of a criterion would get the same
+prompt and the response cache would answer them all with one reply. The error names
+the file, the line and the placeholder, and the jinja2 variable to write instead when
+the judge fills one of that name. Text meant literally goes in
+``{% raw %}...{% endraw %}``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -22,6 +34,7 @@ from assay.errors import ConfigError
 
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
 _PARTS = ("system.md", "user.md")
+_PLACEHOLDER = re.compile(r"\$\$|\$\{(\w+)\}|\$([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\}")
 
 
 @functools.lru_cache(maxsize=256)
@@ -91,6 +104,8 @@ class Prompt:
     """The user message template."""
     sha256: str = field(default="")
     """SHA-256 (hex) of the two templates; computed when not given."""
+    sources: tuple[str, str] = field(default=("system.md", "user.md"), repr=False, compare=False)
+    """Where the two templates were read (named in errors)."""
     _memo: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -100,13 +115,131 @@ class Prompt:
 
     def render(self, **variables: Any) -> RenderedPrompt:
         """Fill both templates; a variable they use and ``variables`` lacks raises ``ConfigError``."""
-        try:
-            return RenderedPrompt(
-                system=_render(self.system, variables, self._memo),
-                user=_template(self.user).render(**variables).strip(),
+        with render_errors(self.sources[0], variables):
+            system = _render(self.system, variables, self._memo)
+        with render_errors(self.sources[1], variables):
+            user = _template(self.user).render(**variables).strip()
+        return RenderedPrompt(system=system, user=user)
+
+
+@contextlib.contextmanager
+def render_errors(source: str, variables: Mapping[str, Any]) -> Iterator[None]:
+    """Turn a jinja2 error while filling the template read from ``source`` into a
+    :class:`~assay.errors.ConfigError` naming the file and the variables the judge fills."""
+    try:
+        yield
+    except jinja2.UndefinedError as exc:
+        raise ConfigError(f"prompt {source}: {exc.message}: this judge fills "
+                          f"{', '.join(sorted(variables)) or 'no variables'}") from None
+    except jinja2.TemplateError as exc:
+        raise ConfigError(f"prompt {source}: {exc}") from None
+
+
+def check_placeholders(text: str, source: str, known: Iterable[str] = ()) -> None:
+    """Refuse a template with placeholders jinja2 does not fill; check its jinja2 syntax.
+
+    Looks in the template's literal text (outside ``{{ }}``, ``{% %}``, comments and
+    ``{% raw %}`` blocks) for ``${name}`` and ``$name`` (``string.Template``, as BenchmarkQED
+    writes them) and ``{name}`` (``str.format``); ``$$`` is left alone.
+
+    Parameters
+    ----------
+    text
+        The template.
+    source
+        Where it was read (named in the error).
+    known
+        The variables the judge fills (suggested in the error when one matches).
+
+    Raises
+    ------
+    ConfigError
+        Naming the file, the line and the placeholder.
+
+    Examples
+    --------
+    >>> check_placeholders("Q: {{ question }}\\n{% raw %}$literal{% endraw %} costs $$5", "user.md")
+    >>> try:
+    ...     check_placeholders("Question:\\n${question}", "qed/user.md", known=["question"])
+    ... except ConfigError as exc:
+    ...     print(str(exc).replace(": ", ":\\n"))
+    prompt qed/user.md, line 2:
+    ${question} is not a jinja2 placeholder and would be sent as text:
+    write {{ question }}
+    """
+    try:
+        tokens = list(_ENV.lex(text))
+    except jinja2.TemplateSyntaxError as exc:
+        raise ConfigError(f"prompt {source}, line {exc.lineno}: {exc.message}") from None
+    known = set(known)
+    raw = False
+    for lineno, kind, value in tokens:
+        if kind in ("raw_begin", "raw_end"):
+            raw = kind == "raw_begin"
+            continue
+        if kind != "data" or raw:
+            continue
+        for match in _PLACEHOLDER.finditer(value):
+            name = next((g for g in match.groups() if g), None)
+            if name is None:  # $$
+                continue
+            line = lineno + value.count("\n", 0, match.start())
+            hint = (f"write {{{{ {name} }}}}" if name in known else
+                    "prompts are jinja2 templates: write {{ variable }} with a variable this judge fills"
+                    + (f" ({', '.join(sorted(known))})" if known else ""))
+            raise ConfigError(f"prompt {source}, line {line}: {match.group(0)} is not a jinja2 placeholder "
+                              f"and would be sent as text: {hint}")
+    try:
+        _ENV.parse(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise ConfigError(f"prompt {source}, line {exc.lineno}: {exc.message}") from None
+
+
+def template_variables(text: str) -> set[str]:
+    """The variables a template reads (those a judge fills, for a packaged prompt)."""
+    return set(_variables(text))
+
+
+def prompt_texts(name: str, override: str | Path | None = None) -> tuple[tuple[str, str], tuple[str, str]]:
+    """``((system, source), (user, source))``: the texts of a judge's prompt, each checked.
+
+    The packaged ``prompts/<name>/``, with the files the folder ``override`` holds laid
+    over it; every text is checked (:func:`check_placeholders`, with the packaged
+    prompt's variables as the ones the judge fills).
+
+    Raises
+    ------
+    ConfigError
+        No packaged prompt of that name, an override folder that does not exist, or a
+        template :func:`check_placeholders` refuses.
+    """
+    package = resources.files("assay.judge") / "prompts" / name
+    texts: dict[str, tuple[str, str]] = {}
+    for part in _PARTS:
+        resource = package / part
+        if resource.is_file():
+            texts[part] = (resource.read_text(encoding="utf-8"), f"assay/judge/prompts/{name}/{part}")
+    known = set().union(*(template_variables(text) for text, _ in texts.values()))
+    if override is not None:
+        folder = Path(override)
+        if not folder.is_dir():
+            raise ConfigError(
+                f"prompt: {folder} is not a folder (expected one with system.md and/or user.md)"
             )
-        except jinja2.TemplateError as exc:
-            raise ConfigError(f"prompt template: {exc}") from None
+        for part in _PARTS:
+            if (folder / part).is_file():
+                try:
+                    texts[part] = ((folder / part).read_text(encoding="utf-8"), str(folder / part))
+                except (OSError, UnicodeDecodeError) as exc:
+                    raise ConfigError(f"prompt {folder / part}: cannot read it ({exc})") from None
+    missing = [p for p in _PARTS if p not in texts]
+    if missing:
+        raise ConfigError(
+            f"prompt {name!r}: no {' or '.join(missing)} (packaged prompts are in assay/judge/prompts/)"
+        )
+    for text, source in texts.values():
+        check_placeholders(text, source, known)
+    return texts["system.md"], texts["user.md"]
 
 
 def load_prompt(name: str, override: str | Path | None = None) -> Prompt:
@@ -118,7 +251,8 @@ def load_prompt(name: str, override: str | Path | None = None) -> Prompt:
     Raises
     ------
     ConfigError
-        No packaged prompt of that name, or an override folder that does not exist.
+        No packaged prompt of that name, an override folder that does not exist, or a
+        placeholder jinja2 would not fill (:func:`check_placeholders`).
 
     Examples
     --------
@@ -126,24 +260,5 @@ def load_prompt(name: str, override: str | Path | None = None) -> Prompt:
     >>> "{{ question }}" in p.user, p.sha256 == load_prompt("pairwise").sha256
     (True, True)
     """
-    package = resources.files("assay.judge") / "prompts" / name
-    texts: dict[str, str] = {}
-    for part in _PARTS:
-        resource = package / part
-        if resource.is_file():
-            texts[part] = resource.read_text(encoding="utf-8")
-    if override is not None:
-        folder = Path(override)
-        if not folder.is_dir():
-            raise ConfigError(
-                f"prompt: {folder} is not a folder (expected one with system.md and/or user.md)"
-            )
-        for part in _PARTS:
-            if (folder / part).is_file():
-                texts[part] = (folder / part).read_text(encoding="utf-8")
-    missing = [p for p in _PARTS if p not in texts]
-    if missing:
-        raise ConfigError(
-            f"prompt {name!r}: no {' or '.join(missing)} (packaged prompts are in assay/judge/prompts/)"
-        )
-    return Prompt(system=texts["system.md"], user=texts["user.md"])
+    (system, system_source), (user, user_source) = prompt_texts(name, override)
+    return Prompt(system=system, user=user, sources=(system_source, user_source))
