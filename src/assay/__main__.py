@@ -1,5 +1,44 @@
-"""``python -m assay``: the command line."""
+"""``python -m assay`` and the ``assay`` command: the command line.
 
-from assay.cli import main
+A Ctrl-C while the command line loads (typer, rich, pydantic: half a second or more)
+exits with status 130 and no traceback, as one during a command does
+(:func:`assay.cli.main`). Python's own start-up, before any of assay runs, is outside
+this: a SIGINT there is Python's to report.
+"""
 
-main()
+import contextlib
+import os
+import sys
+
+
+def main() -> None:
+    """Load the command line and run it; a Ctrl-C, while loading or later, exits 130 quietly."""
+    try:
+        from assay.cli import main as cli_main
+    except KeyboardInterrupt:
+        _exit_interrupted()
+    try:
+        cli_main()
+    except SystemExit as exc:
+        if exc.code == 130:
+            _exit_interrupted()
+        raise
+
+
+def _exit_interrupted() -> None:
+    """Exit with status 130 now.
+
+    A KeyboardInterrupt raised inside code that an extension module ran through
+    ``PyRun_String`` (as some do while they are imported) marks the interpreter, which
+    then ends the process with SIGINT (status -2) at exit, although assay caught it; the
+    process is ended here instead, after flushing what was printed (nothing else is
+    left to do: the run store commits as it goes).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to show
+            stream.flush()
+    os._exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,4 +1,5 @@
-"""Fixtures of the command-line tests: ``assay`` run as a user runs it, and the demo run once."""
+"""Fixtures of the command-line tests: ``assay`` run as a user runs it, the demo run once, and
+the stand-in model server of tests/judge (``server``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.judge.conftest import _server, server  # noqa: F401  (fixtures re-exported)
 
 ASSAY = shutil.which("assay")
 

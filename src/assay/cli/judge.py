@@ -1,25 +1,26 @@
 """``assay judge CONFIG.yaml``: run the config's judges into a run folder (a rerun resumes).
 
-Registered on the ``assay`` typer app (imported by :mod:`assay.cli`).
+Registered on the ``assay`` typer app (imported by :mod:`assay.cli`). The plan and the
+run's lines are printed by :mod:`assay.cli._judge_output`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from assay.cli._app import app, console, err_console
+from assay.cli._app import app, console
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
-    from assay.judge.engine import RunSummary
     from assay.judge.plan import Plan
 
 DEFAULT_CONFIG_NAME = "assay.yaml"
+EXIT_OK, EXIT_USER_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
+"""The exit statuses of ``assay judge`` (see its ``--help``)."""
 
 
 @app.command("judge")
@@ -37,7 +38,9 @@ def judge_command(
     dry_run: Annotated[
         bool,
         typer.Option(
-            "--dry-run", help="Print the plan (calls per judge, estimated tokens and cost); send nothing."
+            "--dry-run",
+            help="Check everything the run checks (inputs, prompts, API key set, prices for a cost "
+            "limit) and print the plan (calls per judge, estimated tokens and cost); send nothing.",
         ),
     ] = False,
     retry_failed: Annotated[
@@ -58,8 +61,47 @@ def judge_command(
             "assertion and hierarchical summaries, chunk coverage).",
         ),
     ] = True,
+    cache: Annotated[
+        str | None,
+        typer.Option(
+            "--cache",
+            metavar="WHERE",
+            help="The response cache (replies already received for the same endpoint, model, prompt and "
+            "parameters are not paid again): run (responses.sqlite in the run folder, the default), shared "
+            "(one per user: $ASSAY_CACHE_DIR, else ~/.cache/assay), off, or a file. Overrides the "
+            "config's cache key. See: assay cache info RUN.",
+        ),
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Keep no response cache: every judgment not stored is asked.")
+    ] = False,
+    max_failures: Annotated[
+        int | None,
+        typer.Option(
+            "--max-failures", metavar="N", min=1,
+            help="Stop (exit 3) once N judgments of this run have failed; a rerun resumes.",
+        ),
+    ] = None,
+    allow_failures: Annotated[
+        float,
+        typer.Option(
+            "--allow-failures", metavar="RATE",
+            help="Exit 0 although up to this fraction of the planned judgments is stored as failed "
+            "(e.g. 0.02); default 0: any failed judgment makes the exit status 3.",
+        ),
+    ] = 0.0,
 ) -> None:
     """Judge answers with the config's judges into a run folder; a rerun skips what is stored.
+
+    A server that cannot be reached (connection refused, unknown host) or refuses the key,
+    model or permission (HTTP 401, 403, 404) stops the run at once. Ctrl-C stops it too:
+    what is stored stays, and the same command resumes. One process at a time judges into
+    a run folder (a second one is refused, naming the first).
+
+    Exit status: 0 every planned judgment is stored and good (or the failed ones are within
+    --allow-failures); 2 a user error (config, inputs, prompts, API key, an endpoint that
+    cannot be used, a run folder in use); 3 the run finished with failed judgments, or stopped
+    early (the cost limit, --max-failures); 130 interrupted (Ctrl-C).
 
     Example: assay judge --init judge.yaml; assay judge judge.yaml --out runs/first --dry-run
     """
@@ -67,6 +109,12 @@ def judge_command(
 
     if display not in ("rich", "plain"):
         raise ConfigError(f"--display: expected rich or plain, got {display!r}")
+    if not 0.0 <= allow_failures <= 1.0:
+        raise ConfigError(f"--allow-failures: expected a fraction in [0, 1] (0.05 for 5%), "
+                          f"got {allow_failures:g}")
+    if no_cache and cache is not None:
+        raise ConfigError("--cache and --no-cache: give one of them")
+    setting = "off" if no_cache else _cache_setting(cache)
     if init:
         target = config or Path(DEFAULT_CONFIG_NAME)
         if target.exists():
@@ -77,131 +125,72 @@ def judge_command(
     if config is None:
         raise ConfigError("CONFIG: give the config file (or --init to write an example)")
     from assay.judge.inputs import load_inputs
-    from assay.judge.plan import build_plan
+    from assay.judge.plan import build_plan, preflight
 
     cfg = load_config(config)
     inputs = load_inputs(cfg)
     plan = build_plan(cfg, inputs)
     folder = out if out is not None else Path("runs") / config.stem
     if dry_run:
-        _print_plan(plan, folder)
+        from assay.cli._judge_output import print_plan
+
+        problems = preflight(plan)
+        if problems:
+            raise ConfigError("; ".join(problems))
+        print_plan(plan, folder, cache=setting)
         return
+    resume = _resume_command(config, folder, cache=cache, no_cache=no_cache)
+    try:
+        code = _judge(plan, folder, cache=setting, retry_failed=retry_failed, display=display,
+                      csv=csv, max_failures=max_failures, allow_failures=allow_failures, resume=resume)
+    except KeyboardInterrupt:
+        from assay.cli._judge_output import print_interrupted
+
+        print_interrupted(plan, folder, resume)
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    if code:
+        raise typer.Exit(code)
+
+
+def _judge(plan: Plan, folder: Path, *, cache: str | None, retry_failed: bool, display: str, csv: bool,
+           max_failures: int | None, allow_failures: float, resume: str) -> int:
+    """Run the plan, write the CSVs, print what happened; return the exit status."""
+    from assay.cli._judge_output import print_summary, run_with_progress
+    from assay.judge.engine import FatalAPIError
+
     mode: Literal["rich", "plain"] = "plain" if display == "plain" else "rich"
-    summary = _run(plan, folder, retry_failed=retry_failed, display=mode)
-    if csv:
+    try:
+        summary = run_with_progress(plan, folder, retry_failed=retry_failed, display=mode, cache=cache,
+                                    max_failures=max_failures)
+    except FatalAPIError as exc:
+        from assay.cli._judge_output import stored_counts
+
+        stored, failed = stored_counts(plan, folder)
+        raise FatalAPIError(f"{exc}; the run stopped: {stored} of {len(plan.keys)} planned judgments are "
+                            f"stored ({failed} failed); fix it, then resume: {resume}") from None
+    if csv and plan.inputs is not None:
         from assay.judge.qed_files import write_assertion_csvs, write_qed_csvs
 
-        write_qed_csvs(plan, plan.inputs or inputs, folder)
+        write_qed_csvs(plan, plan.inputs, folder)
         write_assertion_csvs(plan, folder)
-    line = (
-        f"{summary.done} judged ({summary.failed} failed, {summary.cached} from cache), "
-        f"{summary.skipped} already stored, {summary.calls} calls, ${summary.usd:.4f}, "
-        f"{summary.elapsed_s:.1f} s -> {folder}"
-    )
-    console.print(line, markup=False, highlight=False)
-    if summary.stopped == "cost_limit":
-        limit = cfg.llm.cost_limit_usd if cfg.llm is not None else None
-        console.print(
-            f"stopped: the cost limit (${limit}) is spent; raise llm.cost_limit_usd and rerun to resume",
-            markup=False,
-            highlight=False,
-        )
-    elif summary.failed:
-        console.print(
-            "some judgments failed: rerun with --retry-failed to ask them again",
-            markup=False,
-            highlight=False,
-        )
-    console.print(f"report: assay report {folder} --kind winrate", markup=False, highlight=False)
+    return print_summary(plan, summary, folder, allow_failures=allow_failures, resume=resume)
 
 
-def _print_plan(plan: Plan, folder: Path) -> None:
-    from assay.judge.engine import STORE_FILENAME, RunStore
-
-    stored = None
-    if (folder / STORE_FILENAME).is_file():
-        from assay.judge.plan import build_followups
-
-        with RunStore(folder) as store:
-            stored = store.status()
-            build_followups(plan, store)
-    say = console.print
-    say(f"plan (dry run: nothing sent) -> {folder}", markup=False, highlight=False)
-    header = ("judge", "kind", "model", "calls", "pending", "stage2<=", "tokens_in~", "tokens_out~", "usd~")
-    lines = [header]
-    total_calls, total_usd = 0, 0.0
-    for line in plan.lines(stored):
-        total_calls += line.calls
-        total_usd += line.usd or 0.0
-        lines.append(
-            (
-                line.judge,
-                line.kind,
-                line.model or "(offline)",
-                str(line.calls),
-                "-" if line.pending is None else str(line.pending),
-                str(line.followups) if line.followups else "-",
-                str(line.tokens_in),
-                str(line.tokens_out),
-                "-" if line.usd is None else f"{line.usd:.4f}",
-            )
-        )
-    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
-    for row in lines:
-        say(
-            "  ".join(
-                cell.ljust(w) if i < 3 else cell.rjust(w)
-                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
-            ),
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
-    console.print(
-        f"total: {total_calls} judgments, about ${total_usd:.4f} (estimated: "
-        "~4 characters a token in, 250 tokens out a call; stage2<=: second-stage calls at most, "
-        "built from the first stage's verdicts, in the estimate)",
-        markup=False,
-        highlight=False,
-    )
+def _cache_setting(cache: str | None) -> str | None:
+    """``--cache`` as :func:`~assay.judge.engine.cache.cache_path` takes it (a path made absolute:
+    it was given relative to the working folder, the config's ``cache`` to the config's)."""
+    if cache is None or cache in ("run", "shared", "off"):
+        return cache
+    if not cache.strip():
+        raise ConfigError("--cache: expected run, shared, off or a file path")
+    return str(Path(cache).expanduser().resolve())
 
 
-def _run(plan: Plan, folder: Path, *, retry_failed: bool, display: Literal["rich", "plain"]) -> RunSummary:
-    from assay.judge.engine import Progress
-    from assay.judge.plan import execute
-
-    if display == "plain":
-        last = [0.0]
-
-        def plain(p: Progress) -> None:
-            now = time.monotonic()
-            if now - last[0] < 5.0 and p.done < p.total:
-                return
-            last[0] = now
-            eta = "-" if p.eta_s is None else f"{p.eta_s:.0f}s"
-            err_console.print(
-                f"judged {p.done}/{p.total} ({p.skipped} stored before), {p.calls_per_s:.1f}/s, "
-                f"{p.failed} failed, ${p.usd:.4f}, ETA {eta}",
-                markup=False,
-                highlight=False,
-            )
-
-        return asyncio.run(execute(plan, folder, retry_failed=retry_failed, progress=plain))
-    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
-    from rich.progress import Progress as Bar
-
-    with Bar(
-        TextColumn("judging"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]:.1f}/s  failed {task.fields[failed]}  ${task.fields[usd]:.4f}"),
-        TimeRemainingColumn(),
-        console=err_console,
-        transient=False,
-    ) as bar:
-        task = bar.add_task("judging", total=None, rate=0.0, failed=0, usd=0.0)
-
-        def rich_progress(p: Progress) -> None:
-            bar.update(task, total=p.total, completed=p.done, rate=p.calls_per_s, failed=p.failed, usd=p.usd)
-
-        return asyncio.run(execute(plan, folder, retry_failed=retry_failed, progress=rich_progress))
+def _resume_command(config: Path, folder: Path, *, cache: str | None, no_cache: bool) -> str:
+    """The command that resumes this run."""
+    words = ["assay", "judge", str(config), "--out", str(folder)]
+    if no_cache:
+        words.append("--no-cache")
+    elif cache is not None:
+        words += ["--cache", cache]
+    return " ".join(shlex.quote(w) for w in words)

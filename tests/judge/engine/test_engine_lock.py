@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
+import assay
 from assay.judge.engine import LOCK_FILENAME, RunFolderLocked, RunLock
 
-REPO = Path(__file__).resolve().parents[3]
+SRC = Path(assay.__file__).resolve().parents[1]
 HOLD = """
 import sys, time
 from assay.judge.engine import RunLock
@@ -30,7 +31,7 @@ time.sleep(60)
 
 
 def hold_in_child(folder: Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
     child = subprocess.Popen([sys.executable, "-c", HOLD, str(folder)], stdout=subprocess.PIPE, text=True,
                              env=env)
     assert child.stdout is not None and child.stdout.readline().strip() == "HOLDING"

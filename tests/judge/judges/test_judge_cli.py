@@ -138,12 +138,14 @@ def test_metric_only_run_needs_no_server(write_config, tmp_path):
 
 
 @pytest.mark.parametrize("display", ["rich", "plain"])
-def test_cost_limit_stops_cleanly(server, write_config, tmp_path, capsys, display):
+def test_cost_limit_stops_cleanly_and_says_so_with_exit_3(server, write_config, tmp_path, capsys, display):
+    # issue 11, item 17: a run stopped by cost_limit_usd exited 0 (83 of 1,100 judgments done)
     config = write_config([PAIRWISE], url=server.url, cost_limit_usd=1e-9, max_concurrency=1)
     out = tmp_path / "run"
-    assert run(["judge", str(config), "--out", str(out), "--display", display]) == 0
-    printed = capsys.readouterr().out
-    assert "cost limit" in printed
+    assert run(["judge", str(config), "--out", str(out), "--display", display]) == 3
+    err = capsys.readouterr().err
+    assert "stopped: the cost limit" in err and "1 of 12 planned judgments stored" in err
+    assert f"resume: assay judge {config} --out {out}" in err
     assert server.stats.requests < 12
 
 

@@ -42,9 +42,10 @@ def test_run_stopped_in_stage_one_resumes_to_the_same_rows(server, tmp_path, cap
     limited = write_config(stop_dir, data, server.url, [STAGED, DIFF], cost_limit_usd=0.005,
                            max_concurrency=1)
     out = tmp_path / "run"
-    assert run(["judge", str(limited), "--out", str(out), "--display", "plain"]) == 0
-    first = capsys.readouterr().out
-    assert "cost limit" in first
+    assert run(["judge", str(limited), "--out", str(out), "--display", "plain"]) == 3  # stopped early: exit 3
+    first_out = capsys.readouterr()
+    first = first_out.out
+    assert "cost limit" in first_out.err
     done_first = int(first.split(" judged")[0].split()[-1])
     stage1 = 2 * N_QUESTIONS * 2 * 2 + 2 * N_QUESTIONS * 2  # staged globals + extractions
     assert 0 < done_first < stage1

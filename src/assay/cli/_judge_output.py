@@ -1,0 +1,188 @@
+"""What ``assay judge`` prints: the plan of a dry run, progress, and how a run ended.
+
+Text that comes from data or from a server (judge names, models, paths, error
+messages) goes through :func:`~assay.cli._terminal.printable` first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from assay.cli._app import console, err_console
+from assay.cli._terminal import printable
+
+if TYPE_CHECKING:
+    from assay.judge.engine import Progress, RunSummary
+    from assay.judge.plan import Plan, PlanLine
+
+
+def say(text: str, *, error: bool = False) -> None:
+    """Print one line as is (no markup, no highlighting), control characters escaped."""
+    (err_console if error else console).print(printable(text), markup=False, highlight=False,
+                                              soft_wrap=True)
+
+
+def stored_counts(plan: Plan, folder: Path) -> tuple[int, int]:
+    """(stored, failed) of the plan's judgments in the run folder's store (0, 0 without one)."""
+    from assay.judge.engine import STORE_FILENAME, RunStore
+
+    if not (folder / STORE_FILENAME).is_file():
+        return 0, 0
+    with RunStore(folder) as store:
+        status = store.status()
+    keys = [k for k in plan.keys if k in status]
+    return len(keys), sum(status[k] for k in keys)
+
+
+def cache_line(plan: Plan, folder: Path, cache: str | None) -> str:
+    """Where the run's response cache is, in words."""
+    from assay.judge.engine import cache_path
+
+    config = plan.config
+    where = cache_path(config.cache if cache is None else cache, folder, base_dir=config.base_dir)
+    return "response cache: off" if where is None else f"response cache: {where}"
+
+
+def print_plan(plan: Plan, folder: Path, *, cache: str | None) -> None:
+    """The ``--dry-run`` plan: calls per judge, estimated tokens and cost, the cost total."""
+    from assay.judge.engine import STORE_FILENAME, RunStore
+
+    stored = None
+    if (folder / STORE_FILENAME).is_file():
+        from assay.judge.plan import build_followups
+
+        with RunStore(folder) as store:
+            stored = store.status()
+            build_followups(plan, store)
+    say(f"plan (dry run: nothing sent; every check of the run passed) -> {folder}")
+    header = ("judge", "kind", "model", "calls", "pending", "stage2<=", "tokens_in~", "tokens_out~", "usd~")
+    lines = [header]
+    plan_lines = plan.lines(stored)
+    for line in plan_lines:
+        lines.append(
+            (
+                line.judge,
+                line.kind,
+                line.model or "(offline)",
+                str(line.calls),
+                "-" if line.pending is None else str(line.pending),
+                str(line.followups) if line.followups else "-",
+                str(line.tokens_in),
+                str(line.tokens_out),
+                "unknown" if line.usd is None else f"{line.usd:.4f}",
+            )
+        )
+    lines = [tuple(printable(cell, newlines=False) for cell in row) for row in lines]
+    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
+    for row in lines:
+        say("  ".join(cell.ljust(w) if i < 3 else cell.rjust(w)
+                      for i, (cell, w) in enumerate(zip(row, widths, strict=True))))
+    total_calls = sum(line.calls for line in plan_lines)
+    say(f"total: {total_calls} judgments, {_estimated_cost(plan_lines)} (estimated: "
+        "~4 characters a token in, 250 tokens out a call; stage2<=: second-stage calls at most, "
+        "built from the first stage's verdicts, in the estimate)")
+    say(cache_line(plan, folder, cache))
+
+
+def _estimated_cost(lines: list[PlanLine]) -> str:
+    """The cost total of a plan, or what is unknown about it (never $0 for an unpriced model)."""
+    priced = sum(line.usd for line in lines if line.usd is not None)
+    unpriced = sorted({str(line.model) for line in lines if line.usd is None})
+    if not unpriced:
+        return f"about ${priced:.4f}"
+    what = f"cost unknown: no price for model {', '.join(unpriced)} (add it, or '*', to llm.prices)"
+    return what if not priced else f"about ${priced:.4f} for the priced models, {what}"
+
+
+def _cost(usd: float, unpriced: int) -> str:
+    if not unpriced:
+        return f"${usd:.4f}"
+    unknown = f"unknown ({unpriced} replies unpriced)"
+    return f"${usd:.4f} + {unknown}" if usd else f"cost {unknown}"
+
+
+def run_with_progress(plan: Plan, folder: Path, *, retry_failed: bool, display: Literal["rich", "plain"],
+                      cache: str | None, max_failures: int | None) -> RunSummary:
+    """Run the plan (:func:`~assay.judge.plan.execute`) with a progress bar or plain lines."""
+    from assay.judge.plan import execute
+
+    if display == "plain":
+        last = [0.0]
+
+        def plain(p: Progress) -> None:
+            now = time.monotonic()
+            if now - last[0] < 5.0 and p.done < p.total:
+                return
+            last[0] = now
+            eta = "-" if p.eta_s is None else f"{p.eta_s:.0f}s"
+            say(f"judged {p.done}/{p.total} ({p.skipped} stored before), {p.calls_per_s:.1f}/s, "
+                f"{p.failed} failed, {_cost(p.usd, p.unpriced)}, ETA {eta}", error=True)
+
+        return asyncio.run(execute(plan, folder, retry_failed=retry_failed, progress=plain, cache=cache,
+                                   max_failures=max_failures))
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+    from rich.progress import Progress as Bar
+
+    with Bar(
+        TextColumn("judging"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:.1f}/s  failed {task.fields[failed]}  {task.fields[cost]}"),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=False,
+    ) as bar:
+        task = bar.add_task("judging", total=None, rate=0.0, failed=0, cost="$0.0000")
+
+        def rich_progress(p: Progress) -> None:
+            bar.update(task, total=p.total, completed=p.done, rate=p.calls_per_s, failed=p.failed,
+                       cost=_cost(p.usd, p.unpriced))
+
+        return asyncio.run(execute(plan, folder, retry_failed=retry_failed, progress=rich_progress,
+                                   cache=cache, max_failures=max_failures))
+
+
+def print_summary(plan: Plan, summary: RunSummary, folder: Path, *, allow_failures: float,
+                  resume: str) -> int:
+    """Print how the run ended; return its exit status (0, or 3 when stopped early or failures
+    are above ``allow_failures``)."""
+    for note in summary.notes:
+        say(f"note: {note}", error=True)
+    say(f"{summary.done} judged ({summary.failed} failed, {summary.cached} from cache), "
+        f"{summary.skipped} already stored, {summary.calls} calls, {_cost(summary.usd, summary.unpriced)}, "
+        f"{summary.elapsed_s:.1f} s -> {folder}")
+    code = 0
+    planned = summary.planned
+    if summary.stopped == "cost_limit":
+        limit = plan.config.llm.cost_limit_usd if plan.config.llm is not None else None
+        stored, _ = stored_counts(plan, folder)
+        say(f"stopped: the cost limit (${limit}) is spent with {stored} of {planned} planned judgments "
+            f"stored; raise llm.cost_limit_usd, then resume: {resume}", error=True)
+        code = 3
+    elif summary.stopped == "max_failures":
+        say(f"stopped: {summary.failed} judgments failed (--max-failures); fix the cause, then resume "
+            f"with: {resume} --retry-failed", error=True)
+        code = 3
+    failed = summary.failed_stored if summary.failed_stored is not None else summary.failed
+    if failed and summary.stopped is None:
+        rate = failed / planned if planned else 1.0
+        if rate > allow_failures:
+            say(f"{failed} of {planned} planned judgments are stored as failed ({rate:.1%}, above "
+                f"--allow-failures {allow_failures:g}): exit 3; ask them again with: {resume} --retry-failed",
+                error=True)
+            code = 3
+        else:
+            say(f"{failed} of {planned} planned judgments are stored as failed ({rate:.1%}, within "
+                f"--allow-failures {allow_failures:g}); ask them again with --retry-failed", error=True)
+    say(f"report: assay report {folder} --kind winrate")
+    return code
+
+
+def print_interrupted(plan: Plan, folder: Path, resume: str) -> None:
+    """After Ctrl-C: what is stored, and the command that resumes."""
+    stored, failed = stored_counts(plan, folder)
+    say(f"interrupted: {stored} of {len(plan.keys)} planned judgments are stored in {folder} "
+        f"({failed} failed); resume with: {resume}", error=True)

@@ -1,0 +1,92 @@
+"""``assay cache info|clear``: what a response cache holds, and emptying it.
+
+Registered on the ``assay`` typer app (imported by :mod:`assay.cli`). A cache is named
+by a run folder (its ``responses.sqlite``, where ``assay judge`` keeps it by default), a
+cache file, or ``--shared`` (the per-user cache of ``cache: shared``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli._app import app, console
+from assay.cli._terminal import printable
+from assay.errors import ConfigError
+
+cache_app = typer.Typer(
+    name="cache",
+    help="Show or empty a response cache (assay judge's replies, kept so that a rerun pays nothing).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(cache_app)
+
+Where = Annotated[
+    Path | None,
+    typer.Argument(help="A run folder (its responses.sqlite) or a cache file."),
+]
+Shared = Annotated[
+    bool,
+    typer.Option("--shared", help="The per-user cache ($ASSAY_CACHE_DIR, else ~/.cache/assay)."),
+]
+
+
+def _cache_file(where: Path | None, shared: bool) -> Path:
+    from assay.judge.engine import CACHE_FILENAME, default_cache_path
+
+    if (where is None) == (not shared):
+        raise ConfigError("give a run folder or a cache file, or --shared (one of them)")
+    path = default_cache_path() if shared else Path(str(where))
+    if path.is_dir():
+        path = path / CACHE_FILENAME
+    if not path.is_file():
+        raise ConfigError(f"{path}: no response cache there")
+    return path
+
+
+def _say(text: str) -> None:
+    console.print(printable(text), markup=False, highlight=False, soft_wrap=True)
+
+
+@cache_app.command("info")
+def info_command(where: Where = None, shared: Shared = False) -> None:
+    """Show where a response cache is, its size, and its replies per endpoint and model.
+
+    Example: assay cache info runs/first; assay cache info --shared
+    """
+    from assay.judge.engine import ResponseCache
+
+    path = _cache_file(where, shared)
+    with ResponseCache(path) as cache:
+        summary = cache.summary()
+    _say(f"{summary.path}: {summary.replies} cached replies, {summary.bytes / 1e6:.1f} MB")
+    for group in summary.groups:
+        endpoint = group.endpoint or "(no endpoint recorded: cached by an older assay, never used again)"
+        _say(f"  {endpoint}  {group.model or '?'}: {group.replies} replies, {group.first[:19]} to "
+             f"{group.last[:19]} UTC")
+
+
+@cache_app.command("clear")
+def clear_command(
+    where: Where = None,
+    shared: Shared = False,
+    endpoint: Annotated[
+        str | None,
+        typer.Option("--endpoint", metavar="URL",
+                     help="Remove only the replies of this endpoint (its base URL, as info lists it)."),
+    ] = None,
+) -> None:
+    """Remove the cached replies (all, or one endpoint's); judgments stored in run folders stay.
+
+    Example: assay cache clear runs/first; assay cache clear --shared --endpoint http://127.0.0.1:8000/v1
+    """
+    from assay.judge.engine import ResponseCache, redact_url
+
+    path = _cache_file(where, shared)
+    with ResponseCache(path) as cache:
+        removed = cache.clear(endpoint=None if endpoint is None else redact_url(endpoint))
+        left = len(cache)
+    _say(f"{path}: removed {removed} cached replies ({left} left)")
