@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import assay
+from assay.errors import JudgeError
 from assay.judge.engine import LOCK_FILENAME, RunFolderLocked, RunLock
 
 SRC = Path(assay.__file__).resolve().parents[1]
@@ -65,3 +66,10 @@ def test_the_lock_is_held_until_released_within_one_process(tmp_path):
     first.release()
     with RunLock(tmp_path) as again:
         assert again.note is None
+
+
+def test_a_run_folder_that_is_a_file_is_named_in_the_error(tmp_path):
+    target = tmp_path / "run"
+    target.write_text("not a folder")
+    with pytest.raises(JudgeError, match=f"{target}: cannot make the run folder"):
+        RunLock(target).acquire()

@@ -65,13 +65,28 @@ class RunLock:
         self._fd: int | None = None
 
     def acquire(self) -> RunLock:
-        """Take the lock (see the class docstring); return self."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        """Take the lock (see the class docstring); return self.
+
+        Raises
+        ------
+        RunFolderLocked
+            Another live process holds it.
+        JudgeError
+            The run folder or its lock file cannot be made or opened (the message names
+            the path and the cause).
+        """
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JudgeError(f"{self.folder}: cannot make the run folder ({exc.strerror})") from None
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows
             return self._acquire_exclusive_create()
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise JudgeError(f"{self.path}: cannot open the lock file ({exc.strerror})") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
