@@ -57,7 +57,7 @@ def write_config(folder: Path, url: str | None, *, judges: list[dict[str, Any]] 
 
 
 def run(argv: list[str]) -> int:
-    """``assay ARGV`` in this process; its exit status."""
+    """``assay ARGV`` in this process (``assay.cli.main``); its exit status."""
     try:
         main(argv)
     except SystemExit as exc:

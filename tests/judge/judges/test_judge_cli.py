@@ -8,8 +8,8 @@ import pytest
 
 import assay
 import assay.cli.judge
-from assay.cli import main
 from assay.judge.engine import EXAMPLE_CONFIG, load_config
+from tests.cli._judge_helpers import run
 from tests.judge.judges.conftest import ANSWERS
 
 PAIRWISE = {
@@ -19,14 +19,6 @@ PAIRWISE = {
     "trials": 2,
     "criteria": ["relevance", "diversity"],
 }
-
-
-def run(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def test_pairwise_end_to_end_resume_and_report(server, write_config, tmp_path, capsys):

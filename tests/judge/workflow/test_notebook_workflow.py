@@ -26,7 +26,7 @@ from statsmodels.stats.multitest import multipletests
 import assay
 import assay.cli.judge  # registers ``assay judge``
 from assay.analysis.winrates import win_rates
-from assay.cli import main
+from tests.cli._judge_helpers import run
 from tests.judge.llm_server import Behaviour, LLMServer
 from tests.judge.workflow._dataset import METHODS, N_ASSERTIONS, N_QUESTIONS, write_dataset
 
@@ -79,14 +79,6 @@ def write_config(tmp: Path, data: Path, url: str, judges: list[dict[str, Any]], 
     path = tmp / "judge.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return path
-
-
-def run(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 @dataclass(frozen=True)
