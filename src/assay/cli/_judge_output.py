@@ -11,18 +11,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from assay.cli._app import console, err_console
-from assay.cli._terminal import printable
+from assay.cli._app import err_console
+from assay.cli._terminal import printable, say
 
 if TYPE_CHECKING:
     from assay.judge.engine import Progress, RunSummary
     from assay.judge.plan import Plan, PlanLine
-
-
-def say(text: str, *, error: bool = False) -> None:
-    """Print one line as is (no markup, no highlighting), control characters escaped."""
-    (err_console if error else console).print(printable(text), markup=False, highlight=False,
-                                              soft_wrap=True)
 
 
 def stored_counts(plan: Plan, folder: Path) -> tuple[int, int]:

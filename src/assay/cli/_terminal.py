@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from assay.cli._app import console, err_console
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _CONTROL_AND_NEWLINES = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -24,3 +26,10 @@ def printable(text: str, *, newlines: bool = True) -> str:
     """
     pattern = _CONTROL if newlines else _CONTROL_AND_NEWLINES
     return pattern.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
+def say(text: str, *, error: bool = False) -> None:
+    """Print one line as is (no markup, no highlighting) on stdout, or stderr with ``error``,
+    its control characters escaped (:func:`printable`)."""
+    (err_console if error else console).print(printable(text), markup=False, highlight=False,
+                                              soft_wrap=True)

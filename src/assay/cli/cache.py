@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
-from assay.cli._app import app, console
-from assay.cli._terminal import printable
+from assay.cli._app import app
+from assay.cli._terminal import say
 from assay.errors import ConfigError
 
 cache_app = typer.Typer(
@@ -47,10 +47,6 @@ def _cache_file(where: Path | None, shared: bool) -> Path:
     return path
 
 
-def _say(text: str) -> None:
-    console.print(printable(text), markup=False, highlight=False, soft_wrap=True)
-
-
 @cache_app.command("info")
 def info_command(where: Where = None, shared: Shared = False) -> None:
     """Show where a response cache is, its size, and its replies per endpoint and model.
@@ -62,10 +58,10 @@ def info_command(where: Where = None, shared: Shared = False) -> None:
     path = _cache_file(where, shared)
     with ResponseCache(path) as cache:
         summary = cache.summary()
-    _say(f"{summary.path}: {summary.replies} cached replies, {summary.bytes / 1e6:.1f} MB")
+    say(f"{summary.path}: {summary.replies} cached replies, {summary.bytes / 1e6:.1f} MB")
     for group in summary.groups:
         endpoint = group.endpoint or "(no endpoint recorded: cached by an older assay, never used again)"
-        _say(f"  {endpoint}  {group.model or '?'}: {group.replies} replies, {group.first[:19]} to "
+        say(f"  {endpoint}  {group.model or '?'}: {group.replies} replies, {group.first[:19]} to "
              f"{group.last[:19]} UTC")
 
 
@@ -89,4 +85,4 @@ def clear_command(
     with ResponseCache(path) as cache:
         removed = cache.clear(endpoint=None if endpoint is None else redact_url(endpoint))
         left = len(cache)
-    _say(f"{path}: removed {removed} cached replies ({left} left)")
+    say(f"{path}: removed {removed} cached replies ({left} left)")
