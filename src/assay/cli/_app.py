@@ -85,9 +85,7 @@ def main(argv: list[str] | None = None) -> None:
         # standalone mode: typer prints usage errors itself and exits 2 (SystemExit passes)
         app(args=argv, prog_name="assay")
     except AssayError as exc:
-        from assay.cli._terminal import printable
-
-        err_console.print(f"error: {printable(str(exc))}", markup=False, highlight=False, soft_wrap=True)
+        err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(2)
     except (KeyboardInterrupt, BrokenPipeError):
         sys.exit(130)

@@ -1,7 +1,8 @@
 """What ``assay judge`` prints: the plan of a dry run, progress, and how a run ended.
 
 Text that comes from data or from a server (judge names, models, paths, error
-messages) goes through :func:`~assay.cli._terminal.printable` first.
+messages) is printed through the CLI's consoles, which write control characters as
+escapes (:func:`assay.data.cells.visible`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from assay.cli._app import err_console
-from assay.cli._terminal import printable, say
+from assay.cli._terminal import say
 
 if TYPE_CHECKING:
     from assay.judge.engine import Progress, RunSummary
@@ -69,7 +70,7 @@ def print_plan(plan: Plan, folder: Path, *, cache: str | None) -> None:
                 "unknown" if line.usd is None else f"{line.usd:.4f}",
             )
         )
-    lines = [tuple(printable(cell, newlines=False) for cell in row) for row in lines]
+    lines = [tuple(_one_line(cell) for cell in row) for row in lines]
     widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
     for row in lines:
         say("  ".join(cell.ljust(w) if i < 3 else cell.rjust(w)
@@ -79,6 +80,13 @@ def print_plan(plan: Plan, folder: Path, *, cache: str | None) -> None:
         "~4 characters a token in, 250 tokens out a call; stage2<=: second-stage calls at most, "
         "built from the first stage's verdicts, in the estimate)")
     say(cache_line(plan, folder, cache))
+
+
+def _one_line(cell: str) -> str:
+    """A table cell as it will be printed (escaped, on one line), so the columns line up."""
+    from assay.data.cells import visible
+
+    return visible(cell).replace("\n", "\\n").replace("\t", "\\t")
 
 
 def _estimated_cost(lines: list[PlanLine]) -> str:
