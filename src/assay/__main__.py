@@ -8,21 +8,36 @@ this: a SIGINT there is Python's to report.
 
 import contextlib
 import os
+import signal
 import sys
+from types import FrameType
 
 
 def main() -> None:
-    """Load the command line and run it; a Ctrl-C, while loading or later, exits 130 quietly."""
+    """Load the command line and run it; a Ctrl-C, while loading or later, exits 130 quietly.
+
+    While the command line loads, SIGINT ends the process at once (nothing has been done
+    yet): raised as KeyboardInterrupt there, it could surface as a traceback from any
+    module being imported, or be swallowed ("Exception ignored") when it lands in one of
+    importlib's weakref callbacks, and the command would then run on. Once loaded, Python's
+    own handler is back, and the commands handle KeyboardInterrupt themselves.
+    """
+    signal.signal(signal.SIGINT, _exit_while_loading)
+    from assay.cli import main as cli_main
+
     try:
-        from assay.cli import main as cli_main
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        cli_main()
     except KeyboardInterrupt:
         _exit_interrupted()
-    try:
-        cli_main()
     except SystemExit as exc:
         if exc.code == 130:
             _exit_interrupted()
         raise
+
+
+def _exit_while_loading(signum: int, frame: FrameType | None) -> None:
+    _exit_interrupted()
 
 
 def _exit_interrupted() -> None:
