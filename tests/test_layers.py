@@ -34,8 +34,6 @@ SEAMS: dict[tuple[str, str], str] = {
     "renderers live in report/ and register themselves when this seam first imports them",
     ("assay._display", "assay.report.files"): "result.write_csvs(folder) of an analysis result: "
     "the writers of other tools' layouts live in report/ and register themselves the same way",
-    # Pending, being removed in this round: the store reader moves to data/.
-    ("assay.data.io", "assay.judge.engine"): "pending: the store reader moves to data",
 }
 """(importing module, imported module) -> why this one import goes against the layers."""
 

@@ -9,6 +9,7 @@ import pandas as pd
 
 from assay.data._readers import read_records
 from assay.data.importers.bench import looks_like_bench
+from assay.data.run_store import load_store, store_path
 from assay.data.schema import Scale
 from assay.data.table import INVALID_COLUMNS, Judgments, empty_invalid, scales_from_metadata
 from assay.data.validate import build_table, duplicate_problems
@@ -61,9 +62,7 @@ def load(
     [{'item': 'q1', 'arm': 'a', 'run': 1, 'score': 1.0}, {'item': 'q1', 'arm': 'b', 'run': 1, 'score': 0.0}]
     """
     p = Path(path)
-    if p.is_dir() and (p / "judgments.sqlite").is_file():
-        from assay.judge.engine import load_store
-
+    if p.is_dir() and store_path(p).is_file():
         return _excluding(load_store(p, scales=scales), exclude_self_judging, exclude_self_teaching)
     if p.is_dir():
         from assay.data.runfolder import load_run_folder

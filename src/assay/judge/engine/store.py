@@ -36,46 +36,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.data.run_store import (
+    RAW_MARKER,
+    STORE_FILENAME,
+    STORE_TABLES,
+    rows_of,
+    selected_rows,
+    stored_scales,
+)
+from assay.data.run_store import load_store as load_store  # re-exported: the reader lives in data
 from assay.data.schema import COLUMNS, Scale
-from assay.errors import InputError
 from assay.judge.engine._types import ChatRequest, Reply, utc_now
 
 if TYPE_CHECKING:  # pandas loads when a frame is asked for, not to judge
     import pandas as pd
 
-    from assay.data.table import Judgments
-
-STORE_FILENAME = "judgments.sqlite"
-"""The run store's file name inside a run folder."""
 STORE_FORMAT = "1"
-
-_TABLES = """
-CREATE TABLE IF NOT EXISTS info (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS configs (
-    hash TEXT PRIMARY KEY, config TEXT NOT NULL, first_used TEXT NOT NULL, last_used TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS judgments (
-    key TEXT PRIMARY KEY,
-    config_hash TEXT,
-    failed INTEGER NOT NULL,
-    failure_kind TEXT,
-    error TEXT,
-    rows TEXT NOT NULL,
-    verdict TEXT,
-    raw_response TEXT,
-    model TEXT,
-    prompt_hash TEXT,
-    tokens_in INTEGER,
-    tokens_out INTEGER,
-    usd REAL,
-    usd_provenance TEXT,
-    latency_s REAL,
-    attempts INTEGER,
-    cached INTEGER,
-    evaluated_at TEXT,
-    tries INTEGER NOT NULL DEFAULT 1);
-CREATE TABLE IF NOT EXISTS plan (key TEXT PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS scales (criterion TEXT PRIMARY KEY, scale TEXT NOT NULL);
-"""
 
 _PUT = """
 INSERT INTO judgments (key, config_hash, failed, failure_kind, error, rows, verdict, raw_response,
@@ -204,7 +180,7 @@ class RunStore:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         self._conn.execute("PRAGMA busy_timeout=10000")
-        for statement in _TABLES.split(";"):
+        for statement in STORE_TABLES.split(";"):
             if statement.strip():
                 self._conn.execute(statement)
         self._conn.execute("INSERT OR IGNORE INTO info (name, value) VALUES ('format', ?)", (STORE_FORMAT,))
@@ -252,8 +228,7 @@ class RunStore:
                                    [(name, scale.spelling()) for name, scale in scales.items()])
 
     def scales(self) -> dict[str, Scale]:
-        return {str(name): Scale.parse(str(spelling)) for name, spelling in
-                self._conn.execute("SELECT criterion, scale FROM scales ORDER BY criterion")}
+        return stored_scales(self._conn)
 
     # -- judgments
     def status(self) -> dict[str, bool]:
@@ -277,7 +252,7 @@ class RunStore:
             row = dict(row)
             if "raw_response" in row and row["raw_response"] == reply.text:
                 del row["raw_response"]
-                row[_RAW] = 1
+                row[RAW_MARKER] = 1
             kept.append(row)
         values = (
             request.key, self.config_hash, int(not reply.ok), reply.failure_kind, reply.error,
@@ -311,10 +286,7 @@ class RunStore:
                                        ((k,) for k in wanted))
             return self._conn.execute(f"SELECT {columns} FROM judgments JOIN wanted USING (key) "
                                       "ORDER BY judgments.rowid").fetchall()
-        if self._conn.execute("SELECT 1 FROM plan LIMIT 1").fetchone() is not None:
-            return self._conn.execute(f"SELECT {columns} FROM judgments JOIN plan USING (key) "
-                                      "ORDER BY judgments.rowid").fetchall()
-        return self._conn.execute(f"SELECT {columns} FROM judgments ORDER BY rowid").fetchall()
+        return selected_rows(self._conn, columns)
 
     def verdicts(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The good verdicts stored for ``keys``: key -> verdict (as JSON values); failed or
@@ -331,13 +303,7 @@ class RunStore:
 
     def records(self, *, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The judgments-table rows of the planned judgments (or of ``keys``), in storing order."""
-        out: list[dict[str, Any]] = []
-        for rows, raw in self._selected("rows, raw_response", keys):
-            for row in json.loads(rows):
-                if row.pop(_RAW, None):
-                    row["raw_response"] = raw
-                out.append(row)
-        return out
+        return rows_of(self._selected("rows, raw_response", keys))
 
     def to_frame(self, *, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """The rows as a DataFrame in the judgments-table column order (not validated:
@@ -385,29 +351,6 @@ class _Transaction:
         self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
 
 
-def load_store(folder: str | Path, *, scales: Mapping[str, Scale] | None = None) -> Judgments:
-    """Read a run folder's store as a validated judgments table.
-
-    The rows of the planned judgments (all, when no plan was recorded), with the scales
-    the store declares, overridden by ``scales``. Raises
-    :class:`~assay.errors.ValidationError` listing every bad row (row N is the N-th row
-    exported) or :class:`~assay.errors.InputError` when there is no store or it is empty.
-    """
-    from assay.data.validate import judgments_from_records
-
-    path = Path(folder) / STORE_FILENAME
-    if not path.is_file():
-        raise InputError(str(folder), f"no run store ({STORE_FILENAME}) in this folder")
-    with RunStore(folder) as store:
-        records = store.records()
-        declared = store.scales()
-    if not records:
-        raise InputError(str(path), "the run store holds no judgments yet")
-    declared.update(scales or {})
-    return judgments_from_records(records, range(1, len(records) + 1), path=str(path),
-                                  sources=(str(path),), scales=declared)
-
-
 def _json_default(value: Any) -> Any:
     if hasattr(value, "item"):  # numpy scalars
         return value.item()
@@ -415,6 +358,4 @@ def _json_default(value: Any) -> Any:
 
 
 _ROWS_JSON = json.JSONEncoder(ensure_ascii=False, default=_json_default)
-_RAW = "$raw_response"
-"""Marks a stored row whose raw_response is the judgment's (kept once, in its own column)."""
 

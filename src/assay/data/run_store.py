@@ -1,0 +1,179 @@
+"""Read a run folder's ``judgments.sqlite`` without writing anything: :func:`load_store`.
+
+The store is written by ``assay judge`` (:class:`assay.judge.engine.RunStore`, which takes its
+table layout from :data:`STORE_TABLES` here); reading it needs no write access:
+
+* a store that was closed cleanly (no ``-wal`` file beside it) is opened with SQLite's
+  ``mode=ro&immutable=1`` URI, which takes no lock and creates no ``-wal``/``-shm`` file, so
+  a report works on a read-only mount or a 0444 store and leaves the folder as it was;
+* a store with a ``-wal`` file (a run in progress, or one that was killed) is opened
+  ``mode=ro``, sharing the writer's locks and seeing every committed judgment; when even
+  that cannot open (a read-only folder without the ``-shm`` file), the store and its
+  ``-wal`` are copied into a temporary folder and read there.
+
+A file that is not an SQLite database, a truncated or corrupt one, or a database without
+the store's tables is an :class:`~assay.errors.InputError` naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import tempfile
+import urllib.parse
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.data.schema import Scale
+from assay.errors import InputError
+
+if TYPE_CHECKING:
+    from assay.data.table import Judgments
+
+STORE_FILENAME = "judgments.sqlite"
+"""The run store's file name inside a run folder."""
+
+STORE_TABLES = """
+CREATE TABLE IF NOT EXISTS info (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS configs (
+    hash TEXT PRIMARY KEY, config TEXT NOT NULL, first_used TEXT NOT NULL, last_used TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS judgments (
+    key TEXT PRIMARY KEY,
+    config_hash TEXT,
+    failed INTEGER NOT NULL,
+    failure_kind TEXT,
+    error TEXT,
+    rows TEXT NOT NULL,
+    verdict TEXT,
+    raw_response TEXT,
+    model TEXT,
+    prompt_hash TEXT,
+    tokens_in INTEGER,
+    tokens_out INTEGER,
+    usd REAL,
+    usd_provenance TEXT,
+    latency_s REAL,
+    attempts INTEGER,
+    cached INTEGER,
+    evaluated_at TEXT,
+    tries INTEGER NOT NULL DEFAULT 1);
+CREATE TABLE IF NOT EXISTS plan (key TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS scales (criterion TEXT PRIMARY KEY, scale TEXT NOT NULL);
+"""
+"""The store's tables: ``info``, ``configs``, ``judgments`` (one record per LLM call, its
+judgments-table rows as JSON), ``plan`` (the keys the current config asks for) and ``scales``."""
+
+RAW_MARKER = "$raw_response"
+"""Marks a stored row whose raw_response is the judgment's (kept once, in its own column)."""
+
+
+def store_path(folder: str | Path) -> Path:
+    """Where a run folder keeps its store."""
+    return Path(folder) / STORE_FILENAME
+
+
+def selected_rows(conn: sqlite3.Connection, columns: str) -> list[tuple[Any, ...]]:
+    """``columns`` of the planned judgments (every judgment when no plan was recorded), in
+    storing order."""
+    if conn.execute("SELECT 1 FROM plan LIMIT 1").fetchone() is not None:
+        return conn.execute(f"SELECT {columns} FROM judgments JOIN plan USING (key) "
+                            "ORDER BY judgments.rowid").fetchall()
+    return conn.execute(f"SELECT {columns} FROM judgments ORDER BY rowid").fetchall()
+
+
+def rows_of(selected: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """The judgments-table rows of ``(rows, raw_response)`` records, raw replies put back."""
+    out: list[dict[str, Any]] = []
+    for rows, raw in selected:
+        for row in json.loads(rows):
+            if row.pop(RAW_MARKER, None):
+                row["raw_response"] = raw
+            out.append(row)
+    return out
+
+
+def stored_scales(conn: sqlite3.Connection) -> dict[str, Scale]:
+    """The scales the store declares, criterion -> :class:`Scale`."""
+    return {str(name): Scale.parse(str(spelling)) for name, spelling in
+            conn.execute("SELECT criterion, scale FROM scales ORDER BY criterion")}
+
+
+def _uri(path: Path, query: str) -> str:
+    return "file:" + urllib.parse.quote(str(path.resolve())) + "?" + query
+
+
+@contextmanager
+def open_read_only(path: str | Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to the store at ``path`` that writes nothing beside it.
+
+    Raises :class:`~assay.errors.InputError` naming the file when it cannot be opened.
+    """
+    path = Path(path)
+    wal = path.with_name(path.name + "-wal")
+    live = wal.exists() and wal.stat().st_size > 0
+    copy: Path | None = None
+    try:
+        try:
+            conn = sqlite3.connect(_uri(path, "mode=ro" if live else "mode=ro&immutable=1"),
+                                   uri=True)
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            if not live:
+                raise
+            copy = Path(tempfile.mkdtemp(prefix="assay-store-"))
+            shutil.copyfile(path, copy / path.name)
+            shutil.copyfile(wal, copy / wal.name)
+            conn = sqlite3.connect(copy / path.name)
+        try:
+            yield conn
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(str(path), f"is not a readable run store ({exc}): it is corrupt, "
+                         "truncated or not one assay wrote") from None
+    finally:
+        if copy is not None:
+            shutil.rmtree(copy, ignore_errors=True)
+
+
+def load_store(folder: str | Path, *, scales: Mapping[str, Scale] | None = None) -> Judgments:
+    """Read a run folder's store as a validated judgments table, opening it read-only.
+
+    The rows of the planned judgments (all, when no plan was recorded), with the scales
+    the store declares, overridden by ``scales``.
+
+    Raises
+    ------
+    ValidationError
+        Listing every bad row (row N is the N-th row exported).
+    InputError
+        When there is no store, it is empty, or it cannot be read (corrupt, truncated,
+        not a store).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> load_store(tempfile.mkdtemp())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    assay.errors.InputError: ...: no run store (judgments.sqlite) in this folder
+    """
+    from assay.data.validate import judgments_from_records
+
+    path = store_path(folder)
+    if not path.is_file():
+        raise InputError(str(folder), f"no run store ({STORE_FILENAME}) in this folder")
+    with open_read_only(path) as conn:
+        try:
+            records = rows_of(selected_rows(conn, "rows, raw_response"))
+            declared = stored_scales(conn)
+        except (json.JSONDecodeError, ValueError) as exc:
+            raise InputError(str(path), f"holds a record that cannot be read ({exc})") from None
+    if not records:
+        raise InputError(str(path), "the run store holds no judgments yet")
+    declared.update(scales or {})
+    return judgments_from_records(records, range(1, len(records) + 1), path=str(path),
+                                  sources=(str(path),), scales=declared)

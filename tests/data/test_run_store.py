@@ -1,0 +1,121 @@
+"""Reading a run folder's store needs no write access and leaves the folder as it was.
+
+The store is written with the judge engine's writer (:class:`RunStore`); the reader is
+``assay.data.run_store``. A read-only store is simulated by a copy whose file is 0444 and
+whose folder is 0555; when the tests run as root (who ignores mode bits) the copy is also
+made immutable with ``chattr +i``, which stops root too, as a read-only mount does.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from assay.data.run_store import STORE_FILENAME, load_store
+from assay.errors import InputError
+from assay.judge.engine import ChatRequest, Reply, RunStore
+from tests.cli._subprocess import one_error_line, run_assay
+
+
+def _store(folder: Path, n: int = 6) -> Path:
+    with RunStore(folder, config={"judge": "m"}) as store:
+        for i in range(n):
+            key = f"k{i}"
+            row = {"item": f"q{i // 2}", "arm": "ab"[i % 2], "judge": "j", "criterion": "c",
+                   "score": float(i % 3)}
+            store.put(ChatRequest(key=key, messages=(("user", "hi"),)), Reply(key, None, "t"), [row])
+    return folder
+
+
+@contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """``folder`` and the files in it cannot be written, created or deleted inside."""
+    files = [p for p in folder.iterdir() if p.is_file()]
+    immutable: list[Path] = []
+    try:
+        for path in files:
+            path.chmod(0o444)
+        folder.chmod(0o555)
+        if os.geteuid() == 0:
+            for path in [*files, folder]:
+                if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode:
+                    pytest.skip("running as root and chattr +i is not available here")
+                immutable.append(path)
+        yield
+    finally:
+        for path in reversed(immutable):
+            subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+        folder.chmod(0o755)
+        for path in files:
+            path.chmod(0o644)
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_report_and_validate_read_a_read_only_store_and_write_nothing_beside_it(tmp_path):
+    run = _store(tmp_path / "run")
+    assert sorted(p.name for p in run.iterdir()) == [STORE_FILENAME]  # closed cleanly: no -wal
+    before = _snapshot(run)
+    with read_only(run):
+        validate = run_assay("validate", str(run))
+        report = run_assay("report", str(run), "--kind", "scores", "--format", "json",
+                           "--out", str(tmp_path / "out"))
+    assert validate.returncode == 0, validate.stderr
+    assert "6 judgments" in validate.stdout
+    assert report.returncode == 0, report.stderr
+    assert (tmp_path / "out" / "scores.json").stat().st_size > 0
+    assert _snapshot(run) == before  # no -wal, no -shm, the store's bytes unchanged
+
+
+def test_a_store_being_written_is_read_with_every_committed_judgment(tmp_path):
+    folder = tmp_path / "run"
+    with RunStore(folder, config={"judge": "m"}) as store:  # the writer keeps its -wal open
+        for i in range(4):
+            key = f"k{i}"
+            store.put(ChatRequest(key=key, messages=(("user", "hi"),)), Reply(key, None, "t"),
+                      [{"item": f"q{i}", "arm": "a", "criterion": "c", "score": 1.0}])
+        assert (folder / (STORE_FILENAME + "-wal")).stat().st_size > 0
+        table = load_store(folder)
+        assert table.frame["item"].tolist() == ["q0", "q1", "q2", "q3"]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not_sqlite", "no_tables"])
+def test_a_damaged_store_is_one_line_naming_the_file(tmp_path, damage):
+    run = _store(tmp_path / "run", n=400)
+    path = run / STORE_FILENAME
+    if damage == "truncated":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 3])
+    elif damage == "not_sqlite":
+        path.write_bytes(b"this is not a database\n" * 100)
+    else:
+        path.unlink()
+        sqlite3.connect(path).execute("CREATE TABLE other (x)").connection.close()
+    with pytest.raises(InputError, match="is not a readable run store"):
+        load_store(run)
+    for command in (["validate", str(run)], ["report", str(run), "--out", str(tmp_path / "o")]):
+        result = run_assay(*command)
+        assert result.returncode == 2
+        line = one_error_line(result)
+        assert str(path) in line and "not a readable run store" in line
+
+
+def test_the_engine_writer_and_the_reader_share_one_layout(tmp_path):
+    from assay.data import run_store
+    from assay.judge.engine import store as engine_store
+
+    assert engine_store.STORE_FILENAME is run_store.STORE_FILENAME
+    assert engine_store.load_store is run_store.load_store
+    run = _store(tmp_path / "run")
+    copy = tmp_path / "copy"
+    shutil.copytree(run, copy)
+    assert load_store(copy).frame["score"].tolist() == [0.0, 1.0, 2.0, 0.0, 1.0, 2.0]
