@@ -10,11 +10,17 @@ single clear message and exit status 2, never a traceback.
     │   └── ValidationError   several input problems found at once (a list of Problem)
     ├── ConfigError       a bad option or configuration value
     ├── DesignError       the data cannot support the requested analysis (e.g. unbalanced)
-    └── JudgeError        the LLM layer failed in a way that stops the run
+    ├── JudgeError        the LLM layer failed in a way that stops the run
+    └── StorageError      the machine refused a file: permission denied, read-only file system,
+                          disk full, a corrupt or truncated store or cache
+
+:func:`storage_error` turns an ``OSError`` into a :class:`StorageError`, so an environment
+problem reads as one line naming the file and the cause (the CLI does this centrally).
 """
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass
 
 
@@ -81,3 +87,50 @@ class DesignError(AssayError):
 
 class JudgeError(AssayError):
     """The LLM layer failed in a way that stops a run."""
+
+
+_CAUSES = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EROFS: "read-only file system",
+    errno.ENOSPC: "no space left on the device (disk full)",
+    errno.EDQUOT: "disk quota exceeded (disk full)",
+    errno.EFBIG: "file too large for this file system or limit (disk full)",
+    errno.EISDIR: "is a folder, not a file",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.ENOENT: "no such file or folder",
+    errno.EEXIST: "already exists",
+    errno.ENAMETOOLONG: "file name too long",
+    errno.EMFILE: "too many open files",
+    errno.EIO: "input/output error",
+}
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+class StorageError(AssayError):
+    """A file could not be read or written for a reason outside assay: permission denied,
+    a read-only file system, a full disk, a corrupt or truncated store or cache."""
+
+    def __init__(self, path: str, cause: str, *, disk_full: bool = False) -> None:
+        self.path = str(path)
+        self.cause = cause
+        self.disk_full = disk_full
+        super().__init__(f"{self.path}: {cause}")
+
+
+def storage_error(exc: OSError, path: object = None) -> StorageError:
+    """The :class:`StorageError` that says what ``exc`` means for ``path`` (default: the file
+    the error names).
+
+    >>> import errno
+    >>> str(storage_error(PermissionError(errno.EACCES, "Permission denied", "/r/out.csv")))
+    '/r/out.csv: permission denied'
+    >>> storage_error(OSError(errno.ENOSPC, "No space left on device"), "/r/x").disk_full
+    True
+    """
+    name = path if path is not None else exc.filename
+    cause = _CAUSES.get(exc.errno or -1) or (exc.strerror or str(exc) or type(exc).__name__)
+    if exc.filename2 is not None:
+        cause += f" (with {exc.filename2})"
+    return StorageError("?" if name is None else str(name), cause,
+                        disk_full=exc.errno in DISK_FULL_ERRNOS)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
-from assay.errors import AssayError, ConfigError
+from assay.errors import AssayError, ConfigError, StorageError, storage_error
 
 app = typer.Typer(
     name="assay",
@@ -40,9 +41,15 @@ console = _Console()
 err_console = _Console(stderr=True)
 
 MapOption = Annotated[list[str] | None, typer.Option(
-    "--map", help="Rename columns: SOURCE=COLUMN[,SOURCE=COLUMN...]; COLUMN '-' drops SOURCE.")]
+    "--map", help="Rename columns: SOURCE=COLUMN[,SOURCE=COLUMN...]; COLUMN '-' drops SOURCE; "
+    "SOURCE may name a field inside a JSON object (scores.quality=score).")]
 SetOption = Annotated[list[str] | None, typer.Option(
-    "--set", help="Fill a column the file lacks with one value: COLUMN=VALUE (e.g. judge=gpt-4o).")]
+    "--set", help="Fill columns the file lacks with one value each: COLUMN=VALUE[,COLUMN=VALUE...] "
+    "(e.g. judge=gpt-4o,criterion=quality).")]
+MissingOption = Annotated[list[str] | None, typer.Option(
+    "--missing", help="Values that mean 'no value' in a column: COLUMN=VALUE[,VALUE...] (table "
+    "files). A score declared missing (MT-Bench's -1: score=-1) makes its row a failed judgment "
+    "(failure_kind declared_missing) instead of a score.")]
 ScaleOption = Annotated[list[str] | None, typer.Option(
     "--scale", help="Declare a criterion's scale: CRITERION=interval|binary|range:MIN,MAX|"
     "ordinal:L1,L2,...|nominal:L1,L2,... (ordinal levels from lowest to highest).")]
@@ -62,7 +69,7 @@ def _scales(options: list[str] | None) -> dict:
 
 
 def _mapping(options: list[str] | None) -> dict[str, str]:
-    from assay.data.validate import parse_mapping
+    from assay.data.options import parse_mapping
 
     try:
         return parse_mapping(options)
@@ -70,8 +77,48 @@ def _mapping(options: list[str] | None) -> dict[str, str]:
         raise ConfigError(str(exc)) from None
 
 
+def _missing(options: list[str] | None) -> dict[str, tuple[str, ...]]:
+    from assay.data.options import parse_missing
+
+    try:
+        return parse_missing(options)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _sources(paths: list[Path]) -> list[Path]:
+    """The input paths, refusing one that is an option's value gone astray (``--map a=b c=d``
+    reads ``c=d`` as a file)."""
+    for path in paths:
+        if "=" in path.name and not path.exists():
+            raise ConfigError(f"{path}: no such file; it looks like an option's value: write "
+                              "several values after one option with commas and no space "
+                              "(--map a=b,c=d) or repeat the option (--map a=b --map c=d)")
+    return paths
+
+
+def _check_scales_used(judgments: Any, scales: dict[str, Any]) -> None:
+    """A ``--scale`` for a criterion the data lack is a mistake (a typo), not a no-op."""
+    unused = sorted(set(scales) - {str(c) for c in judgments.criteria})
+    if unused:
+        raise ConfigError(f"--scale {unused[0]}=...: no criterion {unused[0]!r} in the data "
+                          f"(criteria: {', '.join(map(str, judgments.criteria))})")
+
+
+def load_inputs(files: list[Path], map_: list[str] | None, set_: list[str] | None,
+                scale: list[str] | None, missing: list[str] | None) -> Any:
+    """The judgments of the input files with the table options applied and checked."""
+    from assay.data.io import load_many
+
+    scales = _scales(scale)
+    judgments = load_many(_sources(files), mapping=_mapping(map_), constants=_constants(set_),
+                          scales=scales, missing=_missing(missing))
+    _check_scales_used(judgments, scales)
+    return judgments
+
+
 def _constants(options: list[str] | None) -> dict[str, str]:
-    from assay.data.validate import parse_assignments
+    from assay.data.options import parse_assignments
 
     try:
         return parse_assignments(options)
@@ -79,16 +126,53 @@ def _constants(options: list[str] | None) -> dict[str, str]:
         raise ConfigError(str(exc)) from None
 
 
+RESUMES = ("judge",)
+"""Commands that store what they did as they go: a rerun after a full disk resumes them."""
+
+
+def check_out_file(out: Path) -> None:
+    """Refuse an output file path that cannot be written before any work is done: a folder, a
+    path under a file, or a folder that cannot be created or written."""
+    from assay.data.table import file_format
+
+    file_format(out)
+    if out.is_dir():
+        raise ConfigError(f"--out {out} is a folder; give a file name such as {out}/table.parquet")
+    check_out_folder(out.parent, shown=out)
+
+
+def check_out_folder(folder: Path, *, shown: Path | None = None) -> None:
+    """Refuse an output folder that is a file, or that cannot be created or written to."""
+    for parent in [folder, *folder.parents]:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ConfigError(f"--out {shown or folder}: {parent} is a file, not a folder")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise StorageError(str(parent), "permission denied: cannot write into this folder")
+            break
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``assay`` console script."""
+    """Entry point of the ``assay`` console script.
+
+    Errors a user (or the machine) causes print one line and exit 2: every
+    :class:`~assay.errors.AssayError`, and every ``OSError`` (permission denied, read-only
+    file system, disk full, a folder where a file was expected...) named with its file.
+    """
+    args = sys.argv[1:] if argv is None else argv
     try:
         # standalone mode: typer prints usage errors itself and exits 2 (SystemExit passes)
         app(args=argv, prog_name="assay")
-    except AssayError as exc:
-        err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
-        sys.exit(2)
     except (KeyboardInterrupt, BrokenPipeError):
         sys.exit(130)
+    except (AssayError, OSError) as exc:
+        error = storage_error(exc) if isinstance(exc, OSError) else exc
+        message = f"error: {error}"
+        if isinstance(error, StorageError) and error.disk_full and args[:1] and args[0] in RESUMES:
+            message += ("; the judgments stored so far are kept: free some space and rerun the "
+                        "same command to resume")
+        err_console.print(message, markup=False, highlight=False, soft_wrap=True)
+        sys.exit(2)
     except Exception as exc:
         if os.environ.get("ASSAY_DEBUG"):
             raise

@@ -9,8 +9,21 @@ from typing import Annotated
 
 import typer
 
-from assay.cli._app import MapOption, ScaleOption, SetOption, _constants, _mapping, _scales, app, console
-from assay.errors import ConfigError
+from assay.cli._app import (
+    MapOption,
+    MissingOption,
+    ScaleOption,
+    SetOption,
+    _check_scales_used,
+    _constants,
+    _mapping,
+    _missing,
+    _scales,
+    _sources,
+    app,
+    check_out_file,
+    console,
+)
 
 
 @app.command("import")
@@ -23,6 +36,7 @@ def import_command(
     map_: MapOption = None,
     set_: SetOption = None,
     scale: ScaleOption = None,
+    missing: MissingOption = None,
 ) -> None:
     """Import judgments from another tool's files into one validated table.
 
@@ -31,11 +45,13 @@ def import_command(
     from assay.data.importers import run_importer
     from assay.report.text import table_overview
 
-    judgments = run_importer(fmt, sources, mapping=_mapping(map_), constants=_constants(set_),
-                             scales=_scales(scale))
-    if out.exists() and out.is_dir():
-        raise ConfigError(f"--out {out} is a folder; give a file name such as {out}/table.parquet")
+    check_out_file(out)
+    scales = _scales(scale)
+    judgments = run_importer(fmt, _sources(sources), mapping=_mapping(map_),
+                             constants=_constants(set_), scales=scales, missing=_missing(missing))
+    _check_scales_used(judgments, scales)
+    overview = table_overview(judgments)  # before writing: nothing is written for a table that fails
     written = judgments.save(out)
-    console.print(table_overview(judgments), markup=False, highlight=False, soft_wrap=True)
+    console.print(overview, markup=False, highlight=False, soft_wrap=True)
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)

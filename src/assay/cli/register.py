@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from assay.cli._app import app, console
+from assay.cli._app import app, check_out_folder, console
 from assay.errors import ConfigError
 
 
@@ -37,6 +37,7 @@ def register_command(
     --design p_disc=0.3,n_eff=60,n_clusters=12 -o registration.json
     """
     from assay.analysis.benchmark import reference_answers, reference_hash, register_contrasts
+    from assay.data.atomic import write_text
     from assay.data.io import load
 
     specs = []
@@ -52,11 +53,12 @@ def register_command(
             raise ConfigError(f"--contrast {text!r}: MARGIN must be a number") from None
         specs.append({"new": parts[0], "reference": parts[1], "margin": margin,
                       "confirmatory": "exploratory" not in flags, "cost_test": "cost" in flags})
+    check_out_folder(out.parent, shown=out)
     reference = load(src)
     registration = register_contrasts(specs, reference_hash=reference_hash(reference),
                                       alpha=alpha, power=power, design=_design(design))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(registration.to_json() + "\n", encoding="utf-8")
+    write_text(out, registration.to_json() + "\n")
     console.print(f"registered {len(specs)} contrast(s), hash {registration.hash[:12]}..., "
                   f"reference {registration.reference_hash[:12]}...; wrote {out}",
                   markup=False, highlight=False, soft_wrap=True)

@@ -13,7 +13,16 @@ from typing import Annotated, Any
 
 import typer
 
-from assay.cli._app import MapOption, ScaleOption, SetOption, _constants, _mapping, _scales, app, console
+from assay.cli._app import (
+    MapOption,
+    MissingOption,
+    ScaleOption,
+    SetOption,
+    app,
+    check_out_folder,
+    console,
+    load_inputs,
+)
 from assay.errors import ConfigError
 from assay.report.kinds import FORMATS, KINDS, kinds_help, parse_contrasts
 
@@ -111,6 +120,7 @@ def report_command(
     map_: MapOption = None,
     set_: SetOption = None,
     scale: ScaleOption = None,
+    missing: MissingOption = None,
     exclude_self_judge: Annotated[bool, typer.Option(
         "--exclude-self-judge", help="Leave out rows where the judge is the arm judged.")] = False,
     exclude_self_teach: Annotated[bool, typer.Option(
@@ -119,11 +129,12 @@ def report_command(
 ) -> None:
     """Turn judgments into reports (see REPORT_HELP)."""
     from assay.analysis.benchmark import Registration
-    from assay.data.io import load_many
     from assay.report.kinds import build_reports, options_from, resolve_kinds, write_reports
 
     kinds = resolve_kinds(kind, opted_in={"--calibrate"} if calibrate else ())
     formats = _formats(format_)
+    if formats != ["text"]:
+        check_out_folder(out)
     registered = None
     if registration is not None:
         try:
@@ -144,8 +155,7 @@ def report_command(
         trim=trim, attribute_space=space, out=out, refit_calibration=refit_calibration, test=test,
         correction=correction, alpha=alpha)
     options = {kind.name: options_from(kind.options, values) for kind in kinds}
-    judgments = load_many(src, mapping=_mapping(map_), constants=_constants(set_),
-                          scales=_scales(scale))
+    judgments = load_inputs(src, map_, set_, scale, missing)
     if exclude_self_judge or exclude_self_teach:
         judgments = judgments.excluding(self_judging=exclude_self_judge,
                                         self_teaching=exclude_self_teach)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from assay.cli._app import MapOption, ScaleOption, SetOption, _constants, _mapping, _scales, app, console
+from assay.cli._app import MapOption, MissingOption, ScaleOption, SetOption, app, console, load_inputs
 
 
 @app.command("validate")
@@ -16,6 +16,7 @@ def validate_command(
     map_: MapOption = None,
     set_: SetOption = None,
     scale: ScaleOption = None,
+    missing: MissingOption = None,
     balanced: Annotated[bool, typer.Option(
         "--balanced", help="Also require every arm to have every run on every item.")] = False,
 ) -> None:
@@ -24,12 +25,10 @@ def validate_command(
     Example: assay validate scores.csv --map question_id=item,model=arm --scale quality=range:0,100
     """
     from assay.data.balance import balance_problems
-    from assay.data.io import load_many
     from assay.errors import ValidationError
     from assay.report.text import table_overview
 
-    judgments = load_many(files, mapping=_mapping(map_), constants=_constants(set_),
-                          scales=_scales(scale))
+    judgments = load_inputs(files, map_, set_, scale, missing)
     if balanced:
         problems = balance_problems(judgments.frame, path=", ".join(map(str, files)))
         if problems:

@@ -13,7 +13,7 @@ from assay.data.run_store import load_store, store_path
 from assay.data.schema import Scale
 from assay.data.table import INVALID_COLUMNS, Judgments, empty_invalid, scales_from_metadata
 from assay.data.validate import build_table, duplicate_problems
-from assay.errors import InputError, ValidationError
+from assay.errors import ConfigError, InputError, Problem, ValidationError
 
 
 def load(
@@ -22,6 +22,7 @@ def load(
     mapping: Mapping[str, str] | None = None,
     constants: Mapping[str, object] | None = None,
     scales: Mapping[str, Scale] | None = None,
+    missing: Mapping[str, Sequence[str]] | None = None,
     exclude_self_judging: bool = False,
     exclude_self_teaching: bool = False,
 ) -> Judgments:
@@ -43,6 +44,10 @@ def load(
         Columns to fill with one value (``{"judge": "gpt-4o"}``).
     scales
         Criterion -> :class:`Scale`, overriding scales stored with the table.
+    missing
+        Column -> values that mean "no value" there (``{"score": ["-1"]}``, MT-Bench's
+        unparsed verdict); a score so declared makes its row a failed judgment
+        (failure_kind ``declared_missing``). Table files only.
     exclude_self_judging, exclude_self_teaching
         Leave out rows whose judge (or item generator) is the arm judged.
 
@@ -62,6 +67,8 @@ def load(
     [{'item': 'q1', 'arm': 'a', 'run': 1, 'score': 1.0}, {'item': 'q1', 'arm': 'b', 'run': 1, 'score': 0.0}]
     """
     p = Path(path)
+    if missing and p.is_dir():
+        raise ConfigError(f"--missing applies to table files, not to the run folder {p}")
     if p.is_dir() and store_path(p).is_file():
         return _excluding(load_store(p, scales=scales), exclude_self_judging, exclude_self_teaching)
     if p.is_dir():
@@ -70,7 +77,7 @@ def load(
         judgments = load_run_folder(p, scales=scales)
     else:
         raw = read_records(p)
-        if not mapping and not constants and looks_like_bench(raw):
+        if not mapping and not constants and not missing and looks_like_bench(raw):
             from assay.data.importers.bench import bench_from_records
 
             judgments = bench_from_records(raw, scales=scales)
@@ -78,7 +85,7 @@ def load(
         stored = scales_from_metadata(raw.metadata, str(p))
         stored.update(scales or {})
         built = build_table(raw.frame, path=str(p), mapping=mapping, constants=constants,
-                            scales=stored, prior_problems=raw.problems)
+                            scales=stored, missing=missing, prior_problems=raw.problems)
         if built.problems:
             raise ValidationError(built.problems)
         judgments = Judgments(frame=built.frame, scales=built.scales,
@@ -93,10 +100,27 @@ def _excluding(judgments: Judgments, self_judging: bool, self_teaching: bool) ->
 
 
 def load_many(paths: Sequence[str | Path], **options: object) -> Judgments:
-    """Load several files and stack them into one table (scales must agree)."""
+    """Load several files and stack them into one table (scales must agree).
+
+    Every file is read and checked before any error is raised, so the
+    :class:`~assay.errors.ValidationError` lists the problems of every file at once.
+    """
     if not paths:
         raise InputError("-", "no input files given")
-    parts = [load(p, **options) for p in paths]  # type: ignore[arg-type]
+    parts: list[Judgments] = []
+    errors: list[InputError] = []
+    for path in paths:
+        try:
+            parts.append(load(path, **options))  # type: ignore[arg-type]
+        except InputError as exc:
+            errors.append(exc)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        problems: list[Problem] = []
+        for error in errors:
+            problems += error.problems if isinstance(error, ValidationError) else [error.problem]
+        raise ValidationError(problems)
     if len(parts) == 1:
         return parts[0]
     scales: dict[str, Scale] = {}

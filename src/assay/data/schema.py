@@ -85,6 +85,8 @@ class FailureKind(str, Enum):
     API_ERROR = "api_error"
     MISSING_RESPONSE = "missing_response"
     MISSING_JUDGMENT = "missing_judgment"
+    DECLARED_MISSING = "declared_missing"
+    """The score held a value the user declared missing (``--missing score=-1``)."""
 
 
 class ValidityClass(str, Enum):

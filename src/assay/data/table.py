@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from assay.data._readers import METADATA_KEY, file_format, sidecar_path
+from assay.data.atomic import atomic_path
 from assay.data.schema import COLUMNS, Scale
 from assay.errors import InputError
 
@@ -112,36 +114,42 @@ class Judgments:
 
         Parquet keeps the scales in its schema metadata; CSV and JSONL get a sidecar
         ``NAME.assay.json``. Invalid records, when there are any, go to
-        ``NAME.invalid.jsonl`` beside the table.
+        ``NAME.invalid.jsonl`` beside the table. Each file is written to a temporary file
+        and renamed into place once every one is written: a failed save leaves the old
+        files as they were.
         """
         p = Path(path)
         fmt = file_format(p)
         p.parent.mkdir(parents=True, exist_ok=True)
         written = [p]
         frame = self.frame
-        if fmt == "parquet":
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            table = pa.Table.from_pandas(frame, preserve_index=False)
-            meta = dict(table.schema.metadata or {})
-            meta[METADATA_KEY] = json.dumps(self.metadata()).encode("utf-8")
-            pq.write_table(table.replace_schema_metadata(meta), p)
-        else:
-            if fmt in ("csv", "tsv"):
-                frame.to_csv(p, index=False, sep="," if fmt == "csv" else "\t")
-            elif fmt == "jsonl":
-                frame.to_json(p, orient="records", lines=True, force_ascii=False)
-            else:
-                frame.to_json(p, orient="records", force_ascii=False, indent=1)
-            side = sidecar_path(p)
-            side.write_text(json.dumps(self.metadata(), indent=2) + "\n", encoding="utf-8")
-            written.append(side)
         invalid_path = p.with_name(p.stem + ".invalid.jsonl")
-        if len(self.invalid):
-            self.invalid.to_json(invalid_path, orient="records", lines=True, force_ascii=False)
-            written.append(invalid_path)
-        elif invalid_path.exists():
+        with ExitStack() as files:  # every file is renamed into place only when all are written
+            temporary = files.enter_context(atomic_path(p))
+            if fmt == "parquet":
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+
+                table = pa.Table.from_pandas(frame, preserve_index=False)
+                meta = dict(table.schema.metadata or {})
+                meta[METADATA_KEY] = json.dumps(self.metadata()).encode("utf-8")
+                pq.write_table(table.replace_schema_metadata(meta), temporary)
+            else:
+                if fmt in ("csv", "tsv"):
+                    frame.to_csv(temporary, index=False, sep="," if fmt == "csv" else "\t")
+                elif fmt == "jsonl":
+                    frame.to_json(temporary, orient="records", lines=True, force_ascii=False)
+                else:
+                    frame.to_json(temporary, orient="records", force_ascii=False, indent=1)
+                side = sidecar_path(p)
+                files.enter_context(atomic_path(side)).write_text(
+                    json.dumps(self.metadata(), indent=2) + "\n", encoding="utf-8")
+                written.append(side)
+            if len(self.invalid):
+                self.invalid.to_json(files.enter_context(atomic_path(invalid_path)),
+                                     orient="records", lines=True, force_ascii=False)
+                written.append(invalid_path)
+        if not len(self.invalid) and invalid_path.exists():
             invalid_path.unlink()
         return written
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from assay.data._readers import ROW_COLUMN
+from assay.data.options import DROP
 from assay.data.schema import (
     COLUMN_BY_NAME,
     COLUMNS,
@@ -27,13 +28,11 @@ from assay.data.schema import (
     REQUIRED_COLUMNS,
     SPLITS,
     USD_PROVENANCES,
+    FailureKind,
     Scale,
 )
 from assay.data.table import Judgments
 from assay.errors import Problem, ValidationError
-
-DROP = "-"
-"""Mapping target that drops a column (``--map notes=-``)."""
 
 MAX_PROBLEMS_PER_CHECK = 200
 _TRUE = {"true", "t", "yes", "y", "1"}
@@ -47,37 +46,6 @@ class BuildResult:
     problems: list[Problem]
 
 
-def parse_mapping(options: list[str] | None) -> dict[str, str]:
-    """Read ``--map SRC=DST[,SRC=DST...]`` options into a dict (DST ``-`` drops SRC)."""
-    mapping: dict[str, str] = {}
-    for option in options or []:
-        for part in option.split(","):
-            if not part.strip():
-                continue
-            source, sep, target = part.partition("=")
-            if not sep or not source.strip() or not target.strip():
-                raise ValueError(f"--map {part!r}: expected SOURCE=COLUMN, e.g. question_id=item")
-            target = target.strip()
-            if target != DROP and target not in COLUMN_BY_NAME:
-                raise ValueError(f"--map {part!r}: {target!r} is not a column of the "
-                                 f"judgments table ({', '.join(COLUMN_BY_NAME)}; or - to drop)")
-            mapping[source.strip()] = target
-    return mapping
-
-
-def parse_assignments(options: list[str] | None) -> dict[str, str]:
-    """Read ``--set COLUMN=VALUE`` options: a constant for a column the file lacks."""
-    values: dict[str, str] = {}
-    for option in options or []:
-        column, sep, value = option.partition("=")
-        column = column.strip()
-        if not sep or column not in COLUMN_BY_NAME:
-            raise ValueError(f"--set {option!r}: expected COLUMN=VALUE with a column of the "
-                             "judgments table, e.g. judge=gpt-4o")
-        values[column] = value
-    return values
-
-
 def build_table(
     raw: pd.DataFrame,
     *,
@@ -85,6 +53,7 @@ def build_table(
     mapping: Mapping[str, str] | None = None,
     constants: Mapping[str, object] | None = None,
     scales: Mapping[str, Scale] | None = None,
+    missing: Mapping[str, Sequence[str]] | None = None,
     prior_problems: Sequence[Problem] = (),
 ) -> BuildResult:
     """Check raw records and turn them into the canonical judgments table.
@@ -92,15 +61,32 @@ def build_table(
     Returns the table (canonical column order, typed values, scores coded on their
     scale) with every problem found, after ``prior_problems`` (those the reader found);
     the table is only meaningful when there are none.
+
+    ``mapping`` sources may name a field inside a JSON object (``scores.quality``); the
+    object's column is then dropped unless it is mapped itself. ``missing`` lists, per
+    judgments column, values that mean "no value" (``{"score": ["-1"]}``); a score so
+    declared makes its row a failed judgment (failure_kind ``declared_missing``). A blank
+    score (empty or only spaces) is a missing score.
     """
     problems: list[Problem] = list(prior_problems)
     frame = raw.copy()
     rows = frame.pop(ROW_COLUMN).to_numpy() if ROW_COLUMN in frame else np.arange(1, len(frame) + 1)
     mapping = dict(mapping or {})
     for source in mapping:
-        if source not in frame.columns:
+        if source not in frame.columns and not _nested(frame, source):
             problems.append(Problem(path, None, source,
                                     "named in the column mapping but not in the file"))
+    parents = set()
+    for source in mapping:
+        if source not in frame.columns and (found := _nested(frame, source)) is not None:
+            parent, values = found
+            if values.isna().all():
+                problems.append(Problem(path, None, source, "named in the column mapping but no "
+                                        f"record has the field {source[len(parent) + 1:]!r} in "
+                                        f"its {parent!r} object"))
+            frame[source] = values
+            parents.add(parent)
+    frame = frame.drop(columns=[p for p in parents if p not in mapping])
     renames = {s: t for s, t in mapping.items() if t != DROP and s in frame.columns}
     frame = frame.drop(columns=[s for s, t in mapping.items() if t == DROP and s in frame.columns])
     targets = list(renames.values())
@@ -119,13 +105,14 @@ def build_table(
             path, None, str(column),
             "unknown column: map it to a column of the judgments table with "
             f"--map {column}=COLUMN, or drop it with --map {column}=-"))
-    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
-    for column in missing:
+    absent = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    for column in absent:
         problems.append(Problem(path, None, column, "required column is missing "
                                 "(use --map SOURCE=" + column + " if it has another name)"))
-    if unknown or missing or clashes:
+    if unknown or absent or clashes:
         return BuildResult(frame, dict(scales or {}), problems)
 
+    frame = _declare_missing(frame, missing or {})
     out = pd.DataFrame(index=frame.index)
     check = _Checker(path, rows, problems)
     for column in COLUMNS:
@@ -192,6 +179,61 @@ def build_table(
     return BuildResult(out, all_scales, problems)
 
 
+def _nested(frame: pd.DataFrame, source: str) -> tuple[str, pd.Series] | None:
+    """The values of ``a.b.c`` read inside the JSON objects of column ``a`` (None when no
+    column is a prefix of ``source``)."""
+    parts = source.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        parent = ".".join(parts[:cut])
+        if parent in frame.columns:
+            path = parts[cut:]
+
+            def get(value: object, path: list[str] = path) -> object:
+                for key in path:
+                    if not isinstance(value, dict):
+                        return None
+                    value = value.get(key)
+                return value
+
+            return parent, frame[parent].map(get).astype(object)
+    return None
+
+
+def _is_blank(value: object) -> bool:
+    return type(value) is str and (not value or value.isspace())
+
+
+def _declare_missing(frame: pd.DataFrame, missing: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """Blank scores and the values declared missing become None; a score declared missing
+    gets failure_kind ``declared_missing`` (unless its row gives one)."""
+    frame = frame.copy()
+    if frame["score"].dtype == object:
+        frame["score"] = frame["score"].where(~frame["score"].map(_is_blank), None)
+    for column, values in missing.items():
+        if column not in frame.columns:
+            continue
+        texts = {v.strip() for v in values}
+        numbers = {n for n in map(_convert_one, texts) if n == n}
+
+        def declared(value: object, texts: set[str] = texts, numbers: set[float] = numbers) -> bool:
+            if value is None or isinstance(value, (dict, list)):
+                return False
+            if isinstance(value, str):
+                return value.strip() in texts or _convert_one(value) in numbers
+            return _convert_one(value) in numbers
+
+        mask = frame[column].map(declared).astype(bool)
+        if not mask.any():
+            continue
+        frame[column] = frame[column].astype(object).where(~mask, None)
+        if column == "score":
+            failure = (frame["failure_kind"].astype(object) if "failure_kind" in frame.columns
+                       else pd.Series(None, index=frame.index, dtype=object))
+            frame["failure_kind"] = failure.where(~mask | failure.notna(),
+                                                  FailureKind.DECLARED_MISSING.value)
+    return frame
+
+
 def judgments_from_records(
     records: list[dict[str, object]],
     row_numbers: Sequence[int],
@@ -200,6 +242,7 @@ def judgments_from_records(
     sources: Sequence[str],
     scales: Mapping[str, Scale] | None = None,
     invalid: pd.DataFrame | None = None,
+    missing: Mapping[str, Sequence[str]] | None = None,
 ) -> Judgments:
     """Validate records an importer built (judgments column names, raw values) into a table.
 
@@ -209,7 +252,7 @@ def judgments_from_records(
     raw = pd.DataFrame.from_records(records)
     raw = raw.astype(object).where(raw.notna(), None)
     raw[ROW_COLUMN] = list(row_numbers)
-    built = build_table(raw, path=path, scales=scales)
+    built = build_table(raw, path=path, scales=scales, missing=missing)
     if built.problems:
         raise ValidationError(built.problems)
     extra = {} if invalid is None else {"invalid": invalid}

@@ -34,11 +34,13 @@ __all__ = [
 
 def import_table(sources: Sequence[str | Path], *, mapping: Mapping[str, str] | None = None,
                  constants: Mapping[str, object] | None = None,
-                 scales: Mapping[str, Scale] | None = None) -> Judgments:
+                 scales: Mapping[str, Scale] | None = None,
+                 missing: Mapping[str, Sequence[str]] | None = None) -> Judgments:
     """Any long table (CSV, TSV, JSONL, JSON, Parquet) or run folder, with a column mapping."""
     from assay.data.io import load_many  # io reads bench frames with importers.bench: import late
 
-    return load_many(sources, mapping=mapping, constants=constants, scales=scales)
+    return load_many(sources, mapping=mapping, constants=constants, scales=scales,
+                     missing=missing)
 
 
 Importer = Callable[..., Judgments]
@@ -55,14 +57,16 @@ IMPORTERS: dict[str, str] = {
 def run_importer(fmt: str, sources: Sequence[str | Path], *,
                  mapping: Mapping[str, str] | None = None,
                  constants: Mapping[str, object] | None = None,
-                 scales: Mapping[str, Scale] | None = None) -> Judgments:
+                 scales: Mapping[str, Scale] | None = None,
+                 missing: Mapping[str, Sequence[str]] | None = None) -> Judgments:
     """Import ``sources`` in format ``fmt``; declared ``scales`` override the importer's."""
     if fmt not in IMPORTERS:
         raise ConfigError(f"unknown import format {fmt!r}: expected one of {', '.join(IMPORTERS)}")
-    if fmt != "table" and (mapping or constants):
-        raise ConfigError(f"--map and --set apply to the 'table' format, not {fmt!r}")
+    if fmt != "table" and (mapping or constants or missing):
+        raise ConfigError(f"--map, --set and --missing apply to the 'table' format, not {fmt!r}")
     if fmt == "table":
-        return import_table(sources, mapping=mapping, constants=constants, scales=scales)
+        return import_table(sources, mapping=mapping, constants=constants, scales=scales,
+                            missing=missing)
     if fmt == "results-json":
         return import_results_json(sources, scales=scales)
     if fmt == "alpaca-eval":

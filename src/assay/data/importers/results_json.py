@@ -23,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from assay.data.atomic import write_text
 from assay.data.schema import Scale
 from assay.data.table import Judgments
 from assay.data.validate import judgments_from_records
@@ -126,9 +127,7 @@ def write_results_json(judgments: Judgments, path: str | Path) -> Path:
     """Write a table as the results aggregator's ``results.json``."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(results_records(judgments), indent=2, ensure_ascii=False) + "\n",
-                 encoding="utf-8")
-    return p
+    return write_text(p, json.dumps(results_records(judgments), indent=2, ensure_ascii=False) + "\n")
 
 
 def _none(value: Any) -> Any:
