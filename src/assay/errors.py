@@ -23,6 +23,41 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass
 
+QUOTE_LIMIT = 200
+"""At most this many characters of a value are quoted in a message."""
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, saying how long the value was.
+
+    A message never echoes a whole value from a file: a 50 MB cell stays 50 MB on disk,
+    not on the terminal. The value is cut before ``repr`` so the work is bounded too.
+
+    >>> quote("banana")
+    "'banana'"
+    >>> quote("x" * 10_000, limit=20)
+    "'xxxxxxxxxxxxxxxxxx... (10000 characters)"
+    """
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[: max(limit - 2, 1)])[:-1] + f"... ({len(value)} characters)"
+    if isinstance(value, (bytes, bytearray)) and len(value) > limit:
+        return repr(bytes(value[: max(limit - 3, 1)]))[:-1] + f"... ({len(value)} bytes)"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * limit:
+        return f"an integer of about {int(value.bit_length() * 0.30103)} digits"
+    text = repr(value) if isinstance(value, (str, bytes, int, float, bool, type(None))) else \
+        _bounded_repr(value, limit)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _bounded_repr(value: object, limit: int) -> str:
+    """A bounded ``repr`` of a container (``reprlib`` cuts long lists, dicts and strings)."""
+    import reprlib
+
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = limit
+    short.maxlist = short.maxdict = short.maxtuple = short.maxset = 8
+    return short.repr(value)
+
 
 class AssayError(Exception):
     """Base class of every error assay raises for a user to read."""

@@ -8,14 +8,14 @@ They never modify the file.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from assay.errors import InputError, Problem, ValidationError
+from assay.data._limits import MAX_RECORD_BYTES, check_columns
+from assay.errors import InputError, Problem, quote
 
 ROW_COLUMN = "__row__"
 """Column holding each record's number in its file (1-based; JSONL: the line number)."""
@@ -74,13 +74,14 @@ def read_records(path: str | Path) -> RawTable:
         raise InputError(str(p), "the file is empty: expected a header and at least one record")
     problems: list[Problem] = []
     if fmt in ("csv", "tsv"):
-        frame = _read_csv(p, sep="," if fmt == "csv" else "\t")
+        from assay.data._csv import read_csv
+
+        frame = read_csv(p, sep="," if fmt == "csv" else "\t")
         metadata = _read_sidecar(p)
-    elif fmt == "jsonl":
-        frame = _read_jsonl(p, problems)
-        metadata = _read_sidecar(p)
-    elif fmt == "json":
-        frame = _read_json(p, problems)
+    elif fmt in ("jsonl", "json"):
+        from assay.data._json import read_json, read_jsonl
+
+        frame = (read_jsonl if fmt == "jsonl" else read_json)(p, problems)
         metadata = _read_sidecar(p)
     else:
         frame, metadata = _read_parquet(p)
@@ -89,125 +90,13 @@ def read_records(path: str | Path) -> RawTable:
     return RawTable(frame=frame, path=str(p), metadata=metadata, problems=tuple(problems))
 
 
-def _decode(p: Path) -> str:
-    data = p.read_bytes()
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(
-            str(p), f"is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line} "
-            "cannot be decoded (save the file as UTF-8)",
-        ) from None
-
-
-def _read_csv(p: Path, *, sep: str) -> pd.DataFrame:
-    import io
-
-    text = _decode(p)
-    if not text.strip():
-        raise InputError(str(p), "the file is empty: expected a header and at least one record")
-    try:
-        frame = pd.read_csv(
-            io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_values=[""],
-            skipinitialspace=False,
-        )
-    except pd.errors.EmptyDataError:
-        raise InputError(str(p), "the file is empty: expected a header line") from None
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise InputError(str(p), f"is not a well-formed {'CSV' if sep == ',' else 'TSV'} "
-                         f"table: {_first_line(exc)}") from None
-    unnamed = [c for c in frame.columns if str(c).startswith("Unnamed:")]
-    if unnamed:
-        raise InputError(str(p), "the header has an empty column name", column=str(unnamed[0]))
-    dupes = [c for c in frame.columns if "." in str(c) and str(c).rsplit(".", 1)[0] in frame.columns
-             and str(c).rsplit(".", 1)[1].isdigit()]
-    if dupes:
-        raise InputError(str(p), "the header names a column twice",
-                         column=str(dupes[0]).rsplit(".", 1)[0])
-    frame = frame.astype(object).where(frame.notna(), None)
-    frame[ROW_COLUMN] = range(1, len(frame) + 1)
-    return frame
-
-
-def _check_record(obj: object, p: Path, row: int, problems: list[Problem]) -> dict[str, Any] | None:
-    if not isinstance(obj, dict):
-        problems.append(Problem(str(p), row, None,
-                                f"expected a JSON object, got {type(obj).__name__}"))
-        return None
-    return obj
-
-
-def _read_jsonl(p: Path, problems: list[Problem]) -> pd.DataFrame:
-    text = _decode(p)
-    records: list[dict[str, Any]] = []
-    rows: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(str(p), number, None,
-                                    f"not valid JSON ({exc.msg} at character {exc.colno})"))
-            continue
-        except RecursionError:
-            problems.append(Problem(str(p), number, None, "JSON nested too deeply"))
-            continue
-        record = _check_record(obj, p, number, problems)
-        if record is not None:
-            records.append(record)
-            rows.append(number)
-    return _frame_from_records(records, rows, p, problems)
-
-
-def _read_json(p: Path, problems: list[Problem]) -> pd.DataFrame:
-    text = _decode(p)
-    if not text.strip():
-        raise InputError(str(p), "the file is empty: expected a JSON list of records")
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = "truncated" if exc.pos >= len(text.rstrip()) else "not valid JSON"
-        raise InputError(str(p), f"{where}: {exc.msg} at line {exc.lineno}, "
-                         f"column {exc.colno}") from None
-    except RecursionError:
-        raise InputError(str(p), "JSON nested too deeply") from None
-    if isinstance(obj, dict) and isinstance(obj.get("records"), list):
-        obj = obj["records"]
-    if not isinstance(obj, list):
-        raise InputError(str(p), f"expected a JSON list of records, got a {type(obj).__name__}")
-    records: list[dict[str, Any]] = []
-    rows: list[int] = []
-    for number, item in enumerate(obj, start=1):
-        record = _check_record(item, p, number, problems)
-        if record is not None:
-            records.append(record)
-            rows.append(number)
-    return _frame_from_records(records, rows, p, problems)
-
-
-def _frame_from_records(records: list[dict[str, Any]], rows: list[int], p: Path,
-                        problems: list[Problem]) -> pd.DataFrame:
-    if not records:
-        if problems:
-            raise ValidationError(problems)
-        raise InputError(str(p), "the file holds no records")
-    # A JSON NaN (Python's json accepts it) becomes the text "NaN", so validation reports
-    # it as a non-finite number instead of mistaking it for a missing value.
-    cleaned = [{k: ("NaN" if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-               for r in records]
-    frame = pd.DataFrame.from_records(cleaned)
-    frame = frame.astype(object).where(frame.notna(), None)
-    frame[ROW_COLUMN] = rows
-    return frame
-
-
 def _read_parquet(p: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
+        schema = pq.read_schema(p)
+        check_columns(str(p), len(schema.names))  # before any column is read
         table = pq.read_table(p)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(str(p), f"is not a readable Parquet file: {_first_line(exc)}") from None
@@ -216,8 +105,11 @@ def _read_parquet(p: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     if raw:
         try:
             metadata = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, ValueError, RecursionError):
             raise InputError(str(p), "its assay metadata is corrupt") from None
+        if not isinstance(metadata, dict):
+            raise InputError(str(p), "its assay metadata is corrupt: expected a JSON object, "
+                             f"got a {type(metadata).__name__}")
     try:
         frame = table.to_pandas()
     except (pa.ArrowException, ValueError) as exc:
@@ -236,9 +128,12 @@ def _read_sidecar(p: Path) -> dict[str, Any]:
     side = sidecar_path(p)
     if not side.exists():
         return {}
+    if side.stat().st_size > MAX_RECORD_BYTES:
+        raise InputError(str(side), f"is larger than {MAX_RECORD_BYTES} bytes: not a sidecar of "
+                         "scales")
     try:
         data = json.loads(side.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InputError(str(side), f"is not valid JSON: {_first_line(exc)}") from None
     if not isinstance(data, dict):
         raise InputError(str(side), "expected a JSON object")
@@ -247,4 +142,4 @@ def _read_sidecar(p: Path) -> dict[str, Any]:
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return quote(text.splitlines()[0], 160) if text else type(exc).__name__

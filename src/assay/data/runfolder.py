@@ -35,6 +35,7 @@ from typing import Any
 
 import pandas as pd
 
+from assay.data.lines import json_lines
 from assay.data.schema import FailureKind, Scale, ValidityClass
 from assay.data.table import INVALID_COLUMNS, Judgments
 from assay.data.validate import judgments_from_records
@@ -61,17 +62,9 @@ def _read_jsonl_records(files: list[Path]) -> list[tuple[str, int, dict[str, Any
     records: list[tuple[str, int, dict[str, Any]]] = []
     problems: list[Problem] = []
     for file in files:
-        try:
-            text = file.read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError:
-            raise InputError(str(file), "is not UTF-8 text") from None
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(str(file), number, None, f"not valid JSON ({exc.msg})"))
+        for number, obj, why in json_lines(file):  # lines end at \n only (not at U+2028...)
+            if why is not None:
+                problems.append(Problem(str(file), number, None, why))
                 continue
             if not isinstance(obj, dict):
                 problems.append(Problem(str(file), number, None, "expected a JSON object"))

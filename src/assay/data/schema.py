@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Literal
 
+from assay.errors import quote
+
 if TYPE_CHECKING:  # numpy loads when scores are normalised, not to judge
     import numpy as np
     import numpy.typing as npt
@@ -183,17 +185,17 @@ class Scale:
                 return number
             raise ValueError(
                 f"expected one of {', '.join(self.levels)} (or its index 0..{len(self.levels) - 1}),"
-                f" got {value!r}"
+                f" got {quote(value)}"
             )
         number = _as_number(value)
         if self.kind == "binary" and number not in (0.0, 1.0):
-            raise ValueError(f"expected 0 or 1 (binary scale), got {value!r}")
+            raise ValueError(f"expected 0 or 1 (binary scale), got {quote(value)}")
         if self.kind == "range":
             assert self.minimum is not None and self.maximum is not None
             if not self.minimum <= number <= self.maximum:
                 raise ValueError(
                     f"expected a number in [{_num(self.minimum)}, {_num(self.maximum)}], "
-                    f"got {value!r}"
+                    f"got {quote(value)}"
                 )
         return number
 
@@ -228,16 +230,19 @@ def _as_number(value: object) -> float:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, numbers.Real):  # int, float and numpy's scalars
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            number = math.inf
     elif isinstance(value, str):
         try:
             number = float(value.strip())
         except ValueError:
-            raise ValueError(f"expected a number, got {value!r}") from None
+            raise ValueError(f"expected a number, got {quote(value)}") from None
     else:
-        raise ValueError(f"expected a number, got {type(value).__name__} {value!r}")
+        raise ValueError(f"expected a number, got {type(value).__name__} {quote(value)}")
     if not math.isfinite(number):
-        raise ValueError(f"expected a finite number, got {value!r}")
+        raise ValueError(f"expected a finite number, got {quote(value)}")
     return number
 
 

@@ -32,7 +32,7 @@ from assay.data.schema import (
     Scale,
 )
 from assay.data.table import Judgments
-from assay.errors import Problem, ValidationError
+from assay.errors import Problem, ValidationError, quote
 
 MAX_PROBLEMS_PER_CHECK = 200
 _TRUE = {"true", "t", "yes", "y", "1"}
@@ -364,11 +364,14 @@ class _Checker:
                 labels = given & numeric.isna()
                 if labels.any():
                     sample = sorted({str(v) for v in chunk[labels]})[:4]
+                    levels = (",".join(sample) if all(len(v) <= 40 and "," not in v for v in sample)
+                              else "LOWEST,...,HIGHEST")
+                    name = str(criterion) if len(str(criterion)) <= 40 else "CRITERION"
                     self.flag(pd.Series(mask, index=values.index) & labels.reindex(values.index,
                               fill_value=False), "score",
-                              f"non numeric score for criterion {criterion!r} "
-                              f"(e.g. {', '.join(map(repr, sample))}): declare its scale, e.g. "
-                              f"--scale {criterion}=ordinal:{','.join(sample)}")
+                              f"non numeric score for criterion {quote(criterion)} "
+                              f"(e.g. {', '.join(quote(v, limit=60) for v in sample)}): declare its "
+                              f"scale, e.g. --scale {name}=ordinal:{levels}")
                     continue
                 scale = Scale("interval")
                 scales.setdefault(str(criterion), scale)
@@ -381,7 +384,7 @@ class _Checker:
                 full_mask[positions[bad.to_numpy()]] = True
                 by_position = dict(zip(positions, errors.to_numpy(), strict=True))
                 self.flag(full_mask, "score",
-                          lambda i, c=criterion, e=by_position: f"criterion {c!r}: {e[i]}")
+                          lambda i, c=criterion, e=by_position: f"criterion {quote(c)}: {e[i]}")
         return result
 
     def duplicates(self, frame: pd.DataFrame) -> None:
@@ -419,7 +422,8 @@ class _Checker:
                 gaps = sorted(expected - present)
                 self.problems.append(Problem(
                     self.path, None, "run",
-                    f"run numbers of arm {arm!r} (judge {judge!r}, criterion {criterion!r}) "
+                    f"run numbers of arm {quote(arm)} (judge {quote(judge)}, criterion "
+                    f"{quote(criterion)}) "
                     f"must be 1..R with none missing; missing: {', '.join(map(str, gaps[:10]))}"))
 
 
@@ -472,7 +476,11 @@ def _to_float(values: pd.Series) -> tuple[pd.Series, pd.Series]:
         numeric = values.astype(np.float64)
         return numeric, values.notna()
     given = values.notna()
-    numeric = pd.to_numeric(values, errors="coerce").astype(np.float64)
+    try:
+        numeric = pd.to_numeric(values, errors="coerce").astype(np.float64)
+    except (OverflowError, ValueError):  # an integer of hundreds of digits: one by one
+        numeric = pd.Series([_convert_one(v) for v in values], index=values.index,
+                            dtype=np.float64)
     odd = np.flatnonzero((given & (numeric.isna() | ~np.isfinite(numeric.fillna(0.0)))).to_numpy())
     if len(odd):
         numeric = numeric.copy()
@@ -516,5 +524,4 @@ def _as_text(v: object) -> str | None:
 
 
 def _show(v: object) -> str:
-    text = repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return quote(v, limit=60)

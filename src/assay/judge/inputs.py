@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.data.lines import json_lines
 from assay.errors import ConfigError, InputError
 from assay.judge.judges import Answer, JudgeInputs
 
@@ -103,13 +104,9 @@ def read_jsonl(path: str | Path) -> list[Answer]:
     if not path.is_file():
         raise InputError(str(path), "no such file")
     out = []
-    for row, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(str(path), f"not valid JSON ({exc.msg})", row=row) from None
+    for row, record, why in json_lines(path):  # lines end at \n only (not at U+2028, U+0085...)
+        if why is not None:
+            raise InputError(str(path), why, row=row)
         if not isinstance(record, dict):
             raise InputError(str(path), "expected a JSON object", row=row)
         fields = {

@@ -273,11 +273,78 @@ def load_config(path: str | Path) -> AssayConfig:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    data = safe_yaml(text, str(path))
     return parse_config(data, base_dir=path.parent, source=str(path))
+
+
+MAX_CONFIG_BYTES = 1024 * 1024
+"""Bytes a config file may have."""
+MAX_CONFIG_VALUES = 100_000
+"""Values (scalars, lists, mappings) a config may hold once its aliases (``*name``) are
+expanded: a few hundred is usual; an alias bomb holds billions."""
+
+
+def safe_yaml(text: str, source: str) -> Any:
+    """The YAML document in ``text``, read with PyYAML's safe loader after two checks that
+    bound the work: its size, and the number of values it expands to (counted on the
+    composed node graph, each shared node once, before anything is built).
+
+    Raises
+    ------
+    ConfigError
+        Not valid YAML, more than :data:`MAX_CONFIG_BYTES`, or more than
+        :data:`MAX_CONFIG_VALUES` values once aliases are expanded.
+
+    Examples
+    --------
+    >>> safe_yaml("a: &x [1, 2]\\nb: *x\\n", "c.yaml")
+    {'a': [1, 2], 'b': [1, 2]}
+    >>> bomb = "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\\n" + "".join(
+    ...     f"{n}: &{n} [{', '.join([f'*{p}'] * 10)}]\\n" for p, n in zip("abcdef", "bcdefg"))
+    >>> safe_yaml(bomb, "c.yaml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    assay.errors.ConfigError: c.yaml: the YAML expands to more than 100000 values ...
+    """
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{source}: {len(text)} characters: a config has at most "
+                          f"{MAX_CONFIG_BYTES}")
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, {}) > MAX_CONFIG_VALUES:
+            raise ConfigError(f"{source}: the YAML expands to more than {MAX_CONFIG_VALUES} values "
+                              "once its aliases (*name) are expanded: not a config")
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: the YAML is nested too deeply") from None
+    finally:
+        loader.dispose()
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """How many values ``node`` stands for with every alias expanded (shared nodes counted
+    once each time they are used, computed once each)."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    size = 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            size += _expanded_size(key, sizes) + _expanded_size(value, sizes)
+            if size > MAX_CONFIG_VALUES:
+                break
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            size += _expanded_size(item, sizes)
+            if size > MAX_CONFIG_VALUES:
+                break
+    sizes[id(node)] = size
+    return size
 
 
 EXAMPLE_CONFIG = """\

@@ -1,0 +1,116 @@
+"""Read CSV and TSV table files with Arrow's reader, within the bounds of :mod:`._limits`.
+
+The header is read first, from at most :data:`MAX_HEADER_BYTES`: its column count is
+checked (:func:`check_columns`) before any record is parsed, so a file of 100,000 columns
+is refused at once. Records are then parsed by ``pyarrow.csv`` in blocks of
+:data:`MAX_RECORD_BYTES`, which bounds the memory a record may take (one that does not
+fit is refused), with every value read as text, exactly as written (an empty field is
+missing). A row with the wrong number of fields is reported with its line, never padded
+or taken as an index column.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+from pathlib import Path
+
+import pandas as pd
+
+from assay.data._limits import MAX_HEADER_BYTES, MAX_RECORD_BYTES, check_columns, mebibytes
+from assay.data._readers import ROW_COLUMN
+from assay.errors import InputError, Problem, ValidationError, quote
+
+
+def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
+    """The records of a CSV (``sep=","``) or TSV (``sep="\\t"``) file as raw text columns."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    kind = "CSV" if sep == "," else "TSV"
+    names = _header(p, sep)
+    invalid: list[Problem] = []
+
+    def bad_row(row: pacsv.InvalidRow) -> str:
+        line = "" if row.number is None else f"line {row.number}: "
+        invalid.append(Problem(str(p), None, None, f"{line}expected {row.expected_columns} "
+                               f"fields, got {row.actual_columns}: {quote(row.text, 80)}"))
+        return "skip"
+
+    try:
+        table = pacsv.read_csv(
+            p,
+            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, use_threads=False,
+                                           block_size=MAX_RECORD_BYTES),
+            parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True,
+                                              invalid_row_handler=bad_row),
+            convert_options=pacsv.ConvertOptions(
+                column_types={name: pa.string() for name in names}, null_values=[""],
+                strings_can_be_null=True, quoted_strings_can_be_null=True))
+    except pa.ArrowInvalid as exc:
+        text = str(exc)
+        if "UTF8" in text or "utf8" in text.lower():
+            _check_utf8(p)
+        if "straddling" in text or "block" in text:
+            raise InputError(str(p), f"has a record longer than {mebibytes(MAX_RECORD_BYTES)} "
+                             "(a quote that is never closed, or a value too large for a table "
+                             "file)") from None
+        raise InputError(str(p), f"is not a well-formed {kind} table: "
+                         f"{quote(text.splitlines()[0], 160)}") from None
+    if invalid:
+        raise ValidationError(invalid)
+    frame = table.to_pandas()
+    del table
+    frame = frame.astype(object).where(frame.notna(), None)
+    frame[ROW_COLUMN] = range(1, len(frame) + 1)
+    return frame
+
+
+def _header(p: Path, sep: str) -> list[str]:
+    """The column names, read from the first line (at most :data:`MAX_HEADER_BYTES`)."""
+    with p.open("rb") as handle:
+        head = handle.read(MAX_HEADER_BYTES + 1)
+    end = head.find(b"\n")
+    if end < 0:
+        if len(head) > MAX_HEADER_BYTES:
+            raise InputError(str(p), f"the header line is longer than "
+                             f"{mebibytes(MAX_HEADER_BYTES)}: not a table's header")
+        end = len(head)
+    line = head[:end]
+    try:
+        text = codecs.decode(line.removeprefix(codecs.BOM_UTF8), "utf-8").rstrip("\r")
+    except UnicodeDecodeError as exc:
+        raise InputError(str(p), f"is not UTF-8 text: byte 0x{line[exc.start]:02x} at line 1 "
+                         "cannot be decoded (save the file as UTF-8)") from None
+    if not text.strip():
+        raise InputError(str(p), "the file is empty: expected a header line")
+    names = next(csv.reader(io.StringIO(text), delimiter=sep))
+    check_columns(str(p), len(names))
+    empty = [i for i, name in enumerate(names) if not name.strip()]
+    if empty:
+        raise InputError(str(p), "the header has an empty column name",
+                         column=f"column {empty[0] + 1}")
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise InputError(str(p), "the header names a column twice", column=name)
+        seen.add(name)
+    return names
+
+
+def _check_utf8(p: Path) -> None:
+    """Raise the InputError naming the line of the first byte that is not UTF-8."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with p.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                data = exc.object
+                at = line + data[: exc.start].count(b"\n")
+                raise InputError(
+                    str(p), f"is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {at} "
+                    "cannot be decoded (save the file as UTF-8)") from None
+            line += chunk.count(b"\n")
