@@ -1,4 +1,5 @@
-"""Run the ``assay`` command of this tree in a child process (``python -m assay``).
+"""Run the ``assay`` command of this tree in a child process (``python -m assay``), and make
+folders read-only for it.
 
 ``PYTHONPATH`` puts this tree's ``src`` first, so the child runs the code under test even
 when another checkout is installed.
@@ -9,7 +10,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -36,3 +41,26 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr[-2000:]
     return lines[0]
+
+
+@contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """``folder`` and the files in it cannot be written, created or deleted inside."""
+    files = [p for p in folder.iterdir() if p.is_file()]
+    immutable: list[Path] = []
+    try:
+        for path in files:
+            path.chmod(0o444)
+        folder.chmod(0o555)
+        if os.geteuid() == 0:
+            for path in [*files, folder]:
+                if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode:
+                    pytest.skip("running as root and chattr +i is not available here")
+                immutable.append(path)
+        yield
+    finally:
+        for path in reversed(immutable):
+            subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+        folder.chmod(0o755)
+        for path in files:
+            path.chmod(0o644)

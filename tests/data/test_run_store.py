@@ -8,12 +8,8 @@ made immutable with ``chattr +i``, which stops root too, as a read-only mount do
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
-import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,7 +17,7 @@ import pytest
 from assay.data.run_store import STORE_FILENAME, load_store
 from assay.errors import InputError
 from assay.judge.engine import ChatRequest, Reply, RunStore
-from tests.cli._subprocess import one_error_line, run_assay
+from tests.cli._subprocess import one_error_line, read_only, run_assay
 
 
 def _store(folder: Path, n: int = 6) -> Path:
@@ -32,29 +28,6 @@ def _store(folder: Path, n: int = 6) -> Path:
                    "score": float(i % 3)}
             store.put(ChatRequest(key=key, messages=(("user", "hi"),)), Reply(key, None, "t"), [row])
     return folder
-
-
-@contextmanager
-def read_only(folder: Path) -> Iterator[None]:
-    """``folder`` and the files in it cannot be written, created or deleted inside."""
-    files = [p for p in folder.iterdir() if p.is_file()]
-    immutable: list[Path] = []
-    try:
-        for path in files:
-            path.chmod(0o444)
-        folder.chmod(0o555)
-        if os.geteuid() == 0:
-            for path in [*files, folder]:
-                if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode:
-                    pytest.skip("running as root and chattr +i is not available here")
-                immutable.append(path)
-        yield
-    finally:
-        for path in reversed(immutable):
-            subprocess.run(["chattr", "-i", str(path)], capture_output=True)
-        folder.chmod(0o755)
-        for path in files:
-            path.chmod(0o644)
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:

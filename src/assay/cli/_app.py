@@ -126,6 +126,16 @@ def _constants(options: list[str] | None) -> dict[str, str]:
         raise ConfigError(str(exc)) from None
 
 
+def _out_argument(args: list[str]) -> str | None:
+    """The value of ``--out``/``-o`` on the command line, if any."""
+    for i, arg in enumerate(args):
+        if arg in ("--out", "-o") and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--out="):
+            return arg.split("=", 1)[1]
+    return None
+
+
 RESUMES = ("judge",)
 """Commands that store what they did as they go: a rerun after a full disk resumes them."""
 
@@ -165,19 +175,39 @@ def main(argv: list[str] | None = None) -> None:
         app(args=argv, prog_name="assay")
     except (KeyboardInterrupt, BrokenPipeError):
         sys.exit(130)
-    except (AssayError, OSError) as exc:
-        error = storage_error(exc) if isinstance(exc, OSError) else exc
-        message = f"error: {error}"
-        if isinstance(error, StorageError) and error.disk_full and args[:1] and args[0] in RESUMES:
-            message += ("; the judgments stored so far are kept: free some space and rerun the "
-                        "same command to resume")
-        err_console.print(message, markup=False, highlight=False, soft_wrap=True)
-        sys.exit(2)
     except Exception as exc:
-        if os.environ.get("ASSAY_DEBUG"):
-            raise
-        err_console.print(f"internal error: {type(exc).__name__}: {exc} "
-                          "(set ASSAY_DEBUG=1 for the traceback, and please report it)",
-                          markup=False, highlight=False, soft_wrap=True)
-        sys.exit(1)
+        error = user_error(exc, args)
+        if error is None:
+            if os.environ.get("ASSAY_DEBUG"):
+                raise
+            err_console.print(f"internal error: {type(exc).__name__}: {exc} "
+                              "(set ASSAY_DEBUG=1 for the traceback, and please report it)",
+                              markup=False, highlight=False, soft_wrap=True)
+            sys.exit(1)
+        err_console.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(2)
 
+
+def user_error(exc: BaseException, args: list[str]) -> str | None:
+    """The one-line message of an error the user or the machine caused, or None for a bug.
+
+    An :class:`~assay.errors.AssayError`; an ``OSError`` (permission denied, read-only file
+    system, disk full...), also one a library wrapped in its own exception (xlsxwriter's
+    FileCreateError), named with its file or else with the ``--out`` asked for. A full disk
+    during a command that stores as it goes says that a rerun resumes.
+    """
+    if isinstance(exc, AssayError):
+        error: AssayError = exc
+    else:
+        cause: BaseException | None = exc
+        while cause is not None and not isinstance(cause, OSError):
+            cause = cause.__cause__ or cause.__context__
+        if not isinstance(cause, OSError):
+            return None
+        # an error while writing (a full disk) names no file: name the output asked for
+        error = storage_error(cause, None if cause.filename is not None else _out_argument(args))
+    message = str(error)
+    if isinstance(error, StorageError) and error.disk_full and args[:1] and args[0] in RESUMES:
+        message += ("; the judgments stored so far are kept: free some space and rerun the "
+                    "same command to resume")
+    return message

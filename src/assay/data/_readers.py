@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from assay.data._limits import MAX_RECORD_BYTES, check_columns
-from assay.errors import InputError, Problem, quote
+from assay.errors import InputError, Problem, quote, storage_error
 
 ROW_COLUMN = "__row__"
 """Column holding each record's number in its file (1-based; JSONL: the line number)."""
@@ -99,6 +99,8 @@ def _read_parquet(p: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
         check_columns(str(p), len(schema.names))  # before any column is read
         table = pq.read_table(p)
     except (pa.ArrowException, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno is not None:  # permission denied, I/O error
+            raise storage_error(exc, p) from None
         raise InputError(str(p), f"is not a readable Parquet file: {_first_line(exc)}") from None
     metadata: dict[str, Any] = {}
     raw = (table.schema.metadata or {}).get(METADATA_KEY)

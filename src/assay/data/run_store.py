@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.data.schema import Scale
-from assay.errors import InputError
+from assay.errors import InputError, StorageError
 
 if TYPE_CHECKING:
     from assay.data.table import Judgments
@@ -68,6 +68,26 @@ judgments-table rows as JSON), ``plan`` (the keys the current config asks for) a
 
 RAW_MARKER = "$raw_response"
 """Marks a stored row whose raw_response is the judgment's (kept once, in its own column)."""
+
+
+def store_failure(path: str | Path, exc: sqlite3.Error) -> StorageError:
+    """What an SQLite error means for the store (or cache) at ``path``, as one line.
+
+    >>> import sqlite3
+    >>> str(store_failure("run/judgments.sqlite", sqlite3.DatabaseError("file is not a database")))
+    'run/judgments.sqlite: is corrupt or truncated (file is not a database): move it away to start afresh'
+    """
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and ("full" in text or "I/O" in text):
+        cause = "disk full" if "full" in text else "disk I/O error (is the disk full?)"
+        return StorageError(str(path), f"cannot be written: {cause}", disk_full=True)
+    if isinstance(exc, sqlite3.OperationalError) and ("readonly" in text or "unable to open" in text):
+        return StorageError(str(path), f"cannot be opened for writing ({text}): a read-only "
+                            "file system, or permission denied")
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return StorageError(str(path), f"is corrupt or truncated ({text}): move it away to "
+                            "start afresh")
+    return StorageError(str(path), text)
 
 
 def store_path(folder: str | Path) -> Path:
