@@ -17,15 +17,16 @@ the store's tables is an :class:`~assay.errors.InputError` naming the file.
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import sqlite3
 import tempfile
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from assay.data.schema import Scale
 from assay.errors import InputError, StorageError
@@ -88,6 +89,21 @@ def store_failure(path: str | Path, exc: sqlite3.Error) -> StorageError:
         return StorageError(str(path), f"is corrupt or truncated ({text}): move it away to "
                             "start afresh")
     return StorageError(str(path), text)
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def named_failures(method: _Method) -> _Method:
+    """Decorate a method of an object with a ``path`` (the run store's writer, the response
+    cache): an SQLite error in it becomes the :class:`StorageError` of :func:`store_failure`."""
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise store_failure(self.path, exc) from None
+    return wrapper  # type: ignore[return-value]
 
 
 def store_path(folder: str | Path) -> Path:

@@ -159,3 +159,17 @@ def test_export_has_judgments_table_columns_in_order(tmp_path):
         frame = store.to_frame()
     assert list(frame.columns) == ["item", "arm", "run", "judge", "criterion", "score"]
     assert isinstance(frame, pd.DataFrame)
+
+
+@pytest.mark.parametrize("opener", ["store", "cache"])
+def test_a_corrupt_store_or_cache_is_a_storage_error_naming_it(tmp_path, opener):
+    from assay.errors import StorageError
+
+    path = tmp_path / (STORE_FILENAME if opener == "store" else "cache.sqlite")
+    path.write_bytes(b"not a database at all\n" * 500)
+    with pytest.raises(StorageError, match="is corrupt or truncated") as info:
+        if opener == "store":
+            RunStore(tmp_path)
+        else:
+            ResponseCache(path)
+    assert str(info.value).startswith(f"{path}: ")

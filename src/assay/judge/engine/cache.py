@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from assay.data.run_store import named_failures
 from assay.judge.engine._types import utc_now
 
 CACHE_FORMAT = 3
@@ -189,6 +190,7 @@ class ResponseCache:
     (3, None, 1)
     """
 
+    @named_failures
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -203,6 +205,7 @@ class ResponseCache:
         self.hits = 0
         self.misses = 0
 
+    @named_failures
     def get(self, key: str) -> CachedResponse | None:
         row = self._conn.execute(
             "SELECT content, model, tokens_in, tokens_out, usage_reported, created_at "
@@ -213,6 +216,7 @@ class ResponseCache:
         self.hits += 1
         return CachedResponse(row[0], row[1], int(row[2]), int(row[3]), bool(row[4]), row[5])
 
+    @named_failures
     def get_many(self, keys: Iterable[str]) -> dict[str, CachedResponse]:
         """The cached responses of those ``keys`` that are cached, in one query per 500 keys.
 
@@ -235,6 +239,7 @@ class ResponseCache:
         self.misses += len(wanted) - len(found)
         return found
 
+    @named_failures
     def put(self, key: str, response: CachedResponse) -> None:
         self._conn.execute(
             "INSERT OR REPLACE INTO responses (key, content, model, tokens_in, tokens_out, "

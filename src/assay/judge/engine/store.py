@@ -28,22 +28,21 @@ judges build; :meth:`RunStore.judge_costs` gives what judging cost.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from assay.data.run_store import (
     RAW_MARKER,
     STORE_FILENAME,
     STORE_TABLES,
+    named_failures,
     rows_of,
     selected_rows,
-    store_failure,
     stored_scales,
 )
 from assay.data.run_store import load_store as load_store  # re-exported: the reader lives in data
@@ -75,21 +74,6 @@ JUDGE_COST_COLUMNS: tuple[str, ...] = (
     "key", "model", "failed", "failure_kind", "tokens_in", "tokens_out", "usd", "usd_provenance",
     "latency_s", "attempts", "cached", "tries", "evaluated_at")
 """Columns of :meth:`RunStore.judge_costs`."""
-
-
-_Method = TypeVar("_Method", bound=Callable[..., Any])
-
-
-def _named_failures(method: _Method) -> _Method:
-    """An SQLite error in ``method`` becomes a StorageError naming the store (disk full,
-    corrupt or truncated file, read-only folder)."""
-    @functools.wraps(method)
-    def wrapper(self: RunStore, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.Error as exc:
-            raise store_failure(self.path, exc) from None
-    return wrapper  # type: ignore[return-value]
 
 
 def _canonical(obj: Any) -> str:
@@ -188,7 +172,7 @@ class RunStore:
     (True, False, 1, [7.0])
     """
 
-    @_named_failures
+    @named_failures
     def __init__(self, folder: str | Path, *, config: Mapping[str, Any] | None = None,
                  config_hash: str | None = None, durable: bool = False) -> None:
         self.folder = Path(folder)
@@ -233,14 +217,14 @@ class RunStore:
         row = self._conn.execute("SELECT config FROM configs WHERE hash = ?", (digest,)).fetchone()
         return None if row is None else dict(json.loads(row[0]))
 
-    @_named_failures
+    @named_failures
     def set_plan(self, keys: Iterable[str]) -> None:
         """Record the keys the current config asks for (replacing any earlier plan)."""
         with self._transaction():
             self._conn.execute("DELETE FROM plan")
             self._conn.executemany("INSERT OR IGNORE INTO plan (key) VALUES (?)", ((k,) for k in keys))
 
-    @_named_failures
+    @named_failures
     def set_scales(self, scales: Mapping[str, Scale]) -> None:
         """Declare criteria's scales (kept with the judgments, read back by :func:`load_store`)."""
         with self._transaction():
@@ -251,12 +235,12 @@ class RunStore:
         return stored_scales(self._conn)
 
     # -- judgments
-    @_named_failures
+    @named_failures
     def status(self) -> dict[str, bool]:
         """Stored key -> whether its judgment failed."""
         return {str(k): bool(f) for k, f in self._conn.execute("SELECT key, failed FROM judgments")}
 
-    @_named_failures
+    @named_failures
     def put(self, request: ChatRequest, reply: Reply, rows: Sequence[Mapping[str, Any]], *,
             commit: bool = True) -> bool:
         """Store a judgment and its rows; return whether anything was written.
@@ -287,13 +271,13 @@ class RunStore:
             self.commit()
         return cursor.rowcount > 0
 
-    @_named_failures
+    @named_failures
     def commit(self) -> None:
         """Commit the judgments written with ``put(..., commit=False)``."""
         if self._conn.in_transaction:
             self._conn.execute("COMMIT")
 
-    @_named_failures
+    @named_failures
     def counts(self) -> StoreCounts:
         stored, failed = self._conn.execute(
             "SELECT count(*), coalesce(sum(failed), 0) FROM judgments").fetchone()
@@ -312,7 +296,7 @@ class RunStore:
                                       "ORDER BY judgments.rowid").fetchall()
         return selected_rows(self._conn, columns)
 
-    @_named_failures
+    @named_failures
     def verdicts(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The good verdicts stored for ``keys``: key -> verdict (as JSON values); failed or
         verdict-less judgments are left out (a two-stage judge builds its second stage from them)."""
@@ -326,7 +310,7 @@ class RunStore:
                 out[str(key)] = json.loads(verdict)
         return out
 
-    @_named_failures
+    @named_failures
     def records(self, *, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The judgments-table rows of the planned judgments (or of ``keys``), in storing order."""
         return rows_of(self._selected("rows, raw_response", keys))
@@ -340,7 +324,7 @@ class RunStore:
         known = [c.name for c in COLUMNS if c.name in frame.columns]
         return frame[known + [c for c in frame.columns if c not in known]]
 
-    @_named_failures
+    @named_failures
     def judge_costs(self, *, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """What judging cost, one row per judgment (columns :data:`JUDGE_COST_COLUMNS`)."""
         rows = self._selected(", ".join(f"judgments.{c}" for c in JUDGE_COST_COLUMNS), keys)
@@ -356,7 +340,7 @@ class RunStore:
         self.commit()
         return _Transaction(self._conn)
 
-    @_named_failures
+    @named_failures
     def close(self) -> None:
         self.commit()
         self._conn.close()
