@@ -8,9 +8,11 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+from scipy import special, stats
 from scipy.stats import rankdata
 
 from assay.analysis.benchmark._data import BenchData
+from assay.analysis.benchmark._design import MethodChoice
 from assay.analysis.benchmark._resample import ClusterResampler
 from assay.errors import DesignError
 from assay.stats._results import IntervalResult
@@ -24,21 +26,15 @@ from assay.stats.intervals import (
 )
 
 FloatArray = npt.NDArray[np.float64]
-Method = Literal["auto", "bootstrap", "cluster_t", "bayes", "exact"]
 Record = dict[str, Any]
 
-MIN_ITEMS = 300
-"""Items the bootstrap needs under ``method="auto"``."""
-MIN_CLUSTERS = 30
-"""Clusters the bootstrap needs under ``method="auto"``."""
-MIN_RUNS = 5
-"""Runs below which the report is descriptive only."""
 ZERO_SE = 1e-12
 """A linearised standard error at or below this is V = 0 (rounding of equal cluster means)."""
 
 METHOD_LABELS = {
     "bootstrap": "studentised_cluster_bootstrap",
     "cluster_t": "logit_cluster_robust_t",
+    "hull": "cr2_bayes_hull",
     "exact": "korn_graubard_clopper_pearson",
     "bayes": "beta_binomial_bayes",
     "descriptive": "descriptive",
@@ -56,42 +52,6 @@ BAYES_NOTE = (
 
 
 @dataclass(frozen=True)
-class MethodChoice:
-    """The accuracy interval method of a report and why it was chosen."""
-
-    method: str
-    """``bootstrap``, ``cluster_t``, ``bayes``, ``exact`` or ``descriptive``."""
-    reason: str
-    """Why, in words."""
-    descriptive: bool
-    """Fewer than 5 runs: point estimates only."""
-    below_thresholds: bool
-    """Fewer than 300 items or 30 clusters."""
-
-
-def choose_method(method: Method, n_items: int, n_clusters: int, n_runs: int) -> MethodChoice:
-    """Pick the accuracy interval method (hr_report, "Intervals").
-
-    >>> choose_method("auto", 36, 12, 5).reason
-    '36 items in 12 clusters fall short of 300 items and 30 clusters'
-    >>> choose_method("auto", 400, 40, 5).method
-    'bootstrap'
-    """
-    below = n_items < MIN_ITEMS or n_clusters < MIN_CLUSTERS
-    size = f"{n_items} items in {n_clusters} clusters"
-    if n_runs < MIN_RUNS:
-        return MethodChoice("descriptive", f"{n_runs} run(s) per item, fewer than {MIN_RUNS}: "
-                            "point estimates only", True, below)
-    if method == "auto":
-        if below:
-            return MethodChoice("cluster_t", f"{size} fall short of {MIN_ITEMS} items and "
-                                f"{MIN_CLUSTERS} clusters", False, below)
-        return MethodChoice("bootstrap", f"{size} reach {MIN_ITEMS} items and {MIN_CLUSTERS} "
-                            "clusters", False, below)
-    return MethodChoice(method, f'method = "{method}" was asked for; {size}', False, below)
-
-
-@dataclass(frozen=True)
 class AccuracySection:
     records: list[Record]
     bayes: list[Record] | None
@@ -101,21 +61,30 @@ class AccuracySection:
 
 
 def accuracy_section(data: BenchData, choice: MethodChoice,
-                     resampler: ClusterResampler | None, *, conf: float) -> AccuracySection:
-    """Accuracy per arm with its interval, rank interval and (Bayes) posterior summary."""
+                     resampler: ClusterResampler | None, *, conf: float,
+                     effective: float | None = None) -> AccuracySection:
+    """Accuracy per arm with its interval, rank interval and (Bayes) posterior summary.
+
+    The cluster-robust t is CR2 with Bell-McCaffrey degrees of freedom at the working ICC
+    (hr_report's C/(C-1) estimator with C - 1 df when the clusters have one size). In a
+    flagged design under the auto rule (``choice.widened``) it is widened: the hull with the
+    beta-binomial Bayes interval for binary scores, else min(df, G* - 1) degrees of freedom
+    with ``effective`` = G*.
+    """
     item_accuracy = data.scores.mean(axis=2)
     sums = data.cluster_sums(item_accuracy)
     estimates = sums.sum(axis=0) / data.sizes.sum()
     notes: list[str] = []
     if choice.descriptive or resampler is None:
         points = [{"arm": arm, "estimate": float(estimates[a]), "lower": None, "upper": None,
-                   "standard_error": None, "method": "descriptive", "rank_lower": None,
-                   "rank_upper": None} for a, arm in enumerate(data.arms)]
+                   "standard_error": None, "method": "descriptive", "df": None,
+                   "rank_lower": None, "rank_upper": None} for a, arm in enumerate(data.arms)]
         return AccuracySection(points, None, None, notes)
 
     if choice.method == "bayes" and not data.binary:
         raise DesignError('method = "bayes" counts correct runs, and some scores are shares '
                           "between 0 and 1; use another method")
+    sumsq = data.cluster_sums(item_accuracy**2)
     correct_runs = np.rint(data.cluster_sums(data.scores.sum(axis=2)))
     boot = resampler.ratios(sums) if choice.method != "bootstrap" else \
         np.empty((resampler.n_resamples, data.n_arms))
@@ -125,6 +94,7 @@ def accuracy_section(data: BenchData, choice: MethodChoice,
         sums_a = sums[:, a]
         ratio = ratio_estimate(sums_a, data.sizes)
         r, se = ratio.estimate, ratio.standard_error
+        df: float | None = None
         degenerate = r <= 0.0 or r >= 1.0 or se <= ZERO_SE
         if choice.method == "bootstrap":
             replicates = cluster_bootstrap_ratios(sums_a, data.sizes, resampler.weights)
@@ -147,15 +117,25 @@ def accuracy_section(data: BenchData, choice: MethodChoice,
                     bounds=(0.0, 1.0))
                 lower, upper, method = interval.lower, interval.upper, interval.method
             elif not degenerate:
-                interval = cluster_t_interval(sums_a, data.sizes, conf=conf)
-                lower, upper, method = interval.lower, interval.upper, interval.method
+                interval = cluster_t_interval(sums_a, data.sizes, conf=conf, variance="CR2",
+                                              sumsq=sumsq[:, a])
+                lower, upper = interval.lower, interval.upper
+                method = METHOD_LABELS["cluster_t"]  # CR2; hr_report's V when balanced
+                df, se = interval.df, interval.standard_error
+                if choice.widened and data.binary:
+                    hull = beta_binomial_bayes_interval(correct_runs[:, a],
+                                                        data.sizes * data.n_runs, conf=conf)
+                    lower, upper = min(lower, hull.lower), max(upper, hull.upper)
+                    method = METHOD_LABELS["hull"]
+                elif choice.widened:
+                    lower, upper, df = _fewer_df(interval, r, df, effective, conf)
             if not (math.isfinite(lower) and math.isfinite(upper)):
                 kg, note = _korn_graubard_fallback(arm, sums_a, data.sizes, r, se,
                                                    choice.method, conf=conf)
                 lower, upper, method = kg.lower, kg.upper, kg.method
                 notes.append(note)
         records.append({"arm": arm, "estimate": r, "lower": lower, "upper": upper,
-                        "standard_error": se, "method": method})
+                        "standard_error": se, "method": method, "df": df})
 
     rank_lower, rank_upper = rank_intervals(boot, conf=conf)
     for a, record in enumerate(records):
@@ -164,6 +144,22 @@ def accuracy_section(data: BenchData, choice: MethodChoice,
     if choice.method == "bayes":
         notes.append(BAYES_NOTE)
     return AccuracySection(records, bayes if choice.method == "bayes" else None, boot, notes)
+
+
+def fewer_df(df: float, effective: float | None) -> float:
+    """min(df, G* - 1), at least 1: the degrees of freedom of a flagged design."""
+    if effective is None:
+        return df
+    return max(min(df, effective - 1.0), 1.0)
+
+
+def _fewer_df(interval: IntervalResult, r: float, df: float | None, effective: float | None,
+              conf: float) -> tuple[float, float, float]:
+    """The logit interval again with min(df, G* - 1) degrees of freedom."""
+    nu = fewer_df(float(interval.df or 1.0), effective)
+    half = float(stats.t.ppf((1.0 + conf) / 2.0, nu)) * interval.standard_error / (r * (1.0 - r))
+    centre = float(special.logit(r))
+    return float(special.expit(centre - half)), float(special.expit(centre + half)), nu
 
 
 def _korn_graubard_fallback(arm: str, sums: FloatArray, sizes: FloatArray, r: float,
