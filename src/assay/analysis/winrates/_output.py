@@ -57,11 +57,12 @@ def format_win_rates(report: WinRateReport, *, digits: int = 3) -> str:
     scope = "within each judge, criterion and task" if report.correction == "holm-per-group" \
         else "over all comparisons shown"
     out = [f"Win rates (test: {report.test}; Holm {scope}; alpha {report.alpha:g}; "
-           f"{100 * report.conf:g}% cluster-robust intervals)"]
+           f"{100 * report.conf:g}% cluster-robust intervals, logit CR2 t; SE is the "
+           "clustered standard error they rest on)"]
     current = None
     rows: list[list[str]] = []
-    header = ["arm", "opponent", "task", "win rate", "interval", "SE", "n", "W/T/L/fail", "p",
-              "p adj", ""]
+    header = ["arm", "opponent", "task", "win rate", "interval", "SE (clusters)", "n",
+              "W/T/L/fail", "p", "p adj", ""]
 
     def flush() -> None:
         if current is not None:
@@ -75,7 +76,7 @@ def format_win_rates(report: WinRateReport, *, digits: int = 3) -> str:
             current, rows = (r.judge, r.criterion), []
         rows.append([r.arm, r.opponent, r.task or "all", _num(r.win_rate, digits),
                      f"[{_num(r.lower, digits)}, {_num(r.upper, digits)}]",
-                     _num(r.standard_error, digits), str(r.n),
+                     _num(r.standard_error_clustered, digits), str(r.n),
                      f"{r.n_wins}/{r.n_ties}/{r.n_losses}/{r.n_failed}", _p(r.p_value, digits),
                      _p(r.p_adjusted, digits), "*" if r.significant else ""])
     flush()
