@@ -12,6 +12,7 @@ from assay._lazy import attach as _attach
 __getattr__, __dir__, _lazy_all = _attach(__name__, {
     "._results": [
         "BayesResult", "BootstrapRatios", "CR2Estimate", "IntervalResult", "RatioEstimate",
+        "TwoWayVariance",
     ],
     ".agreement": [
         "AgreementRate",
@@ -65,6 +66,7 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "pass_hat_k_per_item",
         "ratio_estimate",
         "studentised_bootstrap_interval",
+        "two_way_cluster_variance",
         "working_icc",
     ],
     ".significance": [

@@ -91,6 +91,24 @@ class CR2Estimate:
     """C, the number of clusters."""
 
 
+@dataclass(frozen=True)
+class TwoWayVariance:
+    """Cluster x run robust variance of a mean (Cameron, Gelbach and Miller 2011)."""
+
+    estimate: float
+    """r, the mean of every (item, run) score."""
+    variance: float
+    """V_C + V_R - V_CR, at least V_C."""
+    variance_clusters: float
+    """V_C, clusters as the units (the one-way variance of the report)."""
+    variance_runs: float
+    """V_R, runs as the units."""
+    variance_cells: float
+    """V_CR, (cluster, run) cells as the units."""
+    df: float
+    """min(C, R) - 1."""
+
+
 @dataclass(frozen=True, eq=False)
 class BootstrapRatios:
     """Ratio estimates and linearised standard errors of B cluster-bootstrap resamples.

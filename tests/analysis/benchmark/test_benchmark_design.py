@@ -115,3 +115,22 @@ def test_forced_method_in_a_flagged_design_keeps_it_and_says_so() -> None:
     assert report.design_flagged
     assert report.accuracy[0]["method"] == "korn_graubard_clopper_pearson"
     assert any('method asked for ("exact") is kept' in n for n in report.notes)
+
+
+def test_a_run_shift_shared_by_all_items_is_named_with_its_two_way_interval(make_bench) -> None:
+    # Crossed runs: run 1 of every item is a bad pass (one seed or snapshot). The one-way
+    # interval speaks about these runs; the note gives the cluster x run interval.
+    frame = make_bench(n_docs=20, per_doc=5, usd=None, seed=9)
+    frame.loc[frame["run"] == 1, "correct"] = False
+    frame.loc[frame["run"] == 2, "correct"] = True
+    report = benchmark_report(frame, B=200)
+    record = report.accuracy[0]
+    assert record["standard_error_two_way"] > 1.2 * record["standard_error"]
+    assert any("differ more than their items explain" in n and "(cluster x run)" in n
+               for n in report.notes)
+
+
+def test_no_run_note_without_a_run_shift(make_bench) -> None:
+    report = benchmark_report(make_bench(n_docs=20, per_doc=5, usd=None, seed=9), B=200)
+    assert not any("differ more than their items explain" in n for n in report.notes)
+    assert all(r["standard_error_two_way"] is not None for r in report.accuracy)

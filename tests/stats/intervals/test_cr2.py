@@ -18,6 +18,7 @@ from assay.stats import (
     cr2_ratio_estimate,
     effective_clusters,
     ratio_estimate,
+    two_way_cluster_variance,
     working_icc,
 )
 
@@ -170,3 +171,24 @@ def test_invariant_to_cluster_order_and_to_duplicating_items(data, random) -> No
     assert_allclose(shuffled.df, base.df, rtol=1e-10)
     doubled = cr2_ratio_estimate(2 * sums, 2 * sizes)  # every item twice in its own cluster
     assert_allclose(doubled.variance, base.variance, rtol=1e-10, atol=1e-300)
+
+
+def test_two_way_variance_matches_statsmodels_two_way_clustering() -> None:
+    # Items x runs scores with a run shift; statsmodels' two-group cluster covariance is
+    # V_C + V_R - V_CR with each small-sample factor G/(G-1) (K = 1 regressor).
+    rng = np.random.default_rng(11)
+    sizes = np.array([3, 1, 4, 2, 5, 2])
+    runs = 4
+    cluster = np.repeat(np.arange(sizes.size), sizes)
+    p = np.clip(0.6 + 0.2 * rng.standard_normal(cluster.size), 0.05, 0.95)
+    shift = np.array([0.15, -0.1, 0.05, -0.2])
+    y = (rng.random((cluster.size, runs)) < np.clip(p[:, None] + shift, 0, 1)).astype(float)
+    groups = np.column_stack([np.repeat(cluster, runs), np.tile(np.arange(runs), cluster.size)])
+    fit = sm.OLS(y.ravel(), np.ones(y.size)).fit(cov_type="cluster", cov_kwds={"groups": groups})
+    cells = np.vstack([y[cluster == c].sum(axis=0) for c in range(sizes.size)])
+    res = two_way_cluster_variance(cells, sizes)
+    assert res.variance > res.variance_clusters  # the run shift is material here
+    assert_allclose(res.variance, fit.bse[0] ** 2, rtol=1e-10)
+    assert_allclose(res.variance_clusters, ratio_estimate(cells.sum(axis=1) / runs,
+                                                          sizes).variance, rtol=1e-12)
+    assert res.df == 3.0
