@@ -213,7 +213,7 @@ def win_rates(
         ``judge`` to ``unspecified``, ``criterion`` to ``score``.
     test : {"cluster_t", "wilcoxon", "auto"}, default "cluster_t"
         Test of win rate = 1/2: the cluster-robust t test of the question-level win rates
-        minus 1/2 (C - 1 df; with no variance between clusters, the exact cluster sign-flip
+        minus 1/2 (CR2, Bell-McCaffrey df; with no variance between clusters, the exact sign-flip
         test); Wilcoxon's signed-rank test of the same differences (questions as
         independent units; zeros dropped, no continuity correction, normal approximation,
         as BenchmarkQED); or BenchmarkQED's choice: Shapiro-Wilk on the question-level win rates,
