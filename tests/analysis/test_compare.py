@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 from numpy.testing import assert_allclose
+from scipy import stats
 from scipy.stats import rankdata
 
 import assay.cli.compare  # noqa: F401  (registers the command until cli.py imports it)
@@ -20,6 +21,7 @@ from assay.data.io import load
 from assay.data.schema import Scale
 from assay.data.table import Judgments
 from assay.demo.simulate import simulate_evaluation
+from assay.stats import bell_mccaffrey_df, working_icc
 
 
 @pytest.fixture(scope="module")
@@ -45,16 +47,17 @@ def test_hand_worked_delta_three_clusters():
     # Items (cluster): q1,q2 (d1); q3 (d2); q4,q5 (d3). Run A means over two runs:
     # q1 0.5, q2 0, q3 1, q4 0, q5 1. Run B: q1 1, q2 1, q3 1, q4 0, q5 0.
     # d = (0.5, 1, 0, 0, -1): D = (1.5, 0, -1), n = (2, 1, 2), N = 5, d_bar = 0.1.
-    # Residuals D_c - d_bar n_c = 1.3, -0.1, -1.2; V = 3/2 * (1.69 + 0.01 + 1.44) / 25
-    # = 0.1884, SE = 0.434050; t_{2,0.975} = 4.302653 -> 0.1 +- 1.867566, cut to [-1, 1].
+    # Residuals D_c - d_bar n_c = 1.3, -0.1, -1.2; CR2 weights 1 / (1 - n_c/N) = 5/3, 5/4,
+    # 5/3: V = (5/3 (1.69 + 1.44) + 5/4 0.01) / 25 = 0.209167 (CR1: 0.1884), cut to [-1, 1].
     a = _table([("q1", "d1", "m", 1, 1.0), ("q1", "d1", "m", 2, 0.0), ("q2", "d1", "m", 1, 0.0),
                 ("q3", "d2", "m", 1, 1.0), ("q4", "d3", "m", 1, 0.0), ("q5", "d3", "m", 1, 1.0)])
     b = _table([("q1", "d1", "m", 1, 1.0), ("q2", "d1", "m", 1, 1.0), ("q3", "d2", "m", 1, 1.0),
                 ("q4", "d3", "m", 1, 0.0), ("q5", "d3", "m", 1, 0.0), ("q6", "d3", "m", 1, 1.0)])
     d = compare(a, b).deltas[0]
-    assert_allclose([d.estimate, d.standard_error], [0.1, math.sqrt(0.1884)], rtol=1e-12)
+    se = math.sqrt((5 / 3 * (1.69 + 1.44) + 5 / 4 * 0.01) / 25)
+    assert_allclose([d.estimate, d.standard_error], [0.1, se], rtol=1e-12)
     assert (d.lower, d.upper) == (-1.0, 1.0)
-    assert (d.n, d.n_clusters, d.n_only_a, d.n_only_b, d.df) == (5, 3, 0, 1, 2.0)
+    assert (d.n, d.n_clusters, d.n_only_a, d.n_only_b) == (5, 3, 0, 1) and d.df < 2
 
 
 def test_deltas_match_statsmodels_cluster_robust_ols(runs):
@@ -76,10 +79,18 @@ def test_deltas_match_statsmodels_cluster_robust_ols(runs):
         groups = pd.factorize(ma.loc[shared, "cluster"])[0]
         fit = sm.OLS(y, np.ones((len(y), 1))).fit(cov_type="cluster", use_t=True,
                                                   cov_kwds={"groups": groups})
-        low, high = fit.conf_int(alpha=0.1)[0]
+        # statsmodels' CR1 for the estimate; CR2 by hand (weights 1 / (1 - n_c / N)) with the
+        # Bell-McCaffrey df at the working ICC (checked in tests/stats/intervals/test_cr2.py)
+        sums, sizes = np.bincount(groups, weights=y), np.bincount(groups).astype(float)
+        resid = sums - y.mean() * sizes
+        se = math.sqrt(np.sum(resid**2 / (1 - sizes / sizes.sum()))) / sizes.sum()
+        df = bell_mccaffrey_df(sizes, icc=working_icc(sums, np.bincount(groups, weights=y * y),
+                                                      sizes))
+        half = stats.t.ppf(0.95, df) * se
         assert d.n == len(shared) and d.n_clusters == len(set(groups))
-        assert_allclose([d.estimate, d.standard_error, d.lower, d.upper],
-                        [fit.params[0], fit.bse[0], max(low, -1), min(high, 1)], rtol=1e-9)
+        assert_allclose([d.estimate, d.standard_error, d.lower, d.upper, d.df],
+                        [fit.params[0], se, max(y.mean() - half, -1), min(y.mean() + half, 1),
+                         df], rtol=1e-9)
 
 
 def test_ranks_match_scipy_rankdata(runs):

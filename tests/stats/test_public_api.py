@@ -8,18 +8,19 @@ import assay.stats as api
 from assay.stats import bleu, calibration
 from assay.stats.agreement import _rates, _reliability
 from assay.stats.contrasts import _multiplicity, _noninferiority, _paired
-from assay.stats.intervals import _analytic, _bootstrap, _passk, _resampling
+from assay.stats.intervals import _analytic, _bootstrap, _cr2, _passk, _resampling
 from assay.stats.significance import _permutation, _tests
 
 # the modules whose __all__ lists their functions (each with a doctested example)
-MODULES = (_rates, bleu, calibration, _bootstrap, _analytic, _multiplicity, _noninferiority, _paired,
-           _passk, _permutation, _reliability, _resampling, _tests)
+MODULES = (_rates, bleu, calibration, _bootstrap, _analytic, _cr2, _multiplicity, _noninferiority,
+           _paired, _passk, _permutation, _reliability, _resampling, _tests)
 
 
 def test_all_is_sorted_and_complete() -> None:
     assert api.__all__ == sorted(api.__all__)
     expected = {name for module in MODULES for name in module.__all__}
-    expected |= {"BayesResult", "BootstrapRatios", "IntervalResult", "RatioEstimate",
+    expected |= {"BayesResult", "BootstrapRatios", "CR2Estimate", "IntervalResult", "RatioEstimate",
+                 "TwoWayVariance",
                  "AgreementRate", "AlphaResult", "CorrelationMatrix", "FlipRateResult", "KappaResult",
                  "BleuResult", "PairwiseBleuResult", "CalibrationFit", "PairwiseAgreement",
                  "ReliabilityResult", "FriedmanResult", "NormalityResult", "PairedTestResult",

@@ -14,7 +14,8 @@ for every (judge, criterion) both runs scored pointwise:
   another cluster), and the mean difference gets the
   cluster-robust paired t interval of
   :func:`assay.stats.contrasts._paired.paired_difference_interval` (ratio estimator over clusters,
-  t with C - 1 df). Items only one run scored are counted, never paired.
+  CR2 variance with Bell-McCaffrey df: C - 1 df when the clusters have one size). Items only
+  one run scored are counted, never paired.
 * **Coverage**: items, clusters and arms of each run, the items they share, and when both
   runs carry ``attributes`` the attribute coverage ratio (ACR) per task and overall, with
   its change.
@@ -297,12 +298,14 @@ def _delta(a: pd.DataFrame, b: pd.DataFrame, judge: str, criterion: str, arm: st
         return ScoreDelta(estimate=float(diff.mean()), lower=math.nan, upper=math.nan,
                           standard_error=math.nan, df=None, method="too_few_clusters",
                           n_clusters=len(sums), **base)
-    res = paired_difference_interval(sums["sum"].to_numpy(), sums["size"].to_numpy(), conf=conf)
+    sumsq = pd.Series(diff * diff).groupby(paired["cluster"].to_numpy(), sort=False).sum()
+    res = paired_difference_interval(sums["sum"].to_numpy(), sums["size"].to_numpy(), conf=conf,
+                                     variance="CR2", sumsq=sumsq.to_numpy())
     if math.isnan(res.lower):
         notes.append(f"{arm} ({judge}, {criterion}): every cluster has the same mean difference "
                      f"({res.estimate:.3f}); the t interval is undefined.")
     return ScoreDelta(estimate=res.estimate, lower=res.lower, upper=res.upper,
-                      standard_error=res.standard_error, df=res.df, method=res.method,
+                      standard_error=res.standard_error, df=res.df, method="cluster_robust_t",
                       n_clusters=int(res.n_clusters), **base)
 
 

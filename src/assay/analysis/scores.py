@@ -23,7 +23,12 @@ from scipy import stats as sps
 
 from assay._display import Rendered
 from assay.data.table import Judgments
-from assay.stats.intervals import cluster_t_interval, korn_graubard_interval, ratio_estimate
+from assay.stats.intervals import (
+    cluster_t_interval,
+    cr2_ratio_estimate,
+    korn_graubard_interval,
+    ratio_estimate,
+)
 
 
 @dataclass(frozen=True)
@@ -78,11 +83,12 @@ class ScoreSummary(Rendered):
 def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:
     """Mean score per criterion, judge and arm (and opponent for pairwise rows).
 
-    The interval is the cluster-robust t interval on the logit scale (C - 1 df) for a
-    criterion normalised to [0, 1], with the Korn-Graubard effective-n Clopper-Pearson
-    interval where that is undefined (mean 0 or 1, or no variance between clusters) for
-    a binary criterion; the cluster-robust t interval on the raw scale for an interval
-    criterion. Nominal criteria have no mean and are left out, with a note.
+    The interval is the cluster-robust t interval on the logit scale (CR2 variance,
+    Bell-McCaffrey df: C - 1 when the clusters have one size) for a criterion normalised
+    to [0, 1] (the interval a win rate gets from ``--kind winrate``), with the Korn-Graubard
+    effective-n Clopper-Pearson interval where that is undefined (mean 0 or 1, or no
+    variance between clusters) for a binary criterion; the cluster-robust (CR2) t interval
+    on the raw scale for an interval criterion. Nominal criteria have no mean and are left out, with a note.
     """
     if not 0 < conf < 1:
         raise ValueError(f"conf must be in (0, 1), got {conf}")
@@ -129,16 +135,17 @@ def _row(criterion: str, judge: str, arm: str, opponent: str | None, scale: str,
     clusters = items.groupby(level="cluster", sort=False)
     sums = clusters.sum().to_numpy(dtype=np.float64)
     sizes = clusters.size().to_numpy(dtype=np.float64)
+    sumsq = (items**2).groupby(level="cluster", sort=False).sum().to_numpy(dtype=np.float64)
     runs = int(scored["run"].max())
     common = dict(n_items=len(items), n_clusters=len(sums), runs=runs)
     if len(sums) < 2:
         return ScoreRow(**base, **common, estimate=float(sums.sum() / sizes.sum()), lower=nan,
                         upper=nan, method="too_few_clusters")
     if bounded:
-        result = cluster_t_interval(sums, sizes, conf=conf)
+        result = cluster_t_interval(sums, sizes, conf=conf, variance="CR2", sumsq=sumsq)
         if not (math.isnan(result.lower) or math.isnan(result.upper)):
             return ScoreRow(**base, **common, estimate=result.estimate, lower=result.lower,
-                            upper=result.upper, method=result.method)
+                            upper=result.upper, method="logit_cluster_robust_t")
         if binary:
             estimate = ratio_estimate(sums, sizes).estimate
             alternative = ("greater" if estimate >= 1 else "less" if estimate <= 0
@@ -148,8 +155,8 @@ def _row(criterion: str, judge: str, arm: str, opponent: str | None, scale: str,
                             upper=kg.upper, method=kg.method)
         return ScoreRow(**base, **common, estimate=result.estimate, lower=nan, upper=nan,
                         method="undefined_no_cluster_variance")
-    ratio = ratio_estimate(sums, sizes)
-    half = sps.t.ppf((1 + conf) / 2, len(sums) - 1) * ratio.standard_error
+    ratio = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)
+    half = sps.t.ppf((1 + conf) / 2, ratio.df) * ratio.standard_error
     if not ratio.standard_error > 0:
         return ScoreRow(**base, **common, estimate=ratio.estimate, lower=nan, upper=nan,
                         method="undefined_no_cluster_variance")

@@ -10,7 +10,10 @@ from assay._lazy import attach as _attach
 
 # Loaded on first use (PEP 562): `import assay` loads neither scipy nor pandas.
 __getattr__, __dir__, _lazy_all = _attach(__name__, {
-    "._results": ["BayesResult", "BootstrapRatios", "IntervalResult", "RatioEstimate"],
+    "._results": [
+        "BayesResult", "BootstrapRatios", "CR2Estimate", "IntervalResult", "RatioEstimate",
+        "TwoWayVariance",
+    ],
     ".agreement": [
         "AgreementRate",
         "AlphaResult",
@@ -51,15 +54,20 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
     ],
     ".intervals": [
         "bca_interval",
+        "bell_mccaffrey_df",
         "beta_binomial_bayes_interval",
         "cluster_bootstrap_ratios",
         "cluster_bootstrap_weights",
         "cluster_t_interval",
+        "cr2_ratio_estimate",
+        "effective_clusters",
         "korn_graubard_interval",
         "pass_hat_k",
         "pass_hat_k_per_item",
         "ratio_estimate",
         "studentised_bootstrap_interval",
+        "two_way_cluster_variance",
+        "working_icc",
     ],
     ".significance": [
         "FriedmanResult",

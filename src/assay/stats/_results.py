@@ -15,6 +15,9 @@ import numpy.typing as npt
 
 Alternative = Literal["two-sided", "less", "greater"]
 """Sidedness of an interval: two bounds, an upper bound only, or a lower bound only."""
+SmallSample = Literal["CR1", "CR2"]
+"""Cluster-robust variance: C/(C-1) with C - 1 df, or the CR2 bias-reduced linearisation
+with Bell-McCaffrey degrees of freedom."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,47 @@ class RatioEstimate:
     """N = sum_c n_c, the number of items."""
     n_clusters: int
     """C, the number of clusters."""
+
+
+@dataclass(frozen=True)
+class CR2Estimate:
+    """Ratio estimator of a mean over clusters with the CR2 variance and its degrees of freedom."""
+
+    estimate: float
+    """r = sum_c S_c / N."""
+    variance: float
+    """V2 = sum_c (S_c - r n_c)^2 / (1 - n_c / N) / N^2 (equal to the C/(C-1) estimator when
+    the clusters have one size)."""
+    standard_error: float
+    """sqrt(V2)."""
+    df: float
+    """Bell-McCaffrey (Satterthwaite) degrees of freedom under the working model of ``icc``."""
+    icc: float
+    """rho of the working model (0 without item-level sums of squares)."""
+    effective_clusters: float
+    """Carter-Schnepel-Steigerwald G* at ``icc``."""
+    n: float
+    """N = sum_c n_c, the number of items."""
+    n_clusters: int
+    """C, the number of clusters."""
+
+
+@dataclass(frozen=True)
+class TwoWayVariance:
+    """Cluster x run robust variance of a mean (Cameron, Gelbach and Miller 2011)."""
+
+    estimate: float
+    """r, the mean of every (item, run) score."""
+    variance: float
+    """V_C + V_R - V_CR, at least V_C."""
+    variance_clusters: float
+    """V_C, clusters as the units (the one-way variance of the report)."""
+    variance_runs: float
+    """V_R, runs as the units."""
+    variance_cells: float
+    """V_CR, (cluster, run) cells as the units."""
+    df: float
+    """min(C, R) - 1."""
 
 
 @dataclass(frozen=True, eq=False)

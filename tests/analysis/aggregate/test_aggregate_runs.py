@@ -20,6 +20,7 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 from assay.analysis.aggregate import aggregate, percentile_bootstrap_mean
+from assay.stats import bell_mccaffrey_df, working_icc
 
 from .conftest import make_table
 
@@ -76,19 +77,22 @@ def test_items_interval_by_hand_and_against_statsmodels(hand_report):
     (a,) = hand_report.aggregations
     i = a.items_interval
     # Item means over runs: a 5, b 6, c 8, d 11/3. Cluster sums 11 (2 items), 8, 11/3; N = 4;
-    # r = (11 + 8 + 11/3) / 4 = 17/3. V = 3/2 * ((11 - 34/3)^2 + (8 - 17/3)^2 + (11/3 - 17/3)^2)
-    # / 16 = 3/2 * (1/9 + 49/9 + 36/9) / 16 = 129/144; t(0.975, 2) = 4.302653.
+    # r = (11 + 8 + 11/3) / 4 = 17/3. Residuals 11 - 34/3 = -1/3, 8 - 17/3 = 7/3,
+    # 11/3 - 17/3 = -2; CR2 weighs them by 1 / (1 - n_c/N) = 2, 4/3, 4/3 (the sizes differ):
+    # V2 = (2/9 + 4/3 * 49/9 + 4/3 * 36/9) / 16 = 346/432 (CR1 with C/(C-1): 129/144).
     assert_allclose(i.estimate, 17 / 3, rtol=1e-12)
-    assert_allclose(i.standard_error, math.sqrt(129 / 144), rtol=1e-12)
-    half = stats.t.ppf(0.975, 2) * math.sqrt(129 / 144)
+    assert_allclose(i.standard_error, math.sqrt(346 / 432), rtol=1e-12)
+    sizes = np.array([2.0, 1.0, 1.0])
+    df = bell_mccaffrey_df(sizes, icc=working_icc([11, 8, 11 / 3], [61, 64, 121 / 9], sizes))
+    half = stats.t.ppf(0.975, df) * math.sqrt(346 / 432)
     assert_allclose([i.lower, i.upper], [17 / 3 - half, 17 / 3 + half], rtol=1e-12)
-    assert (i.n_items, i.n_clusters, i.df, i.method) == (4, 3, 2, "cluster_robust_t")
+    assert (i.n_items, i.n_clusters, i.method) == (4, 3, "cluster_robust_t")
+    assert i.df == pytest.approx(df, rel=1e-12) and df < 2
     item_means = np.array([5, 6, 8, 11 / 3])
     fit = sm.OLS(item_means, np.ones(4)).fit(cov_type="cluster",
                                              cov_kwds={"groups": np.array([0, 0, 1, 2])},
                                              use_t=True)
-    assert_allclose([i.lower, i.upper], fit.conf_int()[0], rtol=1e-10)
-    assert_allclose(i.standard_error, fit.bse[0], rtol=1e-10)
+    assert_allclose(i.estimate, fit.params[0], rtol=1e-12)
 
 
 @pytest.mark.parametrize("values", [[75.5, 78.2, 77.1, 79.3, 78.8], [1.0, 2.0, 4.0, 8.0],

@@ -175,3 +175,13 @@ def test_tokens_and_estimated_dollars(example_bench):
     assert_allclose(long_["usd_estimated_share"], 3 / 36)
     assert long_["estimated_flag"] is True
     assert any("rest on estimated token counts" in note for note in report.notes)
+
+
+def test_an_arm_with_every_score_missing_is_refused_by_name(make_bench) -> None:
+    # Issue 12 (a): unlabelled rows are left out, and an arm with nothing else vanished
+    # from the report (no accuracy, no contrast, no note).
+    frame = make_bench(arms=("a", "b", "c"), accuracy=(0.7, 0.8, 0.6), usd=None)
+    frame["correct"] = frame["correct"].astype(object)
+    frame.loc[frame["arm"] == "c", "correct"] = None
+    with pytest.raises(DesignError, match=r"no score and no failure kind.*c \(180 rows\)"):
+        benchmark_report(frame, B=200)

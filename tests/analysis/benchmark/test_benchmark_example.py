@@ -174,7 +174,8 @@ def test_failures_without_failure_kinds(bench, report):
 def test_to_dict_and_json(report):
     data = report.to_dict()
     assert list(data) == [
-        "method", "method_reason", "descriptive", "n_items", "n_clusters", "runs", "arms",
+        "method", "method_reason", "descriptive", "n_items", "n_clusters",
+        "effective_clusters", "design_flagged", "runs", "arms",
         "conf", "B", "seed", "confirmatory", "accuracy", "bayes", "contrasts", "simultaneous",
         "stability", "pass_k", "cost", "frontier", "failures", "variance", "ni",
         "registration", "notes"]

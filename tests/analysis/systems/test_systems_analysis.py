@@ -18,6 +18,7 @@ from statsmodels.stats.multitest import multipletests
 from assay.analysis.systems import head_to_head, performance_by_attribute, systems_report
 from assay.data.schema import Scale
 from assay.data.table import Judgments
+from assay.stats import bell_mccaffrey_df, working_icc
 
 
 def tiny(attributes: bool = True) -> Judgments:
@@ -124,6 +125,20 @@ def item_differences(judgments: Judgments, arm: str, opponent: str, task: str | 
     return wide.assign(d=wide[arm] - wide[opponent])
 
 
+def _cr2_by_hand(d: np.ndarray, groups: np.ndarray) -> tuple[float, float, float]:
+    """Mean, CR2 standard error sqrt(sum_c e_c^2 / (1 - n_c/N)) / N and Bell-McCaffrey df.
+
+    The df comes from ``bell_mccaffrey_df`` at the working ICC, both checked against the
+    dense matrices in tests/stats/intervals/test_cr2.py; statsmodels gives CR1 only.
+    """
+    sums, sizes = np.bincount(groups, weights=d), np.bincount(groups).astype(float)
+    total, mean = sizes.sum(), d.mean()
+    resid = sums - mean * sizes
+    se = math.sqrt(np.sum(resid**2 / (1 - sizes / total))) / total
+    icc = working_icc(sums, np.bincount(groups, weights=d * d), sizes)
+    return float(mean), se, bell_mccaffrey_df(sizes, icc=icc)
+
+
 def test_head_to_head_matches_statsmodels_cluster_ols_on_the_demo(systems_demo):
     report, judgments = systems_demo.report, systems_demo.judgments
     tasks = sorted(judgments.frame["task"].dropna().unique())
@@ -137,11 +152,14 @@ def test_head_to_head_matches_statsmodels_cluster_ols_on_the_demo(systems_demo):
             groups = pd.factorize(data["cluster"])[0]
             fit = sm.OLS(data["d"].to_numpy(), np.ones((len(data), 1))).fit(
                 cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
-            lower, upper = fit.conf_int(alpha=0.05)[0]
-            assert_allclose([row.estimate, row.standard_error, row.lower, row.upper, row.p_value],
-                            [fit.params[0], fit.bse[0], lower, upper, fit.pvalues[0]], rtol=1e-9)
+            d, se, df = _cr2_by_hand(data["d"].to_numpy(), groups)
+            half = sps.t.ppf(0.975, df) * se
+            p = 2 * sps.t.sf(abs(d) / se, df)
+            assert_allclose([row.estimate, row.standard_error, row.lower, row.upper, row.p_value,
+                             row.df], [fit.params[0], se, max(d - half, -1), min(d + half, 1), p,
+                                       df], rtol=1e-9)
             assert (row.n, row.n_clusters) == (len(data), data["cluster"].nunique())
-            p_values.append(fit.pvalues[0])
+            p_values.append(p)
         assert_allclose([r.p_adjusted for r in mine],
                         multipletests(p_values, method="holm")[1], rtol=1e-9)
     # Pairs follow the ranking: the higher-ranked arm first, so every overall difference is > 0.

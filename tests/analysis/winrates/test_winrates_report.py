@@ -17,6 +17,7 @@ from statsmodels.stats.multitest import multipletests
 
 from assay.analysis.winrates import RECORD_FIELDS, win_rates
 from assay.errors import ConfigError, DesignError
+from assay.stats import bell_mccaffrey_df, working_icc
 from assay.stats.significance import cluster_permutation_test
 
 COLUMNS = ["item", "cluster", "arm", "opponent", "position", "run", "judge", "criterion", "score",
@@ -55,17 +56,30 @@ def test_hand_worked_record() -> None:
     assert_allclose(overall.standard_error, math.sqrt(0.08125 / 5), rtol=1e-12)
     assert (overall.n, overall.n_wins, overall.n_losses, overall.n_ties, overall.n_failed) == (
         5, 4, 2, 3, 1)
-    assert (overall.n_clusters, overall.df) == (3, 2.0)
     # cluster sums of w - 1/2: 0.75, -0.25, 0 (sizes 2, 2, 1); d = 0.1; residuals 0.55, -0.45,
-    # -0.1; V = 3/2 * 0.515 / 25 = 0.0309; t = 0.1 / sqrt(0.0309) on 2 df
-    se = math.sqrt(1.5 * 0.515 / 25)
+    # -0.1. CR2 weighs each squared residual by 1 / (1 - n_c / N) = 5/3, 5/3, 5/4 (unequal
+    # sizes): V2 = (5/3 (0.3025 + 0.2025) + 5/4 0.01) / 25 = 0.0341667, where the C/(C-1)
+    # estimator gave 3/2 * 0.515 / 25 = 0.0309.
+    se = math.sqrt((5 / 3 * (0.3025 + 0.2025) + 5 / 4 * 0.01) / 25)
+    # Bell-McCaffrey df at the working ICC of the question-level win rates (the closed form
+    # is checked against the dense matrices in tests/stats/intervals/test_cr2.py)
+    w = np.array([1.0, 0.75, 0.25, 0.5, 0.5])
+    sums, sumsq = np.array([1.75, 0.75, 0.5]), np.array([1.5625, 0.3125, 0.25])
+    assert_allclose(sums, [w[:2].sum(), w[2:4].sum(), w[4]])
+    df = bell_mccaffrey_df([2, 2, 1], icc=working_icc(sums, sumsq, [2, 2, 1]))
+    assert overall.n_clusters == 3 and overall.df == pytest.approx(df, rel=1e-12) and df < 2
     t = 0.1 / se
     assert_allclose(overall.standard_error_clustered, se, rtol=1e-12)
     assert_allclose(overall.statistic, t, rtol=1e-12)
-    assert_allclose(overall.p_value, 1 - t / math.sqrt(2 + t * t), rtol=1e-12)
-    half = stats.t.ppf(0.75, 2) * se  # conf = 0.5
-    assert_allclose([overall.lower, overall.upper], [0.6 - half, 0.6 + half], rtol=1e-12)
-    assert overall.test == "cluster_robust_t" and overall.interval_method == "cluster_robust_t"
+    assert_allclose(overall.p_value, 2 * stats.t.sf(t, df), rtol=1e-10)
+    # the interval of a share is the logit one --kind scores gives (conf = 0.5)
+    half = stats.t.ppf(0.75, df) * se / (0.6 * 0.4)
+    logit = math.log(0.6 / 0.4)
+    assert_allclose([overall.lower, overall.upper],
+                    [1 / (1 + math.exp(-(logit - half))), 1 / (1 + math.exp(-(logit + half)))],
+                    rtol=1e-12)
+    assert (overall.test, overall.interval_method) == ("cluster_robust_t",
+                                                       "logit_cluster_robust_t")
     # task t1: q1-q3 (2 clusters), t2: q4-q5
     assert_allclose([t1.win_rate, t2.win_rate], [2 / 3, 0.5], rtol=1e-14)
     assert (t1.n_wins, t1.n_ties, t1.n_losses, t1.n_failed) == (3, 2, 1, 0)
@@ -73,12 +87,14 @@ def test_hand_worked_record() -> None:
     assert report.position[0].n == 4 and report.position[0].n_flips == 3  # q4 lacks a partner
     # direction of the flips: q1 none; q2 win -> tie and q5 win -> loss move towards the answer
     # shown first (+1), q3 loss -> tie towards the second (-1). Cluster sums 1 (c1: q1, q2),
-    # -1 (c2: q3), 1 (c3: q5): d = 1/4, residuals 0.5, -1.25, 0.75, V = 3/2 * 2.375 / 16
+    # -1 (c2: q3), 1 (c3: q5): d = 1/4, residuals 0.5, -1.25, 0.75; CR2 weights 1 / (1 - n_c/N)
+    # = 2, 4/3, 4/3 for sizes 2, 1, 1: V2 = (2 x 0.25 + 4/3 (1.5625 + 0.5625)) / 16
     (direction,) = report.position_direction
     assert (direction.n, direction.n_toward_first, direction.n_toward_second) == (4, 2, 1)
-    t = 0.25 / math.sqrt(1.5 * 2.375 / 16)
+    t = 0.25 / math.sqrt((0.5 + 4 / 3 * (1.5625 + 0.5625)) / 16)
+    df = bell_mccaffrey_df([2, 1, 1], icc=working_icc([1, -1, 1], [1, 1, 1], [2, 1, 1]))
     assert_allclose(direction.net_toward_first, 0.25, rtol=1e-14)
-    assert_allclose(direction.p_value, 1 - t / math.sqrt(2 + t * t), rtol=1e-12)
+    assert_allclose(direction.p_value, 2 * stats.t.sf(t, df), rtol=1e-10)
 
 
 def test_runs_are_averaged_after_positions() -> None:
@@ -247,12 +263,14 @@ def test_judge_comparison() -> None:
     d = np.array([0, 0.25, 0, 0, 0.5])
     assert_allclose([cmp.win_rate_a, cmp.win_rate_b, cmp.difference], [0.6, 0.45, d.mean()],
                     rtol=1e-12)
-    # clusters c1 = (0, .25), c2 = (0, 0), c3 = (.5): the cluster t test on d
+    # clusters c1 = (0, .25), c2 = (0, 0), c3 = (.5): the CR2 cluster t test on d, each
+    # squared residual weighed by 1 / (1 - n_c / N) = 5/3, 5/3, 5/4
     sums, sizes = np.array([0.25, 0.0, 0.5]), np.array([2.0, 2.0, 1.0])
     resid = sums - d.mean() * sizes
-    se = math.sqrt(1.5 * np.sum(resid**2) / 25)
+    se = math.sqrt(np.sum(np.array([5 / 3, 5 / 3, 5 / 4]) * resid**2) / 25)
+    df = bell_mccaffrey_df(sizes, icc=working_icc(sums, [0.0625, 0.0, 0.25], sizes))
     assert_allclose(cmp.statistic, d.mean() / se, rtol=1e-12)
-    assert_allclose(cmp.p_value, 2 * stats.t.sf(d.mean() / se, 2), rtol=1e-12)
+    assert_allclose(cmp.p_value, 2 * stats.t.sf(d.mean() / se, df), rtol=1e-10)
     assert cmp.p_adjusted == cmp.p_value
 
 
@@ -342,3 +360,46 @@ def test_invariances(data) -> None:
     _same(win_rates(frame([first, *rest])).to_records(), base)  # row order
     renamed = [(i, "z" + c[::-1], a, o, p, r, s) for i, c, a, o, p, r, s in rows]
     _same(win_rates(frame(renamed)).to_records(), base)  # cluster labels
+
+
+def test_one_preference_gets_one_interval_from_scores_and_winrate() -> None:
+    # Issue 11, item 12: the same preference got [0.863, 0.987] (logit) from --kind scores
+    # and [0.904, 1.000] (a clipped raw-scale t) from --kind winrate.
+    from assay.analysis.scores import score_summary
+    from assay.data.schema import Scale
+    from assay.data.table import Judgments
+
+    rng = np.random.default_rng(4)
+    rows = []
+    for c, size in enumerate([9, 4, 2, 1, 1, 6]):
+        for i in range(size):
+            for run in (1, 2):
+                for pos in (1, 2):
+                    score = float(rng.choice([0.0, 0.5, 1.0], p=[0.1, 0.1, 0.8]))
+                    rows.append((f"c{c}q{i}", f"c{c}", "A", "B", pos, run, score))
+    table = frame(rows).assign(reportable=True)
+    judgments = Judgments(table, {"pref": Scale.parse("range:0,1")})
+    (record,) = [r for r in win_rates(judgments).records if r.task is None]
+    (row,) = score_summary(judgments).rows
+    assert (record.interval_method, row.method) == ("logit_cluster_robust_t",) * 2
+    assert_allclose([record.win_rate, record.lower, record.upper],
+                    [row.estimate, row.lower, row.upper], rtol=1e-12)
+    text = win_rates(judgments).to_text()
+    assert "SE (clusters)" in text and f"{record.standard_error_clustered:.3f}" in text
+
+
+def test_records_carry_position_and_judge_agreement() -> None:
+    # Everything the text prints is in winrates.json: flip rate and direction, judges.
+    other = list(HAND)
+    other[2] = ("q2", "c1", "A", "B", 1, 1, 0.5, "t1")
+    report = win_rates(pd.concat([frame(HAND), frame(other, judge="k")], ignore_index=True))
+    records = json.loads(report.to_json())
+    overall = next(r for r in records if r["judge"] == "j" and r["task"] is None)
+    position = next(p for p in report.position if p.judge == "j")
+    assert overall["position"]["flip_rate"] == pytest.approx(position.flip_rate)
+    direction = next(d for d in report.position_direction if d.judge == "j")
+    assert overall["position"]["direction_net_toward_first"] == pytest.approx(
+        direction.net_toward_first)
+    (cmp,) = overall["judges"]
+    assert (cmp["judge_a"], cmp["judge_b"]) == ("j", "k")
+    assert cmp["agreement_rate"] == pytest.approx(report.judges[0].agreement_rate)

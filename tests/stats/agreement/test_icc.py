@@ -249,3 +249,18 @@ def test_satterthwaite_numerator_zero_but_for_rounding_gives_no_interval_in_any_
         result = icc_agreement(x[:, order])
         assert result.estimate == pytest.approx(-1 / 63)
         assert np.isnan(result.lower) and np.isnan(result.upper) and result.reason is not None
+
+
+@pytest.mark.parametrize("scale", [1.0, 7.0, 1e-3, 1e6, 1e150])
+def test_interval_is_scale_free_at_a_tiny_satterthwaite_df(scale: float) -> None:
+    # Issue 12 (b): v is about 0.01, F_L about 1.5e305; F_L times the denominator
+    # overflowed at x7 (NaN, with a reason about the df) while x1 gave an interval.
+    ratings = np.array([[0, 2, 3], [0, 4, 1], [0, 4, 2], [2, 3, 0]], dtype=float)
+    base = icc_agreement(ratings)
+    scaled = icc_agreement(ratings * scale)
+    assert base.reason is None and 0.0 < base.df < 0.02
+    assert_allclose([scaled.estimate, scaled.lower, scaled.upper, scaled.df],
+                    [base.estimate, base.lower, base.upper, base.df], rtol=1e-9)
+    assert scaled.reason is None
+    # the limits as F_L -> inf: L = -n / (k c + kn - k - n), c = MS_C / MS_E = 31/7
+    assert_allclose(base.lower, -4 / (3 * 31 / 7 + 12 - 3 - 4), rtol=1e-9)

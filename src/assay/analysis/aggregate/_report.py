@@ -7,7 +7,7 @@ interval over those run means (10,000 resamples, seed 42). That interval says ho
 *run* mean moves between repetitions of the judging; with five runs it is five numbers. So
 beside it, clearly named, stands ``items_interval``: the mean over items with a
 cluster-robust t interval (runs and arms averaged within an item, items summed within
-clusters, C - 1 df), which is the evidence about the questions.
+clusters, CR2 variance with Bell-McCaffrey df), which is the evidence about the questions.
 
 For every criterion scored by two or more judges: ICC(2,1) = ICC(A,1) with its F-based
 interval, the mean absolute difference (MAD) on the score scale and Spearman's rho (mean
@@ -150,8 +150,9 @@ class AggregateReport(Rendered):
                        "quantiles": "numpy.percentile, linear interpolation"},
                 "items_interval": {"method": ITEMS_CI_METHOD,
                                    "description": "runs and arms averaged within an item, "
-                                   "items summed within clusters, ratio estimator, t with "
-                                   "C - 1 df, raw score scale"},
+                                   "items summed within clusters, ratio estimator, CR2 "
+                                   "variance, t with Bell-McCaffrey df (C - 1 with equal "
+                                   "clusters), raw score scale"},
                 "icc": "ICC(2,1) = ICC(A,1): two-way, absolute agreement, single rater; "
                        "McGraw-Wong F-based interval",
                 "mad": "mean over rater pairs of the mean absolute difference, score scale",

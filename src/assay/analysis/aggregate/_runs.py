@@ -16,7 +16,7 @@ import numpy.typing as npt
 import pandas as pd
 from scipy import stats as sps
 
-from assay.stats.intervals import ratio_estimate
+from assay.stats.intervals import cr2_ratio_estimate
 
 RUN_CI_METHOD = "percentile_bootstrap_over_run_means"
 ITEMS_CI_METHOD = "cluster_robust_t"
@@ -27,8 +27,9 @@ class ItemsInterval:
     """Mean score over items with a cluster-robust t interval on the raw score scale.
 
     Runs (and arms, when several are pooled) are averaged within an item; items are summed
-    within their cluster; the ratio estimator and its linearised variance over clusters give
-    the standard error, and the interval uses Student's t with C - 1 df.
+    within their cluster; the ratio estimator and its CR2 variance over clusters give the
+    standard error, and the interval uses Student's t with the Bell-McCaffrey df (C - 1 when
+    the clusters have one size; :func:`~assay.stats.intervals.cr2_ratio_estimate`).
     """
 
     estimate: float
@@ -38,9 +39,9 @@ class ItemsInterval:
     upper: float
     """Upper bound; NaN when ``method`` says the interval is undefined."""
     standard_error: float
-    """sqrt(V) of the ratio estimator over clusters; NaN with fewer than 2 clusters."""
-    df: int | None
-    """C - 1, the t distribution's degrees of freedom; None with fewer than 2 clusters."""
+    """sqrt(V2), the CR2 standard error of the ratio estimator; NaN below 2 clusters."""
+    df: float | None
+    """Bell-McCaffrey degrees of freedom (C - 1 with equal clusters); None below 2 clusters."""
     method: str
     """``"cluster_robust_t"``, or ``"too_few_clusters"`` / ``"undefined_no_cluster_variance"``
     when the interval cannot be formed."""
@@ -121,8 +122,9 @@ def items_interval(frame: pd.DataFrame, *, conf: float) -> ItemsInterval:
         return ItemsInterval(estimate=estimate, lower=nan, upper=nan, standard_error=nan,
                              df=None, method="too_few_clusters", conf=conf, n_items=n_items,
                              n_clusters=n_clusters)
-    ratio = ratio_estimate(sums, sizes)
-    df = n_clusters - 1
+    sumsq = (items**2).groupby(level="cluster", sort=False).sum().to_numpy(dtype=np.float64)
+    ratio = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)
+    df = ratio.df
     if not ratio.standard_error > 0:
         return ItemsInterval(estimate=ratio.estimate, lower=nan, upper=nan,
                              standard_error=ratio.standard_error, df=df,

@@ -8,9 +8,11 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+from scipy import special, stats
 from scipy.stats import rankdata
 
 from assay.analysis.benchmark._data import BenchData
+from assay.analysis.benchmark._design import MethodChoice
 from assay.analysis.benchmark._resample import ClusterResampler
 from assay.errors import DesignError
 from assay.stats._results import IntervalResult
@@ -21,24 +23,19 @@ from assay.stats.intervals import (
     korn_graubard_interval,
     ratio_estimate,
     studentised_bootstrap_interval,
+    two_way_cluster_variance,
 )
 
 FloatArray = npt.NDArray[np.float64]
-Method = Literal["auto", "bootstrap", "cluster_t", "bayes", "exact"]
 Record = dict[str, Any]
 
-MIN_ITEMS = 300
-"""Items the bootstrap needs under ``method="auto"``."""
-MIN_CLUSTERS = 30
-"""Clusters the bootstrap needs under ``method="auto"``."""
-MIN_RUNS = 5
-"""Runs below which the report is descriptive only."""
 ZERO_SE = 1e-12
 """A linearised standard error at or below this is V = 0 (rounding of equal cluster means)."""
 
 METHOD_LABELS = {
     "bootstrap": "studentised_cluster_bootstrap",
     "cluster_t": "logit_cluster_robust_t",
+    "hull": "cr2_bayes_hull",
     "exact": "korn_graubard_clopper_pearson",
     "bayes": "beta_binomial_bayes",
     "descriptive": "descriptive",
@@ -56,56 +53,6 @@ BAYES_NOTE = (
 
 
 @dataclass(frozen=True)
-class MethodChoice:
-    """The accuracy interval method of a report and why it was chosen."""
-
-    method: str
-    """``bootstrap``, ``cluster_t``, ``bayes``, ``exact`` or ``descriptive``."""
-    reason: str
-    """Why, in words."""
-    descriptive: bool
-    """Fewer than 5 runs: point estimates only."""
-    below_thresholds: bool
-    """Fewer than 300 items or 30 clusters."""
-
-
-INTERVALS_HINT = ('an interval over items is valid at any number of runs: name a method '
-                  '(--method cluster_t, or method="cluster_t") to get one')
-"""How a descriptive report says intervals are obtained."""
-
-
-def choose_method(method: Method, n_items: int, n_clusters: int, n_runs: int) -> MethodChoice:
-    """Pick the accuracy interval method (hr_report, "Intervals").
-
-    Below 5 runs ``"auto"`` gives the descriptive report hr_report specifies; a method named
-    explicitly is honoured at any number of runs, since its interval treats clusters of
-    items as the sampling units and runs are averaged within each item first.
-
-    >>> choose_method("auto", 36, 12, 5).reason
-    '36 items in 12 clusters fall short of 300 items and 30 clusters'
-    >>> choose_method("auto", 400, 40, 5).method
-    'bootstrap'
-    >>> choose_method("auto", 36, 12, 1).descriptive, choose_method("cluster_t", 36, 12, 1).method
-    (True, 'cluster_t')
-    """
-    below = n_items < MIN_ITEMS or n_clusters < MIN_CLUSTERS
-    size = f"{n_items} items in {n_clusters} clusters"
-    if n_runs < MIN_RUNS and method == "auto":
-        return MethodChoice("descriptive", f"{n_runs} run(s) per item, fewer than {MIN_RUNS}: "
-                            f"point estimates only; {INTERVALS_HINT}", True, below)
-    if n_runs < MIN_RUNS:
-        return MethodChoice(method, f'method = "{method}" was asked for; {size}, {n_runs} '
-                            "run(s) per item (averaged within each item)", False, below)
-    if method == "auto":
-        if below:
-            return MethodChoice("cluster_t", f"{size} fall short of {MIN_ITEMS} items and "
-                                f"{MIN_CLUSTERS} clusters", False, below)
-        return MethodChoice("bootstrap", f"{size} reach {MIN_ITEMS} items and {MIN_CLUSTERS} "
-                            "clusters", False, below)
-    return MethodChoice(method, f'method = "{method}" was asked for; {size}', False, below)
-
-
-@dataclass(frozen=True)
 class AccuracySection:
     records: list[Record]
     bayes: list[Record] | None
@@ -115,21 +62,30 @@ class AccuracySection:
 
 
 def accuracy_section(data: BenchData, choice: MethodChoice,
-                     resampler: ClusterResampler | None, *, conf: float) -> AccuracySection:
-    """Accuracy per arm with its interval, rank interval and (Bayes) posterior summary."""
+                     resampler: ClusterResampler | None, *, conf: float,
+                     effective: float | None = None) -> AccuracySection:
+    """Accuracy per arm with its interval, rank interval and (Bayes) posterior summary.
+
+    The cluster-robust t is CR2 with Bell-McCaffrey degrees of freedom at the working ICC
+    (hr_report's C/(C-1) estimator with C - 1 df when the clusters have one size). In a
+    flagged design under the auto rule (``choice.widened``) it is widened: the hull with the
+    beta-binomial Bayes interval for binary scores, else min(df, G* - 1) degrees of freedom
+    with ``effective`` = G*.
+    """
     item_accuracy = data.scores.mean(axis=2)
     sums = data.cluster_sums(item_accuracy)
     estimates = sums.sum(axis=0) / data.sizes.sum()
     notes: list[str] = []
     if choice.descriptive or resampler is None:
         points = [{"arm": arm, "estimate": float(estimates[a]), "lower": None, "upper": None,
-                   "standard_error": None, "method": "descriptive", "rank_lower": None,
-                   "rank_upper": None} for a, arm in enumerate(data.arms)]
+                   "standard_error": None, "method": "descriptive", "df": None,
+                   "rank_lower": None, "rank_upper": None} for a, arm in enumerate(data.arms)]
         return AccuracySection(points, None, None, notes)
 
     if choice.method == "bayes" and not data.binary:
         raise DesignError('method = "bayes" counts correct runs, and some scores are shares '
                           "between 0 and 1; use another method")
+    sumsq = data.cluster_sums(item_accuracy**2)
     correct_runs = np.rint(data.cluster_sums(data.scores.sum(axis=2)))
     boot = resampler.ratios(sums) if choice.method != "bootstrap" else \
         np.empty((resampler.n_resamples, data.n_arms))
@@ -139,6 +95,7 @@ def accuracy_section(data: BenchData, choice: MethodChoice,
         sums_a = sums[:, a]
         ratio = ratio_estimate(sums_a, data.sizes)
         r, se = ratio.estimate, ratio.standard_error
+        df: float | None = None
         degenerate = r <= 0.0 or r >= 1.0 or se <= ZERO_SE
         if choice.method == "bootstrap":
             replicates = cluster_bootstrap_ratios(sums_a, data.sizes, resampler.weights)
@@ -161,16 +118,27 @@ def accuracy_section(data: BenchData, choice: MethodChoice,
                     bounds=(0.0, 1.0))
                 lower, upper, method = interval.lower, interval.upper, interval.method
             elif not degenerate:
-                interval = cluster_t_interval(sums_a, data.sizes, conf=conf)
-                lower, upper, method = interval.lower, interval.upper, interval.method
+                interval = cluster_t_interval(sums_a, data.sizes, conf=conf, variance="CR2",
+                                              sumsq=sumsq[:, a])
+                lower, upper = interval.lower, interval.upper
+                method = METHOD_LABELS["cluster_t"]  # CR2; hr_report's V when balanced
+                df, se = interval.df, interval.standard_error
+                if choice.widened and data.binary:
+                    hull = beta_binomial_bayes_interval(correct_runs[:, a],
+                                                        data.sizes * data.n_runs, conf=conf)
+                    lower, upper = min(lower, hull.lower), max(upper, hull.upper)
+                    method = METHOD_LABELS["hull"]
+                elif choice.widened:
+                    lower, upper, df = _fewer_df(interval, r, df, effective, conf)
             if not (math.isfinite(lower) and math.isfinite(upper)):
                 kg, note = _korn_graubard_fallback(arm, sums_a, data.sizes, r, se,
                                                    choice.method, conf=conf)
                 lower, upper, method = kg.lower, kg.upper, kg.method
                 notes.append(note)
         records.append({"arm": arm, "estimate": r, "lower": lower, "upper": upper,
-                        "standard_error": se, "method": method})
+                        "standard_error": se, "method": method, "df": df})
 
+    notes += _run_notes(data, records, conf=conf)
     rank_lower, rank_upper = rank_intervals(boot, conf=conf)
     for a, record in enumerate(records):
         record["rank_lower"] = int(rank_lower[a])
@@ -178,6 +146,80 @@ def accuracy_section(data: BenchData, choice: MethodChoice,
     if choice.method == "bayes":
         notes.append(BAYES_NOTE)
     return AccuracySection(records, bayes if choice.method == "bayes" else None, boot, notes)
+
+
+RUN_MATERIAL = 1.25
+"""Two-way variance over one-way variance above which the run component is material."""
+RUN_ALPHA = 0.01
+"""Level of the items x runs F test a run component must also pass (with 5 runs the two-way
+variance alone exceeds the one-way one by chance in about one bench in three)."""
+
+
+def _run_effect_p(scores: FloatArray) -> float:
+    """p-value of the run effect in the two-way ANOVA of items x runs, no replication.
+
+    F = MS_runs / MS_error with MS_runs = I sum_r (mean_r - mean)^2 / (R - 1) and
+    MS_error the residual mean square on (I - 1)(R - 1) df (Fisher 1925; the additive
+    model of Tukey 1949). 1.0 when MS_error is 0.
+    """
+    items, runs = scores.shape
+    grand = float(scores.mean())
+    run_means = scores.mean(axis=0)
+    item_means = scores.mean(axis=1)
+    ms_runs = items * float(np.sum((run_means - grand) ** 2)) / (runs - 1)
+    resid = scores - item_means[:, None] - run_means[None, :] + grand
+    df_error = (items - 1) * (runs - 1)
+    ms_error = float(np.sum(resid**2)) / df_error if df_error > 0 else 0.0
+    if not ms_error > 0.0:
+        return 1.0
+    return float(stats.f.sf(ms_runs / ms_error, runs - 1, df_error))
+
+
+def _run_notes(data: BenchData, records: list[Record], *, conf: float) -> list[str]:
+    """Estimate the run component; name the population when it is material.
+
+    Adds ``standard_error_two_way`` (cluster x run, Cameron, Gelbach and Miller 2011) to each
+    record. The printed intervals treat the runs as given; a shift shared by all items of a
+    run (one seed or snapshot per run) is only in the two-way variance.
+    """
+    notes = []
+    for a, record in enumerate(records):
+        record["standard_error_two_way"] = None
+        if data.n_runs < 2 or data.n_clusters < 2:
+            continue
+        two_way = two_way_cluster_variance(data.cluster_sums(data.scores[:, a, :]), data.sizes)
+        record["standard_error_two_way"] = math.sqrt(two_way.variance)
+        if not (two_way.variance > RUN_MATERIAL * two_way.variance_clusters
+                and _run_effect_p(data.scores[:, a, :]) < RUN_ALPHA):
+            continue
+        se = math.sqrt(two_way.variance)
+        half = float(stats.t.ppf((1.0 + conf) / 2.0, two_way.df)) * se
+        r = two_way.estimate
+        notes.append(
+            f"The runs of {record['arm']} differ more than their items explain (standard "
+            f"error {se:.3g} with runs as a second clustering dimension, against "
+            f"{math.sqrt(two_way.variance_clusters):.3g} over clusters): the intervals above "
+            f"speak about these {data.n_runs} runs. If each run is one pass with its own seed "
+            f"or model snapshot and the question is about runs in general, the two-way "
+            f"(cluster x run) interval is [{max(r - half, 0.0):.3g}, {min(r + half, 1.0):.3g}] "
+            f"on {two_way.df:g} df (Cameron, Gelbach and Miller 2011).")
+    return notes
+
+
+def fewer_df(df: float, effective: float | None) -> float:
+    """min(df, G* - 1), at least 1: the degrees of freedom of a flagged design."""
+    if effective is None:
+        return df
+    return max(min(df, effective - 1.0), 1.0)
+
+
+def _fewer_df(interval: IntervalResult, r: float, df: float | None, effective: float | None,
+              conf: float) -> tuple[float, float, float]:
+    """The logit interval again with min(df, G* - 1) degrees of freedom."""
+    nu = fewer_df(float(interval.df or 1.0), effective)
+    half = float(stats.t.ppf((1.0 + conf) / 2.0, nu)) * interval.standard_error / (r * (1.0 - r))
+    centre = float(special.logit(r))
+    return float(special.expit(centre - half)), float(special.expit(centre + half)), nu
 
 
 def _korn_graubard_fallback(arm: str, sums: FloatArray, sizes: FloatArray, r: float,

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from scipy import stats
 
-from assay.analysis.benchmark._accuracy import ZERO_SE
+from assay.analysis.benchmark._accuracy import ZERO_SE, fewer_df
 from assay.analysis.benchmark._data import BenchData
 from assay.errors import ConfigError
 from assay.stats._results import Alternative, IntervalResult
@@ -80,16 +81,39 @@ class PairedData:
     """S_ca, shape (C, A)."""
     sizes: FloatArray
     n_clusters: int
+    item_cluster: npt.NDArray[np.int64]
+    """Cluster index of each item, shape (I,)."""
+    effective: float | None = None
+    """G* of a flagged design whose intervals the auto rule widens: the t intervals then
+    take min(df, G* - 1) degrees of freedom. None otherwise."""
 
     @classmethod
-    def of(cls, data: BenchData) -> PairedData:
+    def of(cls, data: BenchData, *, effective: float | None = None) -> PairedData:
         p = data.scores.mean(axis=2)
-        return cls(p, data.cluster_sums(p), data.sizes, data.n_clusters)
+        return cls(p, data.cluster_sums(p), data.sizes, data.n_clusters, data.item_cluster,
+                   effective)
+
+    def diff_sumsq(self, first: int, second: int) -> FloatArray:
+        """Cluster sums of squared item differences, for the working ICC of the CR2 df."""
+        diff = self.item_accuracy[:, first] - self.item_accuracy[:, second]
+        return np.bincount(self.item_cluster, weights=diff * diff, minlength=self.n_clusters)
 
     def difference(self, first: int, second: int, *, conf: float,
                    alternative: Alternative = "two-sided") -> IntervalResult:
+        """CR2 t interval of first minus second (Bell-McCaffrey df; fewer when flagged)."""
         diff = self.sums[:, first] - self.sums[:, second]
-        return paired_difference_interval(diff, self.sizes, conf=conf, alternative=alternative)
+        result = paired_difference_interval(diff, self.sizes, conf=conf,
+                                            alternative=alternative, variance="CR2",
+                                            sumsq=self.diff_sumsq(first, second))
+        if self.effective is None or not result.standard_error > 0.0 or result.df is None:
+            return result
+        nu = fewer_df(result.df, self.effective)
+        q = (1.0 + conf) / 2.0 if alternative == "two-sided" else conf
+        t_crit = float(stats.t.ppf(q, nu))
+        d, se = result.estimate, result.standard_error
+        lower = max(d - t_crit * se, -1.0) if alternative != "less" else -1.0
+        upper = min(d + t_crit * se, 1.0) if alternative != "greater" else 1.0
+        return replace(result, lower=lower, upper=upper, df=nu, critical_value=t_crit)
 
 
 def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple[int, int]],
@@ -109,7 +133,7 @@ def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple
             continue
         result = paired.difference(first, second, conf=conf)
         record.update(estimate=result.estimate, standard_error=result.standard_error,
-                      df=paired.n_clusters - 1)
+                      df=result.df)
         if result.standard_error <= ZERO_SE:
             tango, n_eff = tango_items(paired.item_accuracy[:, first],
                                        paired.item_accuracy[:, second], paired.n_clusters,
@@ -133,6 +157,10 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
                          descriptive: bool) -> tuple[list[Record], list[str]]:
     """Single-step max-t intervals over every pairwise difference (Hothorn et al. 2008).
 
+    The covariance of the differences is CR2, sum_c w_c e_c e_c' / N^2 with w_c = 1 /
+    (1 - n_c/N) (hr_report's C/(C-1) estimator when the clusters have one size), and the
+    multivariate t takes the smallest Bell-McCaffrey df of the pairs (C - 1 when balanced).
+
     Pairs with V_d = 0 get Tango's interval at the Bonferroni level (1 - conf) / (2 P),
     and the max-t part then runs at 1 - (1 - conf) P+ / P, P+ the pairs with V_d > 0.
     """
@@ -154,11 +182,14 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
     n_clusters, total = paired.n_clusters, paired.sizes.sum()
     diff_sums = paired.sums[:, first] - paired.sums[:, second]
     residuals = diff_sums - np.outer(paired.sizes, estimates)
-    covariance = n_clusters / (n_clusters - 1) * (residuals.T @ residuals) / total**2
+    weighted = residuals / (1.0 - paired.sizes / total)[:, None]  # CR2 (Bell-McCaffrey)
+    covariance = (weighted.T @ residuals) / total**2
     se = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
     varying = se > ZERO_SE
     n_pairs, n_varying = len(pairs), int(varying.sum())
-    df = n_clusters - 1
+    df = min((paired.difference(i, j, conf=conf).df or n_clusters - 1.0)
+             for (i, j), v in zip(pairs, varying, strict=True) if v) if varying.any() \
+        else n_clusters - 1.0
     critical = np.nan
     if n_varying:
         level = 1.0 - (1.0 - conf) * n_varying / n_pairs

@@ -154,6 +154,7 @@ def prepare_bench(frame: pd.DataFrame, *, evidence: bool) -> BenchData:
     n_items_all = np.unique(pair).size
     n_unlabelled = int(np.count_nonzero(~labelled))
     if n_unlabelled:
+        _check_arms_labelled(rows["arm"], labelled)
         keep = labelled
         pair, score = pair[keep], score[keep]
         rows = rows.loc[keep]
@@ -229,6 +230,21 @@ def prepare_bench(frame: pd.DataFrame, *, evidence: bool) -> BenchData:
         n_rows_unlabelled=n_unlabelled,
         n_items_unlabelled=int(n_items_all - n_items),
     )
+
+
+def _check_arms_labelled(arms: pd.Series, labelled: npt.NDArray[np.bool_]) -> None:
+    """Refuse an arm none of whose rows has a score or a failure kind.
+
+    Unlabelled rows are left out, and an arm with nothing else would vanish from every
+    table without a word (no accuracy, no contrast, no note).
+    """
+    scored = set(arms[labelled].dropna().unique())
+    empty = [arm for arm in arms.dropna().unique() if arm not in scored]
+    if empty:
+        counts = ", ".join(f"{arm!s} ({int((arms == arm).sum())} rows)" for arm in empty[:5])
+        raise DesignError(
+            f"arm(s) with no score and no failure kind on any row: {counts}; score them, mark "
+            "their failures in failure_kind, or leave the arm out of the table")
 
 
 class _CellNamer:

@@ -67,6 +67,8 @@ class _Contrast:
     reference: int
     estimate: float
     standard_error: float
+    df: float
+    """Degrees of freedom of the paired t (Bell-McCaffrey; C - 1 with equal clusters)."""
     cost: BcaInputs | None
 
     def accuracy_lower(self, paired: PairedData, level: float) -> float:
@@ -127,7 +129,6 @@ def ni_section(data: BenchData, paired: PairedData, registration: Registration,
 
     records: list[Record] = []
     notes: list[str] = []
-    df = paired.n_clusters - 1
     for i, c in enumerate(contrasts):
         spec, level = c.spec, levels[i]
         lower = c.accuracy_lower(paired, level)
@@ -137,7 +138,8 @@ def ni_section(data: BenchData, paired: PairedData, registration: Registration,
         verdict_ok = holm_passed[i] if spec.confirmatory else \
             accuracy_holds and (cost_holds is not False)
         mdd_level = alpha / len(confirmatory) if spec.confirmatory else alpha
-        achieved = (float(mdd(c.standard_error, df, alpha=mdd_level, power=registration.power))
+        achieved = (float(mdd(c.standard_error, c.df, alpha=mdd_level,
+                              power=registration.power))
                     if c.standard_error > ZERO_SE else None)
         tango_lower, tango_upper, n_eff = _tango_check(paired, c, level)
         records.append({
@@ -191,7 +193,8 @@ def _prepare(data: BenchData, paired: PairedData, spec: RegisteredContrast,
     elif spec.cost_test:
         raise DesignError(f"contrast {spec.label!r} tests cost, and the bench has no usd column")
     return _Contrast(spec, new, reference, float(two_sided.estimate),
-                     float(two_sided.standard_error), cost)
+                     float(two_sided.standard_error),
+                     float(two_sided.df or paired.n_clusters - 1), cost)
 
 
 def _tango_check(paired: PairedData, c: _Contrast, level: float) -> tuple[float, float, float]:

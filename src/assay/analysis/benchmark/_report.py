@@ -21,15 +21,7 @@ import numpy as np
 import pandas as pd
 
 from assay._display import Rendered, render_text
-from assay.analysis.benchmark._accuracy import (
-    INTERVALS_HINT,
-    MIN_CLUSTERS,
-    MIN_ITEMS,
-    MIN_RUNS,
-    Method,
-    accuracy_section,
-    choose_method,
-)
+from assay.analysis.benchmark._accuracy import accuracy_section
 from assay.analysis.benchmark._contrasts import (
     PairedData,
     contrasts_section,
@@ -38,6 +30,16 @@ from assay.analysis.benchmark._contrasts import (
 )
 from assay.analysis.benchmark._cost import cost_section
 from assay.analysis.benchmark._data import BenchData, prepare_bench
+from assay.analysis.benchmark._design import (
+    INTERVALS_HINT,
+    MIN_CLUSTERS,
+    MIN_ITEMS,
+    MIN_RUNS,
+    Method,
+    choose_method,
+    design_of,
+    flag_note,
+)
 from assay.analysis.benchmark._errors import (
     DevNotEvidenceError,
     RegistrationChangedError,
@@ -103,6 +105,12 @@ class BenchmarkReport(Rendered):
     """True below 5 runs under ``method="auto"``: point estimates only."""
     n_items: int
     n_clusters: int
+    effective_clusters: float
+    """G*, the effective number of clusters (Carter, Schnepel and Steigerwald 2017) at the
+    working ICC of item accuracies; n_clusters when the clusters have one size."""
+    design_flagged: bool
+    """Few effective clusters of unequal size, where no interval held its level in the
+    coverage simulation; a note says what the report does instead."""
     runs: int
     """Runs per item."""
     arms: list[str]
@@ -195,9 +203,10 @@ def benchmark_report(
         Seed of the private random stream; the global numpy state is not touched.
     method : {"auto", "bootstrap", "cluster_t", "bayes", "exact"}
         Accuracy interval; "auto" takes the studentised cluster bootstrap from 300 items
-        and 30 clusters, else the cluster-robust t on the logit scale, and gives a
-        descriptive report (no intervals) below 5 runs. A method named explicitly is used
-        at any number of runs (the interval is over items, runs averaged within each).
+        and 30 effective clusters, else the cluster-robust t (CR2) on the logit scale, and
+        widens the intervals of a design with few effective clusters of unequal size. Below
+        5 runs "auto" gives a descriptive report (no intervals); a method named explicitly
+        is used at any number of runs (the interval is over items, runs averaged within each).
     confirmatory : bool, optional
         A confirmatory report refuses rows outside the test and final splits; by default
         True exactly when ``registration`` has a confirmatory contrast.
@@ -222,7 +231,10 @@ def benchmark_report(
     -----
     Follows hr_report (``hr_report``) and the readings of ``SPEC-NOTES.md``. Accuracy is
     the ratio estimator r = sum_c S_c / sum_c n_c of the cluster sums of item accuracy
-    (runs averaged within the item), with V = C / (C - 1) sum_c (S_c - r n_c)^2 / N^2.
+    (runs averaged within the item), with V = C / (C - 1) sum_c (S_c - r n_c)^2 / N^2; the
+    cluster-robust t intervals use the CR2 variance sum_c (S_c - r n_c)^2 / (1 - n_c/N) / N^2
+    with Bell-McCaffrey degrees of freedom, the same as V with C - 1 df when the clusters
+    have one size (``docs/statistics.md``).
     One private ``numpy.random.default_rng(seed)`` stream gives a single (B, C) matrix of
     cluster resampling counts that drives every resampled figure (studentised accuracy
     intervals, rank intervals, BCa intervals of pass^k and cost, the frontier share, the
@@ -266,7 +278,10 @@ def benchmark_report(
         check_registration(registration, data.arms, given)
     pairs = resolve_contrasts(data.arms, contrasts)
     k = list(dict.fromkeys(int(x) for x in k))
-    choice = choose_method(method, data.n_items, data.n_clusters, data.n_runs)
+    item_accuracy = data.scores.mean(axis=2)
+    design = design_of(data.cluster_sums(item_accuracy), data.cluster_sums(item_accuracy**2),
+                       data.sizes, data.n_runs)
+    choice = choose_method(method, design)
     if evidence and data.n_runs < MIN_RUNS:
         raise DesignError(f"a confirmatory or registered report needs at least {MIN_RUNS} runs "
                           f"per item; this bench has {data.n_runs}")
@@ -285,12 +300,15 @@ def benchmark_report(
         notes.append(f"{data.n_runs} run(s) per item, fewer than {MIN_RUNS}: the intervals asked "
                      "for are over items (runs averaged within each item); stability across runs "
                      "rests on few runs.")
-    accuracy = accuracy_section(data, choice, resampler, conf=conf)
+    if choice.flagged and not choice.descriptive:
+        notes.append(flag_note(design, choice, binary=data.binary))
+    effective = design.effective_clusters if choice.widened else None
+    accuracy = accuracy_section(data, choice, resampler, conf=conf, effective=effective)
     notes += accuracy.notes
     if choice.method == "bootstrap" and choice.below_thresholds:
         notes.append(FORCED_BOOTSTRAP_NOTE)
 
-    paired = PairedData.of(data)
+    paired = PairedData.of(data, effective=effective)
     contrast_records, contrast_notes = contrasts_section(paired, data.arms, pairs, conf=conf,
                                                          descriptive=choice.descriptive)
     simultaneous, simultaneous_notes = simultaneous_section(
@@ -314,7 +332,9 @@ def benchmark_report(
 
     return BenchmarkReport(
         method=choice.method, method_reason=choice.reason, descriptive=choice.descriptive,
-        n_items=data.n_items, n_clusters=data.n_clusters, runs=data.n_runs,
+        n_items=data.n_items, n_clusters=data.n_clusters,
+        effective_clusters=design.effective_clusters, design_flagged=design.flagged,
+        runs=data.n_runs,
         arms=list(data.arms), conf=conf, B=n_resamples, seed=seed,
         confirmatory=bool(confirmatory), accuracy=accuracy.records, bayes=accuracy.bayes,
         contrasts=contrast_records, simultaneous=simultaneous,

@@ -159,16 +159,20 @@ def head_to_head(judgments: Model, arms: list[str], *,
     both arms have a score, d_i = y_ai - y_bi; with D_c the sum of d_i over cluster c and
     n_c its count, :func:`~assay.stats.contrasts._paired.paired_difference_interval` gives
 
-    .. math:: d = \sum_c D_c / N, \qquad V_d = \frac{C}{C-1} \sum_c (D_c - d\,n_c)^2 / N^2
+    .. math:: d = \sum_c D_c / N, \qquad
+              V_d = \sum_c \frac{(D_c - d\,n_c)^2}{1 - n_c / N} / N^2
 
-    and d -+ t_{C-1,(1+conf)/2} sqrt(V_d), and :func:`~assay.stats.significance._tests.cluster_t_test`
-    the two-sided p-value of t = d / sqrt(V_d) on C - 1 df (Cameron and Miller 2015). Both
-    match statsmodels OLS of d_i on a constant with ``cov_type="cluster"`` and
-    ``use_t=True`` (tests/systems/). Each item counts once whatever its number of units, so
-    d equals the difference of the two Q only when every item has as many units for each
-    arm. The p-values of the pairs within one scope (all tasks, or one task) are
-    Holm-adjusted together (:func:`~assay.stats.contrasts._multiplicity.holm_adjust`, Holm 1979); a
-    pair without a p-value is left out of the family, with a note.
+    (CR2, Bell and McCaffrey 2002) and d -+ t_{nu,(1+conf)/2} sqrt(V_d), and
+    :func:`~assay.stats.significance._tests.cluster_t_test` the two-sided p-value of
+    t = d / sqrt(V_d) on nu df, nu the Bell-McCaffrey degrees of freedom at the working ICC
+    (Imbens and Kolesar 2016). With clusters of one size V_d = C/(C-1) sum_c (D_c -
+    d n_c)^2 / N^2 and nu = C - 1, statsmodels' OLS of d_i on a constant with
+    ``cov_type="cluster"`` and ``use_t=True`` (tests/systems/). Each item counts once
+    whatever its number of units, so d equals the difference of the two Q only when every
+    item has as many units for each arm. The p-values of the pairs within one scope (all
+    tasks, or one task) are Holm-adjusted together
+    (:func:`~assay.stats.contrasts._multiplicity.holm_adjust`, Holm 1979); a pair without a
+    p-value is left out of the family, with a note.
     """
     table = as_judgments(judgments)
     units = pointwise_units(table).frame
@@ -209,10 +213,12 @@ def _pair(items: pd.DataFrame, arm: str, opponent: str, task: str | None, *,
     if sums.size < 2:
         return HeadToHeadRow(arm, opponent, task, float(sums.sum() / sizes.sum()), nan, nan, nan,
                              "too_few_clusters", nan, nan, nan, len(both), int(sums.size))
-    interval = paired_difference_interval(sums, sizes, conf=conf)
-    test = cluster_t_test(sums, sizes)
+    sumsq = ((both[arm] - both[opponent]) ** 2).groupby(level="cluster", sort=True).sum()
+    cr2 = dict(variance="CR2", sumsq=sumsq.to_numpy(np.float64))
+    interval = paired_difference_interval(sums, sizes, conf=conf, **cr2)
+    test = cluster_t_test(sums, sizes, **cr2)
     return HeadToHeadRow(arm=arm, opponent=opponent, task=task, estimate=interval.estimate,
                          lower=interval.lower, upper=interval.upper,
-                         standard_error=interval.standard_error, method=interval.method,
-                         p_value=test.p_value, p_adjusted=nan, df=float(sums.size - 1),
+                         standard_error=interval.standard_error, method="cluster_robust_t",
+                         p_value=test.p_value, p_adjusted=nan, df=float(interval.df or nan),
                          n=len(both), n_clusters=int(sums.size))

@@ -101,6 +101,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _fields(row: Any, *, drop: tuple[str, ...], prefix: str = "") -> dict[str, Any]:
+    return {f"{prefix}{k}": _plain(v) for k, v in asdict(row).items() if k not in drop}
+
+
 @dataclass(frozen=True, eq=False)
 class WinRateReport(Rendered):
     """Win rates, A/A deviations, position flip rates and judge comparisons of pairwise rows."""
@@ -124,12 +128,30 @@ class WinRateReport(Rendered):
     """The oriented trials (one row per judgment) behind the records, for ``win_rates.csv``."""
 
     def to_records(self) -> list[dict[str, Any]]:
-        """``winrates.json``: a record per (judge, criterion, task, arm, opponent); NaN as None."""
+        """``winrates.json``: a record per (judge, criterion, task, arm, opponent); NaN as None.
+
+        Besides DESIGN.md's fields, each record carries what the text prints beside it:
+        ``position`` (the flip rate of its judge and criterion, and the direction of the
+        flips; None without trials in both orders) and ``judges`` (agreement with every
+        other judge on the trials they share, for the same criterion, arm and opponent).
+        """
+        position = {(p.judge, p.criterion): _fields(p, drop=("judge", "criterion"))
+                    for p in self.position}
+        for d in self.position_direction:
+            key = (d.judge, d.criterion)
+            direction = _fields(d, drop=("judge", "criterion"), prefix="direction_")
+            position[key] = {**position.get(key, {}), **direction}
         out = []
         for r in self.records:
             d = asdict(r)
             ordered = {k: d.pop(k) for k in RECORD_FIELDS}
-            out.append({k: _plain(v) for k, v in {**ordered, **d}.items()})
+            record = {k: _plain(v) for k, v in {**ordered, **d}.items()}
+            record["position"] = position.get((r.judge, r.criterion))
+            record["judges"] = [
+                _fields(j, drop=("criterion", "arm", "opponent")) for j in self.judges
+                if j.criterion == r.criterion and j.arm == r.arm and j.opponent == r.opponent
+                and r.judge in (j.judge_a, j.judge_b) and r.task is None]
+            out.append(record)
         return out
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -186,7 +208,7 @@ def win_rates(
         ``judge`` to ``unspecified``, ``criterion`` to ``score``.
     test : {"cluster_t", "wilcoxon", "auto"}, default "cluster_t"
         Test of win rate = 1/2: the cluster-robust t test of the question-level win rates
-        minus 1/2 (C - 1 df; with no variance between clusters, the exact cluster sign-flip
+        minus 1/2 (CR2, Bell-McCaffrey df; with no variance between clusters, the exact sign-flip
         test); Wilcoxon's signed-rank test of the same differences (questions as
         independent units; zeros dropped, no continuity correction, normal approximation,
         as BenchmarkQED); or BenchmarkQED's choice: Shapiro-Wilk on the question-level win rates,

@@ -1,9 +1,14 @@
 """Win-rate records: the interval, the paired test and its fallbacks, Holm's adjustment.
 
-Every comparison reduces to question-level values x_i in clusters. Its interval is the
-cluster-robust t interval of the paired difference x_i - null (``paired_difference_interval``),
-its test the cluster-robust t test of the same difference (default), Wilcoxon's signed-rank test
-of the question-level differences, or BenchmarkQED's ``auto`` choice between the two.
+Every comparison reduces to question-level values x_i in clusters. Its interval is, for a
+win rate (a share in [0, 1]), the logit cluster-robust t interval with the CR2 variance and
+Bell-McCaffrey df (``cluster_t_interval(variance="CR2")``), the interval ``--kind scores``
+and the benchmark report give the same share; for a difference (positions, judges) the CR2 t
+interval of x_i - null (``paired_difference_interval(variance="CR2")``). Its test is the CR2
+cluster-robust t test of x_i - null (default), Wilcoxon's signed-rank test of the
+question-level differences, or BenchmarkQED's ``auto`` choice between the two. The standard
+error beside the interval in the text is the clustered one it rests on; the i.i.d. one
+(AlpacaEval's) stays in ``standard_error``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import pandas as pd
 
 from assay.stats._results import Alternative
 from assay.stats.contrasts import holm_adjust, paired_difference_interval
-from assay.stats.intervals import korn_graubard_interval
+from assay.stats.intervals import cluster_t_interval, korn_graubard_interval
 from assay.stats.significance import cluster_t_test, normality_test, wilcoxon_signed_rank
 
 Test = Literal["cluster_t", "wilcoxon", "auto"]
@@ -45,7 +50,7 @@ class WinRate:
     """Items as units, as AlpacaEval reports it: sample SD (ddof = 1) of the question-level
     win rates / sqrt(n); NaN for n < 2."""
     lower: float
-    """Lower bound of the cluster-robust paired interval (``interval_method``); NaN when
+    """Lower bound of the logit cluster-robust (CR2) interval (``interval_method``); NaN when
     undefined (fewer than 2 clusters)."""
     upper: float
     n: int
@@ -68,7 +73,7 @@ class WinRate:
     standard_error_clustered: float
     """sqrt(V), the cluster-robust standard error the interval rests on."""
     interval_method: str
-    """``cluster_robust_t``, ``korn_graubard_clopper_pearson`` (no variance between
+    """``logit_cluster_robust_t`` (CR2), ``korn_graubard_clopper_pearson`` (no variance between
     clusters), ``too_few_clusters`` or ``no_scores``."""
     test: str
     """Test behind ``p_value``: ``cluster_robust_t``, ``wilcoxon_signed_rank``,
@@ -169,12 +174,23 @@ def paired_outcome(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.obj
         interval_method = "too_few_clusters"
         note("fewer than 2 clusters: no cluster-robust interval")
     else:
-        iv = paired_difference_interval(sums - null * sizes, sizes, conf=conf)
+        sumsq, _ = cluster_sums(values * values, clusters)
+        if bounds == (0.0, 1.0) and values.min() >= 0.0 and values.max() <= 1.0:
+            # a share: the logit CR2 t of --kind scores and the benchmark, so one preference
+            # gets one interval whichever report shows it
+            iv = cluster_t_interval(sums, sizes, conf=conf, variance="CR2", sumsq=sumsq)
+            shift = 0.0
+        else:
+            centred_sq = sumsq - 2.0 * null * sums + null * null * sizes
+            iv = paired_difference_interval(sums - null * sizes, sizes, conf=conf,
+                                            variance="CR2", sumsq=centred_sq)
+            shift = null
         se_c = iv.standard_error
         if math.isfinite(iv.lower):
-            interval_method = iv.method
-            lower = max(null + iv.lower, bounds[0])
-            upper = min(null + iv.upper, bounds[1])
+            interval_method = ("logit_cluster_robust_t" if shift == 0.0 and bounds == (0.0, 1.0)
+                               else "cluster_robust_t")
+            lower = max(shift + iv.lower, bounds[0])
+            upper = min(shift + iv.upper, bounds[1])
         elif fallback_kg:
             alternative: Alternative = ("greater" if estimate >= 1 else "less" if estimate <= 0
                                         else "two-sided")
@@ -194,7 +210,9 @@ def paired_outcome(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.obj
     elif c < 2:
         name = "undefined"
     else:
-        t = cluster_t_test(sums - null * sizes, sizes)
+        sumsq, _ = cluster_sums(values * values, clusters)
+        t = cluster_t_test(sums - null * sizes, sizes, variance="CR2",
+                           sumsq=sumsq - 2.0 * null * sums + null * null * sizes)
         name, statistic, p, df = t.method, t.statistic, t.p_value, t.df
         if math.isnan(p):
             # every cluster has the same mean difference d: of the 2^C sign flips of the

@@ -81,8 +81,8 @@ def _criterion_section(criterion: str, rows: list[RunAggregation], pct: str) -> 
         intro=f"Scale {rows[0].scale}, raw score scale, arms pooled. Run-bootstrap interval: "
               f"the run-level {pct} percentile bootstrap over the run means (how far a repeat of the "
               f"judging moves the mean; with few runs it rests on few numbers). Items interval: "
-              f"{pct} cluster-robust t over items (runs averaged within an item, C - 1 df), the "
-              "evidence about the questions.")
+              f"{pct} cluster-robust t over items (runs averaged within an item, CR2, "
+              "Bell-McCaffrey df), the evidence about the questions.")
 
 
 def _reliability_section(report: AggregateReport) -> Section:

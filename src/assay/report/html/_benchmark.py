@@ -28,7 +28,8 @@ from assay.report.html._model import (
 Record = Mapping[str, Any]
 
 METHODS = {
-    "cluster_t": "cluster-robust t on the logit scale with C - 1 df",
+    "cluster_t": "cluster-robust t on the logit scale (CR2; C - 1 df when clusters have one "
+                 "size, Bell-McCaffrey df otherwise)",
     "bootstrap": "studentised cluster bootstrap",
     "exact": "Clopper-Pearson on the Korn-Graubard effective number of items",
     "bayes": "beta-binomial Bayes with a cluster random effect (credible intervals)",
@@ -108,7 +109,7 @@ def benchmark_page(report: BenchmarkReport) -> Page:
     ]
     facts = (
         ("arms", str(len(report.arms))), ("items", str(report.n_items)),
-        ("clusters", str(report.n_clusters)), ("runs", str(report.runs)),
+        ("clusters", _clusters(report)), ("runs", str(report.runs)),
         ("interval method", METHODS.get(report.method, report.method)),
         ("why", report.method_reason), ("confidence", pct),
         ("bootstrap", "none drawn" if report.descriptive else f"B = {report.B}, seed {report.seed}"),
@@ -330,3 +331,11 @@ def _highlights(report: BenchmarkReport, pct: str) -> tuple[Highlight, ...]:
                        "Failures and stability per arm", "quality"),))
     return (Highlight("rankings", rankings, order=0), Highlight("cost", cost, order=0),
             Highlight("quality", quality, order=0))
+
+
+def _clusters(report: Any) -> str:
+    """C, with the effective number of clusters beside it when the sizes differ."""
+    effective = getattr(report, "effective_clusters", None)
+    if effective is None or not effective < report.n_clusters * (1.0 - 1e-9):
+        return str(report.n_clusters)
+    return f"{report.n_clusters} ({effective:.1f} effective)"

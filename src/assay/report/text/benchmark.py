@@ -22,6 +22,7 @@ _INTERVALS = {
     "exact": "Clopper-Pearson on the Korn-Graubard effective number of items",
     "bayes": "beta-binomial Bayes with a cluster random effect, equal-tailed credible",
 }
+_CR2_INTERVAL = "cluster-robust t (CR2) on the logit scale, Bell-McCaffrey df"
 _ACCURACY_METHODS = {
     "cluster_t": "logit_cluster_robust_t",
     "bootstrap": "studentised_cluster_bootstrap",
@@ -88,16 +89,26 @@ def _is_number(value: Any) -> bool:
             and math.isfinite(float(value)))
 
 
+def _unequal(data: Mapping[str, Any]) -> bool:
+    """Whether the clusters differ in size (G* below C), where CR2 differs from C - 1 df."""
+    effective = data.get("effective_clusters")
+    return _is_number(effective) and float(effective) < data["n_clusters"] * (1.0 - 1e-9)
+
+
 def _header(data: Mapping[str, Any]) -> str:
     kind = ", confirmatory" if data["confirmatory"] else ""
+    effective = (f" ({float(data['effective_clusters']):.1f} effective)" if _unequal(data)
+                 else "")
     return (f"<assay benchmark report{kind}> {len(data['arms'])} arm(s), {data['n_items']} "
-            f"item(s) in {data['n_clusters']} cluster(s), {data['runs']} run(s)")
+            f"item(s) in {data['n_clusters']} cluster(s){effective}, {data['runs']} run(s)")
 
 
 def _intervals_line(data: Mapping[str, Any]) -> str:
     if data["descriptive"]:
         return f"Descriptive only ({data['method_reason']})."
     what = _INTERVALS.get(data["method"], data["method"]).format(B=data["B"])
+    if data["method"] == "cluster_t" and _unequal(data):
+        what = _CR2_INTERVAL
     return f"Intervals: {what} at {_percent(data['conf'])} ({data['method_reason']})."
 
 

@@ -25,10 +25,11 @@ def format_win_rates(report: WinRateReport, *, digits: int = 3) -> str:
     scope = "within each judge, criterion and task" if report.correction == "holm-per-group" \
         else "over all comparisons shown"
     out = [f"Win rates (test: {report.test}; Holm {scope}; alpha {report.alpha:g}; "
-           f"{100 * report.conf:g}% cluster-robust intervals)"]
+           f"{100 * report.conf:g}% cluster-robust intervals, logit CR2 t; SE is the "
+           "clustered standard error they rest on)"]
     current = None
     rows: list[list[str]] = []
-    header = ["arm", "opponent", "task", "win rate", "interval", "SE", "n", "W/T/L/fail", "p",
+    header = ["arm", "opponent", "task", "win rate", "interval", "SE (clusters)", "n", "W/T/L/fail", "p",
               "p adj", ""]
 
     def flush() -> None:
@@ -43,7 +44,7 @@ def format_win_rates(report: WinRateReport, *, digits: int = 3) -> str:
             current, rows = (r.judge, r.criterion), []
         rows.append([r.arm, r.opponent, r.task or "all", fixed(r.win_rate, digits),
                      f"[{fixed(r.lower, digits)}, {fixed(r.upper, digits)}]",
-                     fixed(r.standard_error, digits), str(r.n),
+                     fixed(r.standard_error_clustered, digits), str(r.n),
                      f"{r.n_wins}/{r.n_ties}/{r.n_losses}/{r.n_failed}", p_value(r.p_value, digits),
                      p_value(r.p_adjusted, digits), "*" if r.significant else ""])
     flush()

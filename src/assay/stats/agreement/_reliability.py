@@ -99,6 +99,20 @@ def _check_ratings(ratings: Any, *, min_units: int = 2) -> npt.NDArray[np.float6
     return x
 
 
+def _icc_bounds(f_stat: float, c: float, n: int, k: int, f_l: float,
+                f_u: float) -> tuple[float, float]:
+    """McGraw and Wong's bounds divided through by MS_E and by the F quantile.
+
+    L = n (F - F_L) / (F_L (k c + kn - k - n) + n F) = n (F / F_L - 1) / (k c + kn - k - n
+    + n F / F_L), and U likewise with 1 / F_U, so an F quantile near the largest double
+    (Satterthwaite v near 0) gives the limit instead of inf / inf.
+    """
+    rest = k * c + (k * n - k - n)
+    lower = n * (f_stat / f_l - 1.0) / (rest + n * f_stat / f_l) if f_l > 0 else float("nan")
+    upper = (n * (f_stat - 1.0 / f_u) / (rest / f_u + n * f_stat)) if f_u > 0 else float("nan")
+    return float(lower), float(upper)
+
+
 def icc_agreement(ratings: Any, *, conf: float = 0.95) -> ReliabilityResult:
     r"""Intraclass correlation for absolute agreement of single ratings, ICC(A,1) = ICC(2,1).
 
@@ -219,26 +233,32 @@ def icc_agreement(ratings: Any, *, conf: float = 0.95) -> ReliabilityResult:
                                  p_value=p_value, df=nan, reason="the raters agree exactly on "
                                  "every unit up to rounding: ICC = 1 and the F-based interval "
                                  "degenerates", **base)
+    # Scale-free: every mean square enters as a ratio to MS_E (F = MS_R / MS_E, c = MS_C /
+    # MS_E), so multiplying the ratings by a constant changes nothing, and no product of an
+    # F quantile with a mean square can overflow.
+    c = msc / mse
     a = k * estimate / (n * (1 - estimate))
     b = 1 + k * estimate * (n - 1) / (n * (1 - estimate))
-    v_den = (a * msc) ** 2 / df_raters + (b * mse) ** 2 / df_error
-    v_num = a * msc + b * mse
-    if abs(v_num) <= 1e-12 * (abs(a * msc) + abs(b * mse)):
+    v_num = a * c + b
+    if abs(v_num) <= 1e-12 * (abs(a * c) + abs(b)):
         v_num = 0.0  # zero but for rounding, which would make v a tiny positive number or not
-    v = v_num ** 2 / v_den if v_den > 0 else nan
+    v_den = (a * c) ** 2 / df_raters + b**2 / df_error
+    v = v_num**2 / v_den if v_num != 0.0 and v_den > 0 else nan
     q = (1 + level) / 2
     lower = upper = nan
     reason: str | None = None
     if np.isfinite(v) and v > 0:
-        f_l = float(sps.f.ppf(q, df_units, v))
-        f_u = float(sps.f.ppf(q, v, df_units))
-        lower = n * (msr - f_l * mse) / (f_l * (k * msc + (k * n - k - n) * mse) + n * msr)
-        upper = n * (f_u * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f_u * msr)
-    if not (np.isfinite(lower) and np.isfinite(upper)):
+        lower, upper = _icc_bounds(f_stat, c, n, k, float(sps.f.ppf(q, df_units, v)),
+                                   float(sps.f.ppf(q, v, df_units)))
+    if not (np.isfinite(v) and v > 0):
         lower = upper = nan
         v = nan
-        reason = ("the Satterthwaite degrees of freedom of the F-based interval are not positive "
-                  "for these mean squares, so the interval is undefined")
+        reason = ("the Satterthwaite degrees of freedom of the F-based interval are 0 for these "
+                  "mean squares (a MS_C + b MS_E = 0), so the interval is undefined")
+    elif not (np.isfinite(lower) and np.isfinite(upper)):
+        reason = (f"an F quantile of the interval is not finite at v = {v:.3g} Satterthwaite "
+                  "degrees of freedom, so the interval is undefined")
+        lower = upper = nan
     elif not lower - 1e-12 <= estimate <= upper + 1e-12:
         # With a Satterthwaite v far below 1 the F quantiles put both bounds on one side of
         # the estimate: the approximation has broken down, and no interval is given.

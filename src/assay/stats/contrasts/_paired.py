@@ -12,7 +12,7 @@ import math
 from numpy.typing import ArrayLike
 from scipy import optimize, stats
 
-from assay.stats._results import Alternative, IntervalResult
+from assay.stats._results import Alternative, IntervalResult, SmallSample
 from assay.stats._validate import (
     _check_alternative,
     _check_clusters,
@@ -22,7 +22,7 @@ from assay.stats._validate import (
     _check_positive,
     _check_probability,
 )
-from assay.stats.intervals import ratio_estimate
+from assay.stats.intervals._analytic import _small_sample_variance
 
 __all__ = [
     "effective_pairs",
@@ -38,6 +38,8 @@ def paired_difference_interval(
     *,
     conf: float = 0.95,
     alternative: Alternative = "two-sided",
+    variance: SmallSample = "CR1",
+    sumsq: ArrayLike | None = None,
 ) -> IntervalResult:
     r"""Cluster-robust t interval for a mean paired difference of item accuracies.
 
@@ -54,15 +56,24 @@ def paired_difference_interval(
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         ``"greater"`` gives the one-sided lower bound d - t_{C-1,conf} sqrt(V_d) (``upper`` =
         1); ``"less"`` the one-sided upper bound d + t_{C-1,conf} sqrt(V_d) (``lower`` = -1).
+    variance : {"CR1", "CR2"}, default "CR1"
+        ``"CR1"``: V_d = C/(C-1) sum (D_c - d n_c)^2 / N^2 with C - 1 df. ``"CR2"``: the
+        bias-reduced V_d and Bell-McCaffrey df of
+        :func:`~assay.stats.intervals.cr2_ratio_estimate` (the same numbers when the clusters
+        have one size).
+    sumsq : array_like, shape (C,), optional
+        Sums of squared item differences per cluster, for the working ICC of the CR2 df;
+        only with ``variance="CR2"``.
 
     Returns
     -------
     IntervalResult
-        ``estimate`` d, ``lower``, ``upper``, ``standard_error`` sqrt(V_d), ``df`` = C - 1,
-        ``critical_value`` = the t quantile used, ``n`` = N items, ``n_clusters`` = C,
-        ``method = "cluster_robust_t"``. Both bounds are NaN when V_d = 0 (every cluster has
-        the same mean difference per item), where the t interval is not defined; the report
-        then uses :func:`tango_interval` on :func:`tango_effective_n` pairs.
+        ``estimate`` d, ``lower``, ``upper``, ``standard_error`` sqrt(V_d), ``df`` (C - 1,
+        or nu for CR2), ``critical_value`` = the t quantile used, ``n`` = N items,
+        ``n_clusters`` = C, ``method = "cluster_robust_t"`` (``"cr2_t"`` for CR2). Both
+        bounds are NaN when V_d = 0 (every cluster has the same mean difference per item),
+        where the t interval is not defined; the report then uses :func:`tango_interval` on
+        :func:`tango_effective_n` pairs.
 
     Raises
     ------
@@ -101,11 +112,11 @@ def paired_difference_interval(
     side = _check_alternative(alternative)
     s, n = _check_clusters(diff_sums, sizes, sums_name="diff_sums")
     _check_in_range(s, n, -1.0, "diff_sums")
-    est = ratio_estimate(s, n)
-    d, se, c = est.estimate, est.standard_error, est.n_clusters
+    d, var, se, df = _small_sample_variance(s, n, variance, sumsq)
+    c = s.size
     q = (1.0 + conf) / 2.0 if side == "two-sided" else conf
-    t_crit = float(stats.t.ppf(q, c - 1))
-    if est.variance > 0.0:
+    t_crit = float(stats.t.ppf(q, df))
+    if var > 0.0:
         lower = max(d - t_crit * se, -1.0) if side != "less" else -1.0
         upper = min(d + t_crit * se, 1.0) if side != "greater" else 1.0
     else:
@@ -115,10 +126,10 @@ def paired_difference_interval(
         lower=lower,
         upper=upper,
         standard_error=se,
-        method="cluster_robust_t",
+        method="cluster_robust_t" if variance == "CR1" else "cr2_t",
         conf=conf,
-        df=float(c - 1),
-        n=est.n,
+        df=df,
+        n=float(n.sum()),
         n_clusters=c,
         critical_value=t_crit,
         alternative=side,  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
 """Intervals for a proportion or a mean over clustered items: the ratio estimator, the
-cluster-robust t, Korn-Graubard, the beta-binomial Bayes interval, the cluster bootstrap
+cluster-robust t (CR1, and CR2 with Bell-McCaffrey degrees of freedom), the effective
+number of clusters, Korn-Graubard, the beta-binomial Bayes interval, the cluster bootstrap
 (percentile, BCa, studentised) and pass^k.
 """
 
@@ -8,6 +9,13 @@ from assay._lazy import attach as _attach
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._analytic": ["cluster_t_interval", "korn_graubard_interval", "ratio_estimate"],
     "._bayes": ["beta_binomial_bayes_interval"],
+    "._cr2": [
+        "bell_mccaffrey_df",
+        "cr2_ratio_estimate",
+        "effective_clusters",
+        "two_way_cluster_variance",
+        "working_icc",
+    ],
     "._bootstrap": ["cluster_bootstrap_ratios", "studentised_bootstrap_interval"],
     "._passk": ["pass_hat_k", "pass_hat_k_per_item"],
     "._resampling": ["bca_interval", "cluster_bootstrap_weights"],

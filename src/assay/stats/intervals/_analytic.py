@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from assay.stats._results import Alternative, IntervalResult, RatioEstimate
+from assay.stats._results import Alternative, IntervalResult, RatioEstimate, SmallSample
 from assay.stats._validate import (
     _check_alternative,
     _check_clusters,
@@ -22,6 +23,7 @@ from assay.stats._validate import (
     _check_in_range,
 )
 from assay.stats.intervals._bayes import beta_binomial_bayes_interval
+from assay.stats.intervals._cr2 import cr2_ratio_estimate
 from assay.stats.intervals._ratio import _linearised_residuals
 
 __all__ = [
@@ -100,7 +102,9 @@ def ratio_estimate(sums: ArrayLike, sizes: ArrayLike) -> RatioEstimate:
     )
 
 
-def cluster_t_interval(sums: ArrayLike, sizes: ArrayLike, *, conf: float = 0.95) -> IntervalResult:
+def cluster_t_interval(sums: ArrayLike, sizes: ArrayLike, *, conf: float = 0.95,
+                       variance: SmallSample = "CR1",
+                       sumsq: ArrayLike | None = None) -> IntervalResult:
     r"""Cluster-robust t interval for a proportion, on the logit scale.
 
     Parameters
@@ -112,15 +116,22 @@ def cluster_t_interval(sums: ArrayLike, sizes: ArrayLike, *, conf: float = 0.95)
         n_c, number of items in cluster c; positive.
     conf : float, default 0.95
         Two-sided confidence level in (0, 1).
+    variance : {"CR1", "CR2"}, default "CR1"
+        ``"CR1"``: V of :func:`ratio_estimate` with C - 1 df. ``"CR2"``: V2 of
+        :func:`~assay.stats.intervals.cr2_ratio_estimate` with its Bell-McCaffrey df; the
+        same numbers when every cluster has the same size.
+    sumsq : array_like, shape (C,), optional
+        Sums of squared item values per cluster, for the working ICC of the CR2 df; only
+        with ``variance="CR2"``.
 
     Returns
     -------
     IntervalResult
         ``estimate`` r, ``lower``, ``upper``, ``standard_error`` sqrt(V) (probability scale),
-        ``df`` = C - 1, ``critical_value`` t_{C-1,(1+conf)/2}, ``n`` = N,
-        ``n_clusters`` = C, ``method = "logit_cluster_robust_t"``. Both bounds are NaN when
-        r is 0 or 1 or V = 0, where the logit interval is not defined (the report then uses
-        :func:`korn_graubard_interval`).
+        ``df`` (C - 1, or nu for CR2), ``critical_value`` t_{df,(1+conf)/2}, ``n`` = N,
+        ``n_clusters`` = C, ``method = "logit_cluster_robust_t"`` (``"logit_cr2_t"`` for
+        CR2). Both bounds are NaN when r is 0 or 1 or V = 0, where the logit interval is not
+        defined (the report then uses :func:`korn_graubard_interval`).
 
     Raises
     ------
@@ -136,7 +147,8 @@ def cluster_t_interval(sums: ArrayLike, sizes: ArrayLike, *, conf: float = 0.95)
     .. math:: \operatorname{expit}\left(\operatorname{logit} r \pm
               t_{C-1,(1+conf)/2} \frac{\sqrt{V}}{r(1-r)}\right)
 
-    with C - 1 degrees of freedom for few clusters [1]_ [2]_. Assumes clusters are
+    with C - 1 degrees of freedom for few clusters [1]_ [2]_ (CR2: V2 and nu in place of V
+    and C - 1, see :func:`~assay.stats.intervals.cr2_ratio_estimate`). Assumes clusters are
     independent draws; items within a cluster may correlate arbitrarily, so C, not N,
     governs precision. sqrt(V) is validated against statsmodels OLS on a constant with
     ``cov_type="cluster"``; the bounds against hr_report's printed example (short arm
@@ -164,12 +176,12 @@ def cluster_t_interval(sums: ArrayLike, sizes: ArrayLike, *, conf: float = 0.95)
     conf = _check_conf(conf)
     s, n = _check_clusters(sums, sizes)
     _check_in_range(s, n, 0.0, "sums")
-    est = ratio_estimate(s, n)
-    r, c = est.estimate, est.n_clusters
-    t_crit = float(stats.t.ppf((1.0 + conf) / 2.0, c - 1))
-    if est.variance > 0.0 and 0.0 < r < 1.0:
+    r, var, se, df = _small_sample_variance(s, n, variance, sumsq)
+    c = s.size
+    t_crit = float(stats.t.ppf((1.0 + conf) / 2.0, df))
+    if var > 0.0 and 0.0 < r < 1.0:
         centre = float(special.logit(r))
-        half = t_crit * est.standard_error / (r * (1.0 - r))
+        half = t_crit * se / (r * (1.0 - r))
         lower, upper = float(special.expit(centre - half)), float(special.expit(centre + half))
     else:
         lower = upper = math.nan
@@ -177,14 +189,15 @@ def cluster_t_interval(sums: ArrayLike, sizes: ArrayLike, *, conf: float = 0.95)
         estimate=r,
         lower=lower,
         upper=upper,
-        standard_error=est.standard_error,
-        method="logit_cluster_robust_t",
+        standard_error=se,
+        method="logit_cluster_robust_t" if variance == "CR1" else "logit_cr2_t",
         conf=conf,
-        df=float(c - 1),
-        n=est.n,
+        df=df,
+        n=float(n.sum()),
         n_clusters=c,
         critical_value=t_crit,
     )
+
 
 
 def korn_graubard_interval(
@@ -313,3 +326,17 @@ def korn_graubard_interval(
         n_clusters=c,
         alternative=side,  # type: ignore[arg-type]
     )
+
+
+def _small_sample_variance(s: npt.NDArray[np.float64], n: npt.NDArray[np.float64],
+                           variance: str, sumsq: ArrayLike | None) -> tuple[float, float, float, float]:
+    """(r, V, sqrt(V), df) of CR1 (C - 1 df) or CR2 (Bell-McCaffrey df), for the intervals."""
+    if variance == "CR1":
+        if sumsq is not None:
+            raise ValueError('sumsq is used only with variance="CR2"')
+        est = ratio_estimate(s, n)
+        return est.estimate, est.variance, est.standard_error, float(s.size - 1)
+    if variance != "CR2":
+        raise ValueError(f'variance must be "CR1" or "CR2", got {variance!r}')
+    cr2 = cr2_ratio_estimate(s, n, sumsq=sumsq)
+    return cr2.estimate, cr2.variance, cr2.standard_error, cr2.df

@@ -19,10 +19,10 @@ import numpy.typing as npt
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from assay.stats._results import Alternative
+from assay.stats._results import Alternative, SmallSample
 from assay.stats._validate import _check_1d, _check_alternative, _check_clusters
 from assay.stats.contrasts import holm_adjust
-from assay.stats.intervals import ratio_estimate
+from assay.stats.intervals._analytic import _small_sample_variance
 
 __all__ = [
     "cluster_t_test",
@@ -125,6 +125,8 @@ def cluster_t_test(
     sizes: ArrayLike,
     *,
     alternative: Alternative = "two-sided",
+    variance: SmallSample = "CR1",
+    sumsq: ArrayLike | None = None,
 ) -> PairedTestResult:
     r"""Cluster-robust t test that the mean paired difference is 0.
 
@@ -137,11 +139,17 @@ def cluster_t_test(
         n_c, number of items in cluster c; positive.
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         ``"greater"``: the mean difference is above 0 under the alternative.
+    variance : {"CR1", "CR2"}, default "CR1"
+        ``"CR2"``: the bias-reduced V_d with Bell-McCaffrey df, the test that goes with
+        ``paired_difference_interval(variance="CR2")``; the same numbers with equal
+        cluster sizes.
+    sumsq : array_like, shape (C,), optional
+        Sums of squared item differences per cluster (working ICC of the CR2 df).
 
     Returns
     -------
     PairedTestResult
-        ``estimate`` d, ``statistic`` t = d / sqrt(V_d), ``p_value``, ``df`` = C - 1,
+        ``estimate`` d, ``statistic`` t = d / sqrt(V_d), ``p_value``, ``df`` = C - 1 (CR2: nu),
         ``standard_error`` sqrt(V_d), ``n`` = N, ``n_clusters`` = C,
         ``method = "cluster_robust_t"``. ``statistic`` and ``p_value`` are NaN when V_d = 0
         (every cluster has the same mean difference), where t is not defined.
@@ -188,24 +196,23 @@ def cluster_t_test(
     """
     side = _check_alternative(alternative)
     s, n = _check_clusters(diff_sums, sizes, sums_name="diff_sums")
-    est = ratio_estimate(s, n)
-    c = est.n_clusters
-    df = float(c - 1)
-    if est.variance > 0.0:
-        t = est.estimate / est.standard_error
+    d, var, se, df = _small_sample_variance(s, n, variance, sumsq)
+    c = s.size
+    if var > 0.0:
+        t = d / se
         p = _t_p_value(t, df, side)
     else:
         t = p = math.nan
     return PairedTestResult(
-        estimate=est.estimate,
+        estimate=d,
         statistic=t,
         p_value=p,
         method="cluster_robust_t",
-        n=round(est.n),
+        n=round(float(n.sum())),
         alternative=side,  # type: ignore[arg-type]
         df=df,
         n_clusters=c,
-        standard_error=est.standard_error,
+        standard_error=se,
     )
 
 

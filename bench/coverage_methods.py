@@ -1,0 +1,224 @@
+"""Interval methods of the coverage simulation, called on cluster sums as the report calls them.
+
+Each method maps one replicate of a :class:`coverage_model.Chunk` to (estimate, lower, upper,
+fallback) for its target: the accuracy of arm A (``accuracy`` methods) or the paired
+difference A - B (``difference`` methods). ``fallback`` is 1 when the report's fallback
+interval was used (Korn-Graubard at accuracy 0 or 1 or V = 0; Tango on effective items at
+V_d = 0). ``auto`` and ``auto_paired`` are the intervals the report prints by default: they
+call the report's own choice (``assay.analysis.benchmark``) on the replicate's design.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from coverage_model import Chunk
+from scipy import stats
+
+from assay.analysis.benchmark._accuracy import fewer_df
+from assay.analysis.benchmark._design import Design, choose_method, design_of
+from assay.stats import (
+    beta_binomial_bayes_interval,
+    cluster_bootstrap_ratios,
+    cluster_bootstrap_weights,
+    cluster_t_interval,
+    korn_graubard_interval,
+    paired_difference_interval,
+    ratio_estimate,
+    studentised_bootstrap_interval,
+    tango_effective_n,
+    tango_interval,
+)
+
+FloatArray = npt.NDArray[np.float64]
+CONF = 0.95
+Result = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a method needs beyond the data: resamples and the bootstrap's random stream."""
+
+    B: int
+    rng: np.random.Generator
+
+
+def _kg(sums: FloatArray, sizes: FloatArray, r: float) -> tuple[float, float]:
+    side = "greater" if r >= 1.0 else "less" if r <= 0.0 else "two-sided"
+    res = korn_graubard_interval(sums, sizes, conf=CONF, alternative=side)
+    return res.lower, res.upper
+
+
+def _with_fallback(interval: Callable[[], tuple[float, float]], sums: FloatArray,
+                   sizes: FloatArray) -> Result:
+    full = ratio_estimate(sums, sizes)
+    r, se = full.estimate, full.standard_error
+    lower = upper = math.nan
+    if 0.0 < r < 1.0 and se > 1e-12:
+        lower, upper = interval()
+    if math.isfinite(lower) and math.isfinite(upper):
+        return r, lower, upper, 0.0
+    lower, upper = _kg(sums, sizes, r)
+    return r, lower, upper, 1.0
+
+
+def cluster_t(chunk: Chunk, j: int, ctx: Context) -> Result:
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+
+    def make() -> tuple[float, float]:
+        res = cluster_t_interval(sums, sizes, conf=CONF)
+        return res.lower, res.upper
+    return _with_fallback(make, sums, sizes)
+
+
+def cr2(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """Logit CR2 t with Bell-McCaffrey df under the working ICC (Imbens-Kolesar)."""
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+
+    def make() -> tuple[float, float]:
+        res = cluster_t_interval(sums, sizes, conf=CONF, variance="CR2",
+                                 sumsq=chunk.sumsq_a[j])
+        return res.lower, res.upper
+    return _with_fallback(make, sums, sizes)
+
+
+def cr2_ind(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """Logit CR2 t with Bell-McCaffrey df under independent items."""
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+
+    def make() -> tuple[float, float]:
+        res = cluster_t_interval(sums, sizes, conf=CONF, variance="CR2")
+        return res.lower, res.upper
+    return _with_fallback(make, sums, sizes)
+
+
+def bootstrap(chunk: Chunk, j: int, ctx: Context) -> Result:
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+
+    def make() -> tuple[float, float]:
+        full = ratio_estimate(sums, sizes)
+        weights = cluster_bootstrap_weights(sizes.size, ctx.B, rng=ctx.rng)
+        boot = cluster_bootstrap_ratios(sums, sizes, weights)
+        res = studentised_bootstrap_interval(full.estimate, full.standard_error,
+                                             boot.estimates, boot.standard_errors,
+                                             conf=CONF, bounds=(0.0, 1.0))
+        return res.lower, res.upper
+    return _with_fallback(make, sums, sizes)
+
+
+def exact(chunk: Chunk, j: int, ctx: Context) -> Result:
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+    res = korn_graubard_interval(sums, sizes, conf=CONF)
+    return res.estimate, res.lower, res.upper, 0.0
+
+
+def bayes(chunk: Chunk, j: int, ctx: Context) -> Result:
+    correct = chunk.runs_a[j].sum(axis=1)
+    res = beta_binomial_bayes_interval(np.rint(correct), chunk.sizes[j] * chunk.runs,
+                                       conf=CONF)
+    return res.estimate, res.lower, res.upper, 0.0
+
+
+def _tango(chunk: Chunk, j: int) -> tuple[float, float]:
+    n_items = float(chunk.sizes[j].sum())
+    level = (1.0 - CONF) / 2.0
+    n_eff = float(tango_effective_n(n_items, chunk.sizes.shape[1], level))
+    res = tango_interval(float(chunk.q10[j].sum() / n_items),
+                         float(chunk.q01[j].sum() / n_items), n_eff, conf=CONF)
+    return res.lower, res.upper
+
+
+def paired(chunk: Chunk, j: int, ctx: Context) -> Result:
+    res = paired_difference_interval(chunk.diff_sums[j], chunk.sizes[j], conf=CONF)
+    if math.isfinite(res.lower):
+        return res.estimate, res.lower, res.upper, 0.0
+    lower, upper = _tango(chunk, j)
+    return res.estimate, lower, upper, 1.0
+
+
+def paired_cr2(chunk: Chunk, j: int, ctx: Context) -> Result:
+    res = paired_difference_interval(chunk.diff_sums[j], chunk.sizes[j], conf=CONF,
+                                     variance="CR2", sumsq=chunk.sumsq_d[j])
+    if math.isfinite(res.lower):
+        return res.estimate, res.lower, res.upper, 0.0
+    lower, upper = _tango(chunk, j)
+    return res.estimate, lower, upper, 1.0
+
+
+def auto_v0(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """The rule before CR2: the bootstrap from 300 items and 30 clusters, else cluster_t."""
+    sizes = chunk.sizes[j]
+    if sizes.sum() >= 300 and sizes.size >= 30:
+        return bootstrap(chunk, j, ctx)
+    return cluster_t(chunk, j, ctx)
+
+
+def _design(chunk: Chunk, j: int) -> Design:
+    return design_of(np.column_stack([chunk.sums_a[j], chunk.sums_b[j]]),
+                     np.column_stack([chunk.sumsq_a[j], chunk.sumsq_b[j]]), chunk.sizes[j],
+                     chunk.runs)
+
+
+def auto(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """What the report prints by default for an arm's accuracy (accuracy_section's steps)."""
+    design = _design(chunk, j)
+    choice = choose_method("auto", design)
+    if choice.method == "bootstrap":
+        return bootstrap(chunk, j, ctx)
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+
+    def make() -> tuple[float, float]:
+        res = cluster_t_interval(sums, sizes, conf=CONF, variance="CR2",
+                                 sumsq=chunk.sumsq_a[j])
+        if not choice.widened:
+            return res.lower, res.upper
+        hull = beta_binomial_bayes_interval(np.rint(chunk.runs_a[j].sum(axis=1)),
+                                            sizes * chunk.runs, conf=CONF)
+        return min(res.lower, hull.lower), max(res.upper, hull.upper)
+    return _with_fallback(make, sums, sizes)
+
+
+def auto_paired(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """What the report prints by default for the paired difference (PairedData.difference)."""
+    design = _design(chunk, j)
+    choice = choose_method("auto", design)
+    res = paired_difference_interval(chunk.diff_sums[j], chunk.sizes[j], conf=CONF,
+                                     variance="CR2", sumsq=chunk.sumsq_d[j])
+    if not math.isfinite(res.lower):
+        lower, upper = _tango(chunk, j)
+        return res.estimate, lower, upper, 1.0
+    if choice.widened and res.df is not None:
+        t_crit = float(stats.t.ppf(0.5 + CONF / 2.0, fewer_df(res.df,
+                                                              design.effective_clusters)))
+        d, se = res.estimate, res.standard_error
+        return d, max(d - t_crit * se, -1.0), min(d + t_crit * se, 1.0), 0.0
+    return res.estimate, res.lower, res.upper, 0.0
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    target: str
+    """``accuracy`` (arm A) or ``difference`` (A - B)."""
+    run: Callable[[Chunk, int, Context], Result]
+    slow: bool = False
+
+
+METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("cluster_t", "accuracy", cluster_t),
+    Method("bootstrap", "accuracy", bootstrap, slow=True),
+    Method("exact", "accuracy", exact),
+    Method("bayes", "accuracy", bayes, slow=True),
+    Method("auto_v0", "accuracy", auto_v0, slow=True),
+    Method("cr2", "accuracy", cr2),
+    Method("cr2_ind", "accuracy", cr2_ind),
+    Method("auto", "accuracy", auto, slow=True),
+    Method("paired", "difference", paired),
+    Method("paired_cr2", "difference", paired_cr2),
+    Method("auto_paired", "difference", auto_paired),
+)}
+

@@ -1,0 +1,148 @@
+"""The design of a benchmark as the intervals see it, and the choice of the accuracy method.
+
+The auto rule of hr_report counts items and clusters. Counts miss how much of the data sits
+in the largest clusters: 40 clusters of which 3 hold 200 of 237 items behave like 2 or 3
+clusters. The rule here reads the effective number of clusters G* (Carter, Schnepel and
+Steigerwald 2017) at the working intra-cluster correlation of the item accuracies, which
+is C when the clusters have one size, so balanced designs are chosen for as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from assay.stats.intervals import effective_clusters, working_icc
+
+FloatArray = npt.NDArray[np.float64]
+Method = Literal["auto", "bootstrap", "cluster_t", "bayes", "exact"]
+
+MIN_ITEMS = 300
+"""Items the bootstrap needs under ``method="auto"``."""
+MIN_CLUSTERS = 30
+"""Effective clusters the bootstrap needs under ``method="auto"``."""
+MIN_RUNS = 5
+"""Runs below which the report is descriptive only."""
+FEW_EFFECTIVE = 8.0
+"""Below this many effective clusters, in a design whose cluster sizes differ (G* < 0.8 C),
+no interval of the coverage grid held its level: the report flags the design."""
+UNEQUAL_SHARE = 0.8
+
+
+@dataclass(frozen=True)
+class Design:
+    """Counts and the effective number of clusters of a benchmark."""
+
+    n_items: int
+    n_clusters: int
+    n_runs: int
+    icc: float
+    """Working intra-cluster correlation of item accuracies (the largest over the arms)."""
+    effective_clusters: float
+    """G* at ``icc``; C when every cluster has the same size."""
+
+    @property
+    def unequal(self) -> bool:
+        """Whether the cluster sizes differ enough to matter (G* below 0.8 C)."""
+        return self.effective_clusters < UNEQUAL_SHARE * self.n_clusters
+
+    @property
+    def flagged(self) -> bool:
+        """Few effective clusters of unequal size: no interval holds its level."""
+        return self.unequal and self.effective_clusters < FEW_EFFECTIVE
+
+    def size_words(self) -> str:
+        size = f"{self.n_items} items in {self.n_clusters} clusters"
+        if self.effective_clusters < self.n_clusters * (1.0 - 1e-9):
+            size += f" ({self.effective_clusters:.1f} effective)"
+        return size
+
+
+def design_of(sums: FloatArray, sumsq: FloatArray, sizes: FloatArray, n_runs: int) -> Design:
+    """The design of cluster sums (C, A) and sums of squares (C, A) of item accuracies."""
+    n_clusters = int(sizes.size)
+    if n_clusters < 2:
+        return Design(int(sizes.sum()), n_clusters, n_runs, 0.0, float(n_clusters))
+    icc = max(working_icc(sums[:, a], sumsq[:, a], sizes) for a in range(sums.shape[1]))
+    return Design(int(sizes.sum()), n_clusters, n_runs, float(icc),
+                  effective_clusters(sizes, icc=icc))
+
+
+@dataclass(frozen=True)
+class MethodChoice:
+    """The accuracy interval method of a report and why it was chosen."""
+
+    method: str
+    """``bootstrap``, ``cluster_t``, ``bayes``, ``exact`` or ``descriptive``."""
+    reason: str
+    """Why, in words."""
+    descriptive: bool
+    """Fewer than 5 runs: point estimates only."""
+    below_thresholds: bool
+    """Fewer than 300 items or 30 effective clusters."""
+    flagged: bool = False
+    """Few effective clusters of unequal size (see :data:`FEW_EFFECTIVE`)."""
+    widened: bool = False
+    """The auto rule widens the intervals of a flagged design."""
+
+
+INTERVALS_HINT = ('an interval over items is valid at any number of runs: name a method '
+                  '(--method cluster_t, or method="cluster_t") to get one')
+"""How a descriptive report says intervals are obtained."""
+
+
+def choose_method(method: Method, design: Design) -> MethodChoice:
+    """Pick the accuracy interval method (hr_report, "Intervals", on effective clusters).
+
+    Below 5 runs ``"auto"`` gives the descriptive report hr_report specifies; a method named
+    explicitly is honoured at any number of runs, since its interval treats clusters of
+    items as the sampling units and runs are averaged within each item first.
+
+    >>> choose_method("auto", Design(36, 12, 5, 0.1, 12.0)).reason
+    '36 items in 12 clusters fall short of 300 items and 30 clusters'
+    >>> choose_method("auto", Design(400, 40, 5, 0.1, 40.0)).method
+    'bootstrap'
+    >>> choice = choose_method("auto", Design(237, 40, 5, 0.08, 2.5))
+    >>> choice.method, choice.flagged, choice.reason
+    ('cluster_t', True, '237 items in 40 clusters (2.5 effective) fall short of 300 items and 30 clusters')
+    >>> few = Design(36, 12, 1, 0.1, 12.0)
+    >>> choose_method("auto", few).descriptive, choose_method("cluster_t", few).method
+    (True, 'cluster_t')
+    """
+    below = design.n_items < MIN_ITEMS or design.effective_clusters < MIN_CLUSTERS
+    size = design.size_words()
+    if design.n_runs < MIN_RUNS and method == "auto":
+        return MethodChoice("descriptive", f"{design.n_runs} run(s) per item, fewer than "
+                            f"{MIN_RUNS}: point estimates only; {INTERVALS_HINT}", True, below)
+    if design.n_runs < MIN_RUNS:
+        return MethodChoice(method, f'method = "{method}" was asked for; {size}, {design.n_runs} '
+                            "run(s) per item (averaged within each item)", False, below,
+                            design.flagged)
+    if method == "auto":
+        if below:
+            return MethodChoice("cluster_t", f"{size} fall short of {MIN_ITEMS} items and "
+                                f"{MIN_CLUSTERS} clusters", False, below, design.flagged,
+                                design.flagged)
+        return MethodChoice("bootstrap", f"{size} reach {MIN_ITEMS} items and {MIN_CLUSTERS} "
+                            "clusters", False, below, design.flagged)
+    return MethodChoice(method, f'method = "{method}" was asked for; {size}', False, below,
+                        design.flagged)
+
+
+def flag_note(design: Design, choice: MethodChoice, *, binary: bool) -> str:
+    """What a flagged design means and what the report does about it."""
+    head = (f"The {design.n_clusters} clusters count as {design.effective_clusters:.1f} "
+            f"effective clusters (their sizes differ; working ICC {design.icc:.2f}): in such "
+            "designs no interval of assay's coverage simulation held its level, and the "
+            "cluster-robust t (CR2) fell to about 92-94%.")
+    if not choice.widened:
+        return (head + f' The method asked for ("{choice.method}") is kept; read its '
+                "intervals as optimistic, or use the default.")
+    what = ("each accuracy interval is the hull of the CR2 t interval and the beta-binomial "
+            "Bayes interval (conservative in the simulation)" if binary else
+            "each accuracy interval uses the CR2 t with min(df, G* - 1) degrees of freedom")
+    return (head + f" To stay honest {what}, and paired differences use the CR2 t with "
+            "min(df, G* - 1) degrees of freedom.")

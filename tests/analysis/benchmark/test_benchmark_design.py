@@ -1,0 +1,136 @@
+"""The benchmark report on unequal clusters: effective clusters, CR2, the flag and widening."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+
+from assay import benchmark_report
+from assay.stats import (
+    beta_binomial_bayes_interval,
+    cluster_t_interval,
+    effective_clusters,
+    paired_difference_interval,
+    working_icc,
+)
+
+
+def _unequal_bench(sizes, *, seed: int = 5, accuracy=(0.75, 0.70), runs: int = 5):
+    """Clusters of the given sizes, a shared logit shift per cluster, two arms, 5 runs."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    item = 0
+    for c, size in enumerate(sizes):
+        shift = rng.normal(0.0, 0.8)
+        for _ in range(size):
+            item += 1
+            for arm, base in zip(("a", "b"), accuracy, strict=True):
+                p = 1.0 / (1.0 + np.exp(-(np.log(base / (1 - base)) + shift)))
+                for run in range(1, runs + 1):
+                    rows.append({"cluster": f"c{c:03d}", "item": f"q{item:04d}", "arm": arm,
+                                 "run": run, "correct": bool(rng.random() < p)})
+    return pd.DataFrame(rows)
+
+
+def _cluster_data(frame: pd.DataFrame, arm: str):
+    per_item = frame[frame["arm"] == arm].groupby(["cluster", "item"])["correct"].mean()
+    grouped = per_item.groupby(level="cluster")
+    return (grouped.sum().to_numpy(float), (per_item**2).groupby(level="cluster").sum()
+            .to_numpy(float), grouped.size().to_numpy(float))
+
+
+SIZES_3BIG = [100, 60, 40] + [1] * 37
+
+
+def test_three_big_clusters_are_flagged_and_widened() -> None:
+    # 40 clusters, 3 of which hold 200 of 237 items: counted as 40 clusters the auto rule
+    # used a C - 1 = 39 df interval that covered 74-76% in the simulation.
+    frame = _unequal_bench(SIZES_3BIG)
+    report = benchmark_report(frame, B=200)
+    sums_a, sumsq_a, sizes = _cluster_data(frame, "a")
+    sums_b, sumsq_b, _ = _cluster_data(frame, "b")
+    icc = max(working_icc(sums_a, sumsq_a, sizes), working_icc(sums_b, sumsq_b, sizes))
+    assert_allclose(report.effective_clusters, effective_clusters(sizes, icc=icc), rtol=1e-12)
+    assert report.effective_clusters < 4.0 and report.design_flagged
+    assert report.method == "cluster_t"
+    assert "effective" in report.method_reason
+    assert any("count as" in n and "hull" in n for n in report.notes)
+    record = report.accuracy[0]
+    cr2 = cluster_t_interval(sums_a, sizes, variance="CR2", sumsq=sumsq_a)
+    correct = frame[frame["arm"] == "a"].groupby("cluster")["correct"].sum().to_numpy(float)
+    bayes = beta_binomial_bayes_interval(correct, sizes * 5)
+    assert record["method"] == "cr2_bayes_hull"
+    assert record["lower"] == pytest.approx(min(cr2.lower, bayes.lower), rel=1e-12)
+    assert record["upper"] == pytest.approx(max(cr2.upper, bayes.upper), rel=1e-12)
+    assert record["df"] == pytest.approx(cr2.df, rel=1e-12) and record["df"] < 5
+    text = str(report)
+    assert f"in 40 cluster(s) ({report.effective_clusters:.1f} effective)" in text.splitlines()[0]
+    assert "CR2" in text.splitlines()[1]
+
+
+def test_cr2_contrast_on_unequal_clusters_with_fewer_df_when_flagged() -> None:
+    frame = _unequal_bench(SIZES_3BIG, seed=8)
+    report = benchmark_report(frame, B=200)
+    sums_a, _, sizes = _cluster_data(frame, "a")
+    sums_b, _, _ = _cluster_data(frame, "b")
+    per_item = frame.groupby(["cluster", "item", "arm"])["correct"].mean().unstack()
+    diff = per_item["a"] - per_item["b"]
+    sumsq = (diff**2).groupby(level="cluster").sum().to_numpy(float)
+    cr2 = paired_difference_interval(sums_a - sums_b, sizes, variance="CR2", sumsq=sumsq)
+    (contrast,) = report.contrasts
+    assert_allclose(contrast["standard_error"], cr2.standard_error, rtol=1e-12)
+    nu = max(min(cr2.df, report.effective_clusters - 1.0), 1.0)
+    assert contrast["df"] == pytest.approx(nu, rel=1e-12)
+    assert contrast["upper"] - contrast["lower"] >= cr2.upper - cr2.lower - 1e-12
+
+
+def test_moderately_unequal_design_uses_cr2_without_flag() -> None:
+    # 30 clusters of 4 to 15 items: G* near C, no flag, CR2 with Bell-McCaffrey df.
+    sizes = list(np.rint(np.linspace(4, 15, 30)).astype(int))
+    frame = _unequal_bench(sizes, seed=3)
+    report = benchmark_report(frame, B=200)
+    assert not report.design_flagged and 20 < report.effective_clusters < 30
+    sums_a, sumsq_a, sizes_a = _cluster_data(frame, "a")
+    cr2 = cluster_t_interval(sums_a, sizes_a, variance="CR2", sumsq=sumsq_a)
+    record = report.accuracy[0]
+    assert record["method"] == "logit_cluster_robust_t"
+    assert_allclose([record["lower"], record["upper"], record["df"]],
+                    [cr2.lower, cr2.upper, cr2.df], rtol=1e-12)
+    assert cr2.df < 29
+
+
+def test_balanced_design_keeps_c_minus_1_df_and_prints_no_effective_count(make_bench) -> None:
+    report = benchmark_report(make_bench(), B=200)
+    assert report.effective_clusters == pytest.approx(12.0) and not report.design_flagged
+    assert [r["df"] for r in report.accuracy] == [11.0, 11.0]
+    assert report.contrasts[0]["df"] == 11.0
+    assert "effective" not in str(report).splitlines()[0]
+
+
+def test_forced_method_in_a_flagged_design_keeps_it_and_says_so() -> None:
+    frame = _unequal_bench(SIZES_3BIG)
+    report = benchmark_report(frame, B=200, method="exact")
+    assert report.design_flagged
+    assert report.accuracy[0]["method"] == "korn_graubard_clopper_pearson"
+    assert any('method asked for ("exact") is kept' in n for n in report.notes)
+
+
+def test_a_run_shift_shared_by_all_items_is_named_with_its_two_way_interval(make_bench) -> None:
+    # Crossed runs: run 1 of every item is a bad pass (one seed or snapshot). The one-way
+    # interval speaks about these runs; the note gives the cluster x run interval.
+    frame = make_bench(n_docs=20, per_doc=5, usd=None, seed=9)
+    frame.loc[frame["run"] == 1, "correct"] = False
+    frame.loc[frame["run"] == 2, "correct"] = True
+    report = benchmark_report(frame, B=200)
+    record = report.accuracy[0]
+    assert record["standard_error_two_way"] > 1.2 * record["standard_error"]
+    assert any("differ more than their items explain" in n and "(cluster x run)" in n
+               for n in report.notes)
+
+
+def test_no_run_note_without_a_run_shift(make_bench) -> None:
+    report = benchmark_report(make_bench(n_docs=20, per_doc=5, usd=None, seed=9), B=200)
+    assert not any("differ more than their items explain" in n for n in report.notes)
+    assert all(r["standard_error_two_way"] is not None for r in report.accuracy)
