@@ -65,7 +65,7 @@ def test_generation_is_unbiased_for_the_truth() -> None:
     # The truth is the expected item accuracy MU_A (and MU_A - MU_B for the difference):
     # the mean of the ratio estimates over many replicates must match it.
     cell = model.CELL_BY_NAME["spec-large"]
-    chunk = model.simulate(cell, 2000, np.random.default_rng(11))
+    chunk = model.simulate(cell, 800, np.random.default_rng(11))
     total = chunk.sizes.sum(axis=1)
     r_a = chunk.sums_a.sum(axis=1) / total
     r_b = chunk.sums_b.sum(axis=1) / total
