@@ -222,16 +222,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.perf_counter()
     tasks = plan(cells, methods, args.reps, args.slow_reps, args.seed, args.B)
     results = {(c, m): Tally() for c in cells for m in methods}
-    if args.workers > 1:
-        with ProcessPoolExecutor(max_workers=args.workers) as pool:
-            outputs = list(pool.map(run_chunk, tasks))
-    else:
-        outputs = [run_chunk(task) for task in tasks]
+    left = {c: sum(task[0] == c for task in tasks) for c in cells}
+    pool = ProcessPoolExecutor(max_workers=args.workers) if args.workers > 1 else None
+    outputs = pool.map(run_chunk, tasks) if pool is not None else map(run_chunk, tasks)
     for task, tallies in zip(tasks, outputs, strict=True):
         for method, t in tallies.items():
             results[(task[0], method)].merge(t)
+        left[task[0]] -= 1
+        if left[task[0]] == 0:  # a cell is complete: print it now (a long run keeps its work)
+            report(results, [task[0]], methods)
+            print(f"  (cell done after {time.perf_counter() - start:.0f} s)")
+            sys.stdout.flush()
+    if pool is not None:
+        pool.shutdown()
     wall = time.perf_counter() - start
-    report(results, cells, methods)
     print(f"\nwall time {wall:.1f} s")
     return 0
 
