@@ -1,0 +1,69 @@
+"""``assay describe CONFIG``: the plan of a config before any money is spent.
+
+Builds the plan exactly as ``assay judge`` does (so every check of the run runs: inputs,
+prompts, prices, keys), then prints what it will send (per judge and per model: calls,
+estimated tokens, cost, and the wall time at the configured concurrency) and, with
+``--out``, writes the same as one self-contained HTML page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli._app import app, check_out_folder
+from assay.cli._terminal import say
+from assay.errors import ConfigError
+
+
+@app.command("describe")
+def describe_command(
+    config: Annotated[Path, typer.Argument(help="The judge config (YAML), as assay judge reads it.")],
+    out: Annotated[Path | None, typer.Option(
+        "-o", "--out", help="Write the plan as one self-contained HTML file (e.g. plan.html).")] = None,
+    run: Annotated[Path | None, typer.Option(
+        "--run", help="A run folder: judgments it already holds are not counted again.")] = None,
+    seconds_per_call: Annotated[float, typer.Option(
+        "--seconds-per-call", help="Assumed wall time of one request, for the time estimate.")] = 3.0,
+) -> None:
+    """Show what a config will send, to which models, for how much and how long, before
+    anything is sent: systems and items, calls per judge and per model, estimated tokens and
+    cost (unknown, never $0, for a model without a price), and the time at the config's
+    max_concurrency. Every check of assay judge runs first.
+
+    Example: assay describe judge.yaml --out plan.html
+    """
+    from assay.judge.describe import describe_plan
+    from assay.judge.engine import STORE_FILENAME, RunStore, load_config
+    from assay.judge.inputs import load_inputs
+    from assay.judge.plan import build_followups, build_plan, preflight
+    from assay.report.text.plan import format_plan
+
+    if not seconds_per_call > 0:
+        raise ConfigError(f"--seconds-per-call: expected a positive number, got {seconds_per_call:g}")
+    if out is not None:
+        check_out_folder(out.parent, shown=out)
+    cfg = load_config(config)
+    plan = build_plan(cfg, load_inputs(cfg))
+    problems = preflight(plan)
+    if problems:
+        raise ConfigError("; ".join(problems))
+    stored = None
+    if run is not None:
+        if not (run / STORE_FILENAME).is_file():
+            raise ConfigError(f"--run {run}: no {STORE_FILENAME} there (not a run folder)")
+        with RunStore(run) as store:
+            stored = store.status()
+            build_followups(plan, store)
+    description = describe_plan(plan, config=config.name, seconds_per_call=seconds_per_call,
+                                stored=stored)
+    say(format_plan(description))
+    if out is not None:
+        from assay.data.atomic import write_text
+        from assay.report.html.plan import render_plan_html
+
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_text(out, render_plan_html(description))
+        say(f"wrote {out}")

@@ -1,0 +1,64 @@
+"""The plan of ``assay describe`` as one self-contained HTML page.
+
+Lays a :class:`assay.judge.describe.PlanDescription` (read by its attributes) out as a
+:class:`~assay.report.html.Page` and renders it alone (no dashboard, no links to other
+pages); the same estimates as the text, named as estimates. Computes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.report.html._model import Column, Page, Section, Table
+from assay.report.html._render import PageBuilder, render_document
+from assay.report.text.plan import cost_words, duration
+
+
+def plan_page(plan: Any) -> Page:
+    """The plan as a page: inputs, the judge phase per judge and per model, totals."""
+    judges = Table.from_records(
+        [{"judge": j.judge, "kind": j.kind, "model": j.model or "(offline: no call)",
+          "judgments": j.calls, "stage2": j.followups or None, "tokens_in": j.tokens_in,
+          "tokens_out": j.tokens_out, "usd": j.usd if j.model is not None else None}
+         for j in plan.judges],
+        (Column("judge", "Judge"), Column("kind", "Kind"), Column("model", "Model"),
+         Column("judgments", "Judgments", "int"), Column("stage2", "Second stage, at most", "int"),
+         Column("tokens_in", "Tokens in (estimate)", "int"),
+         Column("tokens_out", "Tokens out (estimate)", "int"),
+         Column("usd", "Cost in USD (estimate; blank: no price)", "fixed", 4)),
+        caption="Calls per judge", name="plan_judges")
+    models = Table.from_records(
+        [{"model": m.model, "calls": m.calls, "tokens_in": m.tokens_in, "tokens_out": m.tokens_out,
+          "usd": m.usd} for m in plan.models],
+        (Column("model", "Model"), Column("calls", "Calls", "int"),
+         Column("tokens_in", "Tokens in (estimate)", "int"),
+         Column("tokens_out", "Tokens out (estimate)", "int"),
+         Column("usd", "Cost in USD (estimate; blank: no price)", "fixed", 4)),
+        caption="Calls per model (not yet stored)", name="plan_models")
+    total = cost_words(plan)
+    facts = (("Systems", str(len(plan.systems))), ("Items", str(plan.items)),
+             ("Answers to judge", str(plan.answers)), ("Calls", f"{plan.calls:,}"),
+             ("Estimated cost", total), ("Estimated time", duration(plan.hours)))
+    notes = [f"Time assumes {plan.seconds_per_call:g} s a request with {plan.max_concurrency} "
+             "requests in flight (assay describe --seconds-per-call).",
+             "Tokens are estimated at ~4 characters a token in and 250 tokens out a call; "
+             "second-stage calls are counted at most."]
+    if plan.cost_limit_usd is not None:
+        notes.append(f"The config's cost limit is ${plan.cost_limit_usd:,.2f}: the run stops "
+                     "there and a rerun resumes.")
+    inputs = Section(title="Inputs", intro=(
+        f"{len(plan.systems)} systems: {', '.join(plan.systems) or 'none'}; {plan.items} items; "
+        f"{plan.answers} answers to judge."))
+    phase = Section(title="Judge phase", tables=(judges, models), notes=tuple(notes))
+    return Page(slug="plan", title=f"Plan of {plan.config}", sections=(inputs, phase), facts=facts,
+                summary="What the config will send, estimated before anything is sent.")
+
+
+def render_plan_html(plan: Any) -> str:
+    """One self-contained HTML document of the plan."""
+    page = plan_page(plan)
+    builder = PageBuilder(partial=False)
+    sections = [builder.section(s, anchor=f"sec-{i}") for i, s in enumerate(page.sections, 1)]
+    return render_document("page.html.j2", {"heading": page.title, "caption": page.summary,
+                                            "facts": list(page.facts), "sections": sections,
+                                            "nav": []}, builder)

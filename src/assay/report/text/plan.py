@@ -1,0 +1,75 @@
+"""The plan of ``assay describe`` as text: inputs, calls per judge and per model, cost, time.
+
+Formats a :class:`assay.judge.describe.PlanDescription` (read by its attributes: the
+report layer does not import the judge layer); computes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _usd(value: float | None) -> str:
+    return "unknown (no price)" if value is None else f"${value:,.4f}"
+
+
+def duration(hours: float) -> str:
+    """A wall time in words (s, min or h)."""
+    seconds = hours * 3600.0
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if hours < 1.5:
+        return f"{seconds / 60:.0f} min"
+    return f"{hours:.1f} h"
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]], left: int) -> list[str]:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return ["  ".join(cell.ljust(w) if i < left else cell.rjust(w)
+                      for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+            for row in [header, *rows]]
+
+
+def cost_words(plan: Any) -> str:
+    """The estimated total cost, or why it is unknown (never $0 for an unpriced model)."""
+    if plan.usd is not None:
+        return f"${plan.usd:,.4f}"
+    words = f"unknown: {', '.join(plan.unpriced)} has no price in the config"
+    if len(plan.unpriced) < len(plan.models):
+        words += f" (the priced models come to ${plan.usd_known:,.4f})"
+    return words
+
+
+def format_plan(plan: Any) -> str:
+    """The plan as lines of text (estimates named as estimates)."""
+    out = [f"Plan of {plan.config} (nothing sent; every check of the run passed)", ""]
+    out.append(f"Inputs: {len(plan.systems)} systems ({', '.join(plan.systems) or 'none'}), "
+               f"{plan.items} items, {plan.answers} answers to judge")
+    out.append("")
+    out.append("Judge phase, per judge:")
+    rows = [(line.judge, line.kind, line.model or "(offline: no call)", str(line.calls),
+             str(line.followups) if line.followups else "-", f"{line.tokens_in:,}",
+             f"{line.tokens_out:,}", "-" if line.model is None else _usd(line.usd))
+            for line in plan.judges]
+    out += ["  " + s for s in _table(("judge", "kind", "model", "judgments", "stage 2 at most",
+                                      "tokens in ~", "tokens out ~", "cost ~"), rows, 3)]
+    out.append("")
+    out.append("Per model (calls not yet stored):")
+    rows = [(m.model, f"{m.calls:,}", f"{m.tokens_in:,}", f"{m.tokens_out:,}", _usd(m.usd))
+            for m in plan.models]
+    if rows:
+        header = ("model", "calls", "tokens in ~", "tokens out ~", "cost ~")
+        out += ["  " + s for s in _table(header, rows, 1)]
+    else:
+        out.append("  no call to any model")
+    out.append("")
+    cost = cost_words(plan)
+    out.append(f"Total: {plan.calls:,} calls, {plan.offline:,} offline judgments, "
+               f"~{plan.tokens_in:,} tokens in, ~{plan.tokens_out:,} tokens out; estimated cost {cost}")
+    if plan.cost_limit_usd is not None:
+        out.append(f"Cost limit: ${plan.cost_limit_usd:,.2f} (the run stops there; a rerun resumes)")
+    out.append(f"Time: about {duration(plan.hours)} at {plan.max_concurrency} requests in flight "
+               f"and {plan.seconds_per_call:g} s a request (--seconds-per-call)")
+    out.append("Estimates: ~4 characters a token in, 250 tokens out a call; second-stage calls "
+               "counted at most.")
+    return "\n".join(out)
