@@ -160,3 +160,11 @@ def test_unknown_format_and_misplaced_options():
         run_importer("excel", ["x"])
     with pytest.raises(ConfigError, match="--map"):
         run_importer("bench", ["x"], mapping={"a": "item"})
+
+
+def test_alpaca_eval_takes_one_path_as_it_is(alpaca_results):
+    # a string is one path, never a sequence of one-letter paths ("/" would be the root)
+    one = import_alpaca_eval(str(alpaca_results / "cohere"))
+    listed = import_alpaca_eval([alpaca_results / "cohere"])
+    assert len(one.frame) == len(listed.frame) == 3 * 805
+    assert one.sources == listed.sources

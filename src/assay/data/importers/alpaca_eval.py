@@ -36,8 +36,13 @@ def instruction_id(instruction: str) -> str:
     return "i-" + hashlib.sha256(instruction.encode("utf-8")).hexdigest()[:12]
 
 
-def annotation_files(sources: Sequence[str | Path]) -> list[Path]:
-    """Every ``annotations.json`` under the given files or folders, sorted."""
+def annotation_files(sources: str | Path | Sequence[str | Path]) -> list[Path]:
+    """Every ``annotations.json`` under the given file or folder (or files and folders), sorted.
+
+    One path may be given as it is: a string is never read as a sequence of one-letter paths.
+    """
+    if isinstance(sources, str | Path):
+        sources = [sources]
     files: list[Path] = []
     for source in sources:
         p = Path(source)
@@ -54,9 +59,11 @@ def annotation_files(sources: Sequence[str | Path]) -> list[Path]:
     return files
 
 
-def import_alpaca_eval(sources: Sequence[str | Path], *,
+def import_alpaca_eval(sources: str | Path | Sequence[str | Path], *,
                        scales: Mapping[str, Scale] | None = None) -> Judgments:
     """Read AlpacaEval annotation files into a pairwise judgments table."""
+    if isinstance(sources, str | Path):
+        sources = [sources]
     rows: list[dict[str, Any]] = []
     row_numbers: list[int] = []
     problems: list[Problem] = []
