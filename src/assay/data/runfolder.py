@@ -42,6 +42,9 @@ from assay.data.validate import judgments_from_records
 from assay.errors import InputError, Problem, ValidationError
 
 PARTS = ("datapoints", "responses", "evaluations")
+NATIVE_SCORES_FILE = "native_scores.jsonl"
+"""Per-response benchmark-native scores (``assay native-scores``): ``response_id``,
+``metric``, ``reference_score``; a response's score replaces its datapoint's."""
 
 
 def is_run_folder(path: Path) -> bool:
@@ -73,6 +76,29 @@ def _read_jsonl_records(files: list[Path]) -> list[tuple[str, int, dict[str, Any
     if problems:
         raise ValidationError(problems)
     return records
+
+
+def read_part(folder: Path, part: str) -> list[tuple[str, int, dict[str, Any]]]:
+    """The records of one part of a run folder (``datapoints``, ``responses``, ...) as
+    (file, line, record); a folder without that part is an error naming it."""
+    files = _part_files(Path(folder), part)
+    if not files:
+        raise InputError(str(folder), f"not a run folder: no {part}.jsonl")
+    return _read_jsonl_records(files)
+
+
+def _native_scores(folder: Path) -> dict[str, float | None]:
+    """response id -> native score, from ``native_scores.jsonl`` when the folder has one."""
+    path = folder / NATIVE_SCORES_FILE
+    if not path.is_file():
+        return {}
+    out: dict[str, float | None] = {}
+    for file, row, rec in _read_jsonl_records([path]):
+        value = rec.get("reference_score")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise InputError(file, "expected a number or null", row=row, column="reference_score")
+        out[_required("response_id", rec, file, row)] = None if value is None else float(value)
+    return out
 
 
 def _read_criteria(folder: Path) -> tuple[dict[str, Scale], dict[str, list[str]], dict[str, list[str]]]:
@@ -120,6 +146,7 @@ def load_run_folder(folder: str | Path, *, scales: Mapping[str, Scale] | None = 
     responses: dict[str, tuple[str, int, dict[str, Any]]] = {}
     for file, row, rec in _read_jsonl_records(_part_files(folder, "responses")):
         responses[_required("id", rec, file, row)] = (file, row, rec)
+    native = _native_scores(folder)
 
     rows: list[dict[str, Any]] = []
     row_numbers: list[int] = []
@@ -179,8 +206,11 @@ def load_run_folder(folder: str | Path, *, scales: Mapping[str, Scale] | None = 
         criteria = list(scores) or sorted(required)
         for criterion in criteria:
             value = scores.get(criterion)
-            rows.append(_row(datapoint, response, ev, judge, criterion, value, opponent_arm,
-                             failure if value is None else response.get("failure_kind")))
+            row_data = _row(datapoint, response, ev, judge, criterion, value, opponent_arm,
+                            failure if value is None else response.get("failure_kind"))
+            if str(response.get("id")) in native:
+                row_data["reference_score"] = native[str(response.get("id"))]
+            rows.append(row_data)
             row_numbers.append(row)
 
     if not rows:
