@@ -23,8 +23,9 @@ ALLOWED = {
     "analysis": {"analysis", "data", "stats"},
     "report": {"report", "analysis", "data", "stats"},
     "judge": {"judge", "analysis", "data", "stats"},
+    "datapoints": {"datapoints", "data", "stats"},
     "demo": {"demo", "judge", "report", "analysis", "data", "stats"},
-    "cli": {"cli", "demo", "judge", "report", "analysis", "data", "stats"},
+    "cli": {"cli", "demo", "judge", "datapoints", "report", "analysis", "data", "stats"},
     "__main__": {"cli"},
 }
 """Layer -> the layers it may import (besides the base modules)."""

@@ -113,9 +113,13 @@ def read_attribute_space(path: str | Path) -> AttributeSpace:
 
 
 def declared_in_folders(sources: Sequence[str]) -> AttributeSpace | None:
-    """The space a run folder's ``criteria.json`` declares (``attributes`` or
-    ``task_attributes``), the first one found; None when none declares one."""
+    """The space a run folder declares: its ``attribute_space.json`` (written by ``assay
+    datapoints``), else its ``criteria.json`` (``attributes`` or ``task_attributes``), the
+    first one found; None when none declares one."""
     for source in sources:
+        own = Path(source) / "attribute_space.json"
+        if own.is_file():
+            return read_attribute_space(own)
         path = Path(source) / "criteria.json"
         if not path.is_file():
             continue
