@@ -122,6 +122,24 @@ def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:
                         notes=notes)
 
 
+def weighted_item_means(scored: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """Per (cluster, item): the weighted mean of the rows' ``v`` and the item's weight.
+
+    The item's value is sum(w v) / sum(w) over its rows and its weight the mean row weight,
+    so a table without a ``weight`` column (every row 1) gives the plain item mean with
+    weight 1, and the ratio of cluster sums sum(w_i v_i) / sum(w_i) over items is the
+    weighted mean of every row, sum(w v) / sum(w): Arena-Hard's score, where a strong
+    verdict counts three times (Li et al. 2024, "From Crowdsourced Data to High-Quality
+    Benchmarks: Arena-Hard and BenchBuilder Pipeline").
+    """
+    weight = scored["weight"] if "weight" in scored else pd.Series(1.0, index=scored.index)
+    parts = pd.DataFrame({"cluster": scored["cluster"], "item": scored["item"],
+                          "wv": weight * scored["v"], "w": weight})
+    grouped = parts.groupby(["cluster", "item"], sort=False)
+    totals = grouped["w"].sum()
+    return grouped["wv"].sum() / totals, grouped["w"].mean()
+
+
 def _row(criterion: str, judge: str, arm: str, opponent: str | None, scale: str,
          scored: pd.DataFrame, *, n_failed: int, conf: float, binary: bool,
          bounded: bool) -> ScoreRow:
@@ -131,11 +149,12 @@ def _row(criterion: str, judge: str, arm: str, opponent: str | None, scale: str,
     if scored.empty:
         return ScoreRow(**base, n_items=0, n_clusters=0, runs=0, estimate=nan, lower=nan,
                         upper=nan, method="no_scores")
-    items = scored.groupby(["cluster", "item"], sort=False)["v"].mean()
-    clusters = items.groupby(level="cluster", sort=False)
+    items, item_weights = weighted_item_means(scored)
+    clusters = (item_weights * items).groupby(level="cluster", sort=False)
     sums = clusters.sum().to_numpy(dtype=np.float64)
-    sizes = clusters.size().to_numpy(dtype=np.float64)
-    sumsq = (items**2).groupby(level="cluster", sort=False).sum().to_numpy(dtype=np.float64)
+    sizes = item_weights.groupby(level="cluster", sort=False).sum().to_numpy(dtype=np.float64)
+    sumsq = (item_weights * items**2).groupby(level="cluster", sort=False).sum().to_numpy(
+        dtype=np.float64)
     runs = int(scored["run"].max())
     common = dict(n_items=len(items), n_clusters=len(sums), runs=runs)
     if len(sums) < 2:

@@ -41,6 +41,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("judge", "str", False, "judge model, metric name or human:<id>"),
     Column("criterion", "str", False, "metric, criterion or rubric factor"),
     Column("score", "float", True, "value on the criterion's scale; pairwise 1/0.5/0"),
+    Column("weight", "float", False, "how many times the row counts in a mean (> 0); default 1"),
     Column("split", "str", False, "dev, test, final, exploratory or calibration"),
     Column("reportable", "bool", False, "whether the row may enter a report"),
     Column("failure_kind", "str", False, "parse_error, refusal, timeout, api_error, ..."),

@@ -151,6 +151,10 @@ def build_table(
     for name in ("usd", "tokens_in", "tokens_out", "latency_s"):
         if name in out:
             check.flag(out[name].notna() & (out[name] < 0), name, "expected a number >= 0")
+    if "weight" in out:
+        check.flag(out["weight"].notna() & ~(out["weight"] > 0), "weight",
+                   "expected a number > 0 (how many times the row counts in a mean)")
+        out["weight"] = out["weight"].fillna(1.0)
     if "usd_provenance" in out:
         check.flag(out["usd_provenance"].notna() & ~out["usd_provenance"].isin(USD_PROVENANCES),
                    "usd_provenance", "expected 'reported' or 'estimated'")

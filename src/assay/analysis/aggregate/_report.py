@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from assay._display import Rendered
+from assay.analysis._weights import refuse_weights
 from assay.analysis.aggregate._flags import HIGH_VARIANCE_POINTS, Flag, has_version
 from assay.analysis.aggregate._reliability import (
     CriterionReliability,
@@ -246,6 +247,7 @@ def aggregate(judgments: Judgments, *, n_resamples: int = 10_000, seed: int = 42
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     frame = judgments.frame
+    refuse_weights(frame, "aggregates across runs")
     notes: list[str] = []
     reportable = frame[frame["reportable"].astype(bool)]
     n_not_reportable = len(frame) - len(reportable)

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from assay.analysis._weights import refuse_weights
 from assay.analysis.benchmark._errors import DevNotEvidenceError
 from assay.data.schema import EVIDENCE_SPLITS, NON_REPORTABLE_SPLITS
 from assay.errors import ConfigError, DesignError, InputError
@@ -125,6 +126,7 @@ def prepare_bench(frame: pd.DataFrame, *, evidence: bool) -> BenchData:
     """
     if not isinstance(frame, pd.DataFrame):
         raise ConfigError(f"benchmark_report takes a pandas DataFrame, not {type(frame).__name__}")
+    refuse_weights(frame, "benchmark reports")
     score_column = "score" if "score" in frame.columns else "correct"
     missing = [c for c in ("item", "arm", "run") if c not in frame.columns]
     if score_column not in frame.columns:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from assay.analysis._weights import refuse_weights
 from assay.errors import DesignError
 
 KEYS = ["judge", "criterion", "arm", "opponent"]
@@ -35,6 +36,7 @@ def pairwise_rows(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
                 "reportable": True, "position": np.nan, "task": None, "failure_kind": None,
                 "reasoning": None}
     rows = frame[frame["opponent"].notna()].copy()
+    refuse_weights(rows, "win rates")
     for column, value in defaults.items():
         if column not in rows:
             rows[column] = value

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from assay.data.importers.alpaca_eval import import_alpaca_eval
 from assay.data.importers.bench import import_bench
+from assay.data.importers.mt_bench import import_mt_bench
 from assay.data.importers.results_json import (
     import_results_json,
     results_records,
@@ -24,6 +25,7 @@ __all__ = [
     "IMPORTERS",
     "import_alpaca_eval",
     "import_bench",
+    "import_mt_bench",
     "import_results_json",
     "import_table",
     "results_records",
@@ -45,11 +47,17 @@ def import_table(sources: Sequence[str | Path], *, mapping: Mapping[str, str] | 
 
 Importer = Callable[..., Judgments]
 
+_READERS: dict[str, Importer] = {
+    "mt-bench": import_mt_bench,
+}
+"""Formats whose reader takes the sources and ``scales`` alone."""
+
 IMPORTERS: dict[str, str] = {
     "table": "any CSV/TSV/JSONL/JSON/Parquet long table or run folder, with --map",
     "results-json": "the results aggregator's results.json (benchmark, quiz, question, run, metrics)",
     "alpaca-eval": "AlpacaEval results/<model>/<annotator>/annotations.json files",
     "bench": "hr_report's benchmark data frame (cluster, item, arm, run, correct, ...)",
+    "mt-bench": "FastChat llm_judge (MT-Bench) *_single.jsonl / *_pair.jsonl, with question.jsonl",
 }
 """Format name -> what it reads."""
 
@@ -71,6 +79,8 @@ def run_importer(fmt: str, sources: Sequence[str | Path], *,
         return import_results_json(sources, scales=scales)
     if fmt == "alpaca-eval":
         return import_alpaca_eval(sources, scales=scales)
+    if fmt in _READERS:
+        return _READERS[fmt](sources, scales=scales)
     if len(sources) != 1:
         raise ConfigError("the bench format takes one file")
     return import_bench(sources[0], scales=scales)

@@ -1,0 +1,106 @@
+"""What the importers of JSONL result files share: finding the files, reading their records
+with line numbers, and building the validated table from the rows they make."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from assay.data.lines import json_lines
+from assay.data.schema import Scale
+from assay.data.table import Judgments
+from assay.data.validate import judgments_from_records
+from assay.errors import InputError, Problem, ValidationError
+
+
+def source_files(sources: Sequence[str | Path], pattern: str, layout: str) -> list[Path]:
+    """The files given and every file matching `pattern` below the folders given, sorted.
+
+    `layout` says in the error what a folder should hold.
+    """
+    files: list[Path] = []
+    for source in sources:
+        p = Path(source)
+        if p.is_file():
+            files.append(p)
+        elif p.is_dir():
+            found = sorted(f for f in p.rglob(pattern) if f.is_file())
+            if not found:
+                raise InputError(str(p), f"no {pattern} file below this folder (expected "
+                                 f"{layout})")
+            files.extend(found)
+        else:
+            raise InputError(str(p), "no such file or folder")
+    return files
+
+
+def jsonl_objects(path: Path, problems: list[Problem]) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each JSON object line; other lines become problems."""
+    out: list[tuple[int, dict[str, Any]]] = []
+    for number, value, why in json_lines(path):
+        if why is not None:
+            problems.append(Problem(str(path), number, None, why))
+        elif not isinstance(value, dict):
+            problems.append(Problem(str(path), number, None, "expected a JSON object"))
+        else:
+            out.append((number, value))
+    return out
+
+
+def first_object(path: Path) -> dict[str, Any] | None:
+    """The first JSON object line of a JSONL file, or None when it has none (or is not JSONL)."""
+    try:
+        for _, value, why in json_lines(path):
+            return value if why is None and isinstance(value, dict) else None
+    except InputError:
+        return None
+    return None
+
+
+def require(rec: Mapping[str, Any], fields: Mapping[str, Callable[[Any], bool]], path: Path,
+            number: int, problems: list[Problem]) -> bool:
+    """Whether every field of `fields` passes its check; a problem for each that does not."""
+    ok = True
+    for name, check in fields.items():
+        if name not in rec or not check(rec[name]):
+            what = "required field is missing" if name not in rec else \
+                f"unexpected value {rec[name]!r}"
+            problems.append(Problem(str(path), number, name, what))
+            ok = False
+    return ok
+
+
+def is_text(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def is_id(value: object) -> bool:
+    return (isinstance(value, str) and bool(value.strip())) or (
+        isinstance(value, int) and not isinstance(value, bool))
+
+
+def is_number(value: object) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def timestamp(value: object) -> str | None:
+    """An ISO 8601 UTC time from a Unix timestamp (FastChat's ``tstamp``), else None."""
+    if not is_number(value):
+        return None
+    return datetime.fromtimestamp(float(value), tz=timezone.utc).isoformat()  # type: ignore[arg-type]
+
+
+def build(rows: list[dict[str, Any]], numbers: list[int], problems: list[Problem],
+          files: Sequence[Path], scales: Mapping[str, Scale]) -> Judgments:
+    """The validated table of the rows, or a ValidationError listing every problem."""
+    if problems:
+        raise ValidationError(problems)
+    where = ", ".join(map(str, files))
+    if not rows:
+        raise InputError(where, "no judgments found")
+    return judgments_from_records(rows, numbers, path=where, sources=[str(f) for f in files],
+                                  scales=dict(scales))

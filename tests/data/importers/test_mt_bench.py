@@ -1,0 +1,110 @@
+"""MT-Bench (FastChat llm_judge) judgments: the figures FastChat's show_result.py prints.
+
+The expected numbers are show_result.py's printed output on the fixtures (run with
+FastChat at commit 0e6d3e4, pandas 3.1.1; see tests/fixtures/README.md), not computed here.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from assay.analysis.scores import score_summary
+from assay.cli._app import main
+from assay.data.importers import import_mt_bench, run_importer
+from assay.errors import InputError, ValidationError
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "mt_bench"
+SINGLE = FIXTURES / "gpt-4_single.jsonl"
+PAIR = FIXTURES / "gpt-4_pair.jsonl"
+QUESTIONS = FIXTURES / "question.jsonl"
+
+
+def row(summary, criterion, arm):
+    (found,) = [r for r in summary.rows if r.criterion == criterion and r.arm == arm]
+    return found
+
+
+def test_single_reproduces_show_result_average_and_turns():
+    j = import_mt_bench([SINGLE, QUESTIONS])
+    # show_result.py --mode single: Average 7.846154, First turn 7.75, Second turn 9.0
+    r = row(score_summary(j), "rating", "granite-7b-lab")
+    assert round(r.estimate, 6) == 7.846154
+    assert (r.n, r.n_failed) == (13, 47)  # 47 of 60 replies FastChat could not parse (-1)
+    f = j.frame
+    turn = f["attributes"].map(lambda a: json.loads(a)["turn"])
+    assert f.loc[turn == 1, "score"].mean() == 7.75
+    assert f.loc[turn == 2, "score"].mean() == 9.0
+
+
+def test_single_score_minus_one_is_a_parse_failure_not_a_score():
+    f = import_mt_bench([SINGLE]).frame
+    failed = f[f["failure_kind"] == "parse_error"]
+    assert len(failed) == 47 and failed["score"].isna().all()
+    assert (f["score"].dropna() >= 0).all()
+
+
+def test_single_reads_categories_clusters_and_the_judge_prompt():
+    f = import_mt_bench([SINGLE, QUESTIONS]).frame.set_index("item")
+    assert f.loc["143/turn2", "cluster"] == "143"
+    assert f.loc["143/turn2", "task"] == "stem"
+    assert f.loc["143/turn2", "judge"] == "gpt-4"
+    assert f.loc["143/turn2", "metric_version"] == "single-v1-multi-turn"
+    assert f.loc["117/turn1", "score"] == 10
+    assert f.loc["117/turn1", "evaluated_at"].startswith("2024-06-17T")
+
+
+def test_pairwise_reproduces_show_result_win_rate_adjusted():
+    s = score_summary(import_mt_bench([PAIR]))
+    # show_result.py --mode pairwise-baseline: win_rate_adjusted 0.650000 and 0.444444
+    assert round(row(s, "preference_both_orders", "vicuna-13b-v1.3").estimate, 6) == 0.65
+    assert round(row(s, "preference_both_orders", "llama-13b").estimate, 6) == 0.444444
+    # ... over the records without an error game: 10 and 9 of 12
+    assert row(s, "preference_both_orders", "llama-13b").n == 9
+
+
+def test_pairwise_games_keep_their_positions():
+    f = import_mt_bench([PAIR]).frame
+    games = f[f["criterion"] == "preference"]
+    first = json.loads(PAIR.read_text().splitlines()[0])
+    mine = games[(games["item"] == f"{first['question_id']}/turn{first['turn']}")
+                 & (games["arm"] == first["model_1"])].set_index("position")["score"]
+    values = {"model_1": 1.0, "model_2": 0.0, "tie": 0.5}
+    for position, game in ((1, "g1"), (2, "g2")):
+        expected = values.get(first[f"{game}_winner"], math.nan)
+        assert mine[position] == expected or (math.isnan(expected) and math.isnan(mine[position]))
+    assert set(games["position"]) == {1, 2}
+
+
+def test_a_bad_record_names_file_line_and_field(tmp_path):
+    bad = tmp_path / "gpt-4_single.jsonl"
+    lines = SINGLE.read_text().splitlines()[:3]
+    broken = json.loads(lines[1])
+    broken["score"] = "nine"
+    bad.write_text("\n".join([lines[0], json.dumps(broken), lines[2]]) + "\n")
+    with pytest.raises(ValidationError) as info:
+        import_mt_bench([bad])
+    problem = info.value.problems[0]
+    assert (problem.row, problem.column) == (2, "score")
+    assert str(bad) in str(info.value)
+
+
+def test_a_file_of_another_format_is_refused(tmp_path):
+    other = tmp_path / "x.jsonl"
+    other.write_text('{"item": "q", "arm": "a", "score": 1}\n')
+    with pytest.raises(InputError, match="not an MT-Bench file"):
+        run_importer("mt-bench", [other])
+
+
+def test_cli_import_exits_2_with_one_line_on_a_bad_file(tmp_path, capsys):
+    bad = tmp_path / "gpt-4_pair.jsonl"
+    record = json.loads(PAIR.read_text().splitlines()[0])
+    record["g2_winner"] = "model_3"
+    bad.write_text(json.dumps(record) + "\n")
+    with pytest.raises(SystemExit) as info:
+        main(["import", "mt-bench", str(bad), "-o", str(tmp_path / "out.parquet")])
+    out = capsys.readouterr()
+    assert info.value.code == 2
+    assert "g2_winner" in out.err + out.out and "Traceback" not in out.err + out.out
+    assert not (tmp_path / "out.parquet").exists()
