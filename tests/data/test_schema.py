@@ -1,6 +1,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from assay.data.schema import Scale, parse_scale_option, reportable_from_split
@@ -68,3 +69,22 @@ def test_the_table_doc_names_every_column():
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "judgments-table.md").read_text()
     assert [c.name for c in COLUMNS if f"`{c.name}`" not in doc] == []
+
+
+def test_weight_must_be_a_positive_number_and_names_row_and_column():
+    from assay.data.validate import build_table
+
+    frame = pd.DataFrame({"item": ["q1", "q2", "q3", "q4"], "arm": ["a"] * 4,
+                          "score": [1, 0, 1, 0], "weight": [1, 0, -2, "x"]})
+    problems = build_table(frame, path="t.csv").problems
+    assert sorted((p.row, p.column) for p in problems) == [(2, "weight"), (3, "weight"),
+                                                           (4, "weight")]
+
+
+def test_a_missing_weight_is_one():
+    from assay.data.validate import build_table
+
+    frame = pd.DataFrame({"item": ["q1", "q2"], "arm": ["a", "a"], "score": [1, 0],
+                          "weight": [None, 3]})
+    built = build_table(frame, path="t.csv")
+    assert built.problems == [] and built.frame["weight"].tolist() == [1.0, 3.0]

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from assay.data.importers.alpaca_eval import import_alpaca_eval
+from assay.data.importers.arena_hard import import_arena_hard
 from assay.data.importers.bench import import_bench
 from assay.data.importers.mt_bench import import_mt_bench
 from assay.data.importers.results_json import (
@@ -24,6 +25,7 @@ from assay.errors import ConfigError
 __all__ = [
     "IMPORTERS",
     "import_alpaca_eval",
+    "import_arena_hard",
     "import_bench",
     "import_mt_bench",
     "import_results_json",
@@ -49,6 +51,7 @@ Importer = Callable[..., Judgments]
 
 _READERS: dict[str, Importer] = {
     "mt-bench": import_mt_bench,
+    "arena-hard": import_arena_hard,
 }
 """Formats whose reader takes the sources and ``scales`` alone."""
 
@@ -57,6 +60,7 @@ IMPORTERS: dict[str, str] = {
     "results-json": "the results aggregator's results.json (benchmark, quiz, question, run, metrics)",
     "alpaca-eval": "AlpacaEval results/<model>/<annotator>/annotations.json files",
     "bench": "hr_report's benchmark data frame (cluster, item, arm, run, correct, ...)",
+    "arena-hard": "Arena-Hard-Auto model_judgment/<judge>/<model>.jsonl (two games, weights)",
     "mt-bench": "FastChat llm_judge (MT-Bench) *_single.jsonl / *_pair.jsonl, with question.jsonl",
 }
 """Format name -> what it reads."""

@@ -1,0 +1,111 @@
+"""Import Arena-Hard-Auto judgments: ``data/<bench>/model_judgment/<judge>/<model>.jsonl``.
+
+One record per question, with two games, the second with the answers' positions
+swapped::
+
+    {"uid", "category", "judge", "model", "baseline",
+     "games": [{"score": "A>B", "judgment", "user_prompt"}, {"score": "B>>A", ...}]}
+
+In game 1 the baseline is assistant A and the model B; in game 2 the model is A. Each game
+becomes one pairwise row of criterion ``preference`` on ``range:0,1``: ``arm`` = model,
+``opponent`` = baseline, ``item`` = ``cluster`` = uid, ``task`` = category, ``judge``,
+``position`` (where the model was shown: 2 in game 1, 1 in game 2), score 1 / 0.5 / 0 when
+the model won / tied / lost the game, and ``weight`` 3 for a strong verdict (``A>>B``,
+``B>>A``, and their spellings ``A<<B``, ``B<<A``), 1 otherwise: Arena-Hard's
+``show_result.py`` counts a strong verdict three times (``load_judgments(weight=3)``), and
+the weighted mean of the rows, which ``assay report --kind scores`` gives, is its score.
+
+A game without a verdict (``null``, or a game missing) is a failed judgment
+(``parse_error``) and the other game of the question still counts; Arena-Hard drops
+the whole question instead (its "null judgments"), so with failures the two figures differ
+by that question's other game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from assay.data.importers._records import (
+    build,
+    is_text,
+    jsonl_objects,
+    require,
+    source_files,
+)
+from assay.data.schema import FailureKind, Scale
+from assay.data.table import Judgments
+from assay.errors import Problem
+
+CRITERION = "preference"
+STRONG = 3.0
+"""How many times Arena-Hard counts a strong verdict (``show_result.py``'s ``weight``)."""
+LAYOUT = "Arena-Hard-Auto's data/<bench>/model_judgment/<judge>/<model>.jsonl"
+_A_WINS = {"A>B": (1.0, 1.0), "A>>B": (1.0, STRONG), "B<A": (1.0, 1.0), "B<<A": (1.0, STRONG)}
+_B_WINS = {"B>A": (0.0, 1.0), "B>>A": (0.0, STRONG), "A<B": (0.0, 1.0), "A<<B": (0.0, STRONG)}
+VERDICTS: dict[str, tuple[float, float]] = {**_A_WINS, **_B_WINS, "A=B": (0.5, 1.0),
+                                            "B=A": (0.5, 1.0)}
+"""Verdict -> (score of assistant A, weight)."""
+
+
+def looks_like_arena_hard(first: Mapping[str, Any]) -> bool:
+    """Whether a JSONL file's first record is an Arena-Hard judgment."""
+    return {"uid", "model", "games"} <= first.keys() and isinstance(first.get("games"), list)
+
+
+def import_arena_hard(sources: Sequence[str | Path], *,
+                      scales: Mapping[str, Scale] | None = None) -> Judgments:
+    """Read Arena-Hard-Auto judgment files into a pairwise table with weights."""
+    files = source_files(sources, "*.jsonl", LAYOUT)
+    problems: list[Problem] = []
+    rows: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    for file in files:
+        for number, rec in jsonl_objects(file, problems):
+            made = _rows(rec, file, number, problems)
+            rows.extend(made)
+            numbers.extend([number] * len(made))
+    return build(rows, numbers, problems, files,
+                 {CRITERION: Scale.parse("range:0,1"), **(scales or {})})
+
+
+def _games(value: object) -> bool:
+    return isinstance(value, list) and 1 <= len(value) <= 2
+
+
+def _rows(rec: dict[str, Any], file: Path, number: int,
+          problems: list[Problem]) -> list[dict[str, Any]]:
+    if not require(rec, {"uid": is_text, "model": is_text, "games": _games}, file, number,
+                   problems):
+        return []
+    baseline = rec.get("baseline")
+    if not is_text(baseline):
+        problems.append(Problem(str(file), number, "baseline", "required text field is missing "
+                                "(the model the judged model was compared with)"))
+        return []
+    judge = rec.get("judge")
+    base = {"item": rec["uid"], "cluster": rec["uid"], "arm": rec["model"].split("/")[-1],
+            "opponent": baseline, "run": 1, "criterion": CRITERION,
+            "judge": judge if isinstance(judge, str) else None,
+            "task": rec.get("category") if isinstance(rec.get("category"), str) else None}
+    games = list(rec["games"]) + [None] * (2 - len(rec["games"]))
+    rows = []
+    for index, (game, position) in enumerate(zip(games, (2, 1), strict=True)):
+        verdict = game.get("score") if isinstance(game, dict) else None
+        judgment = game.get("judgment") if isinstance(game, dict) else None
+        raw = judgment if isinstance(judgment, str) else None
+        if verdict is None:
+            rows.append({**base, "position": position, "score": None, "weight": 1.0,
+                         "failure_kind": FailureKind.PARSE_ERROR.value, "raw_response": raw})
+            continue
+        if verdict not in VERDICTS:
+            problems.append(Problem(str(file), number, f"games[{index}].score",
+                                    f"expected one of {', '.join(VERDICTS)} or null, got "
+                                    f"{verdict!r}"))
+            continue
+        a_score, weight = VERDICTS[verdict]
+        score = a_score if position == 1 else 1.0 - a_score
+        rows.append({**base, "position": position, "score": score, "weight": weight,
+                     "raw_response": raw})
+    return rows
