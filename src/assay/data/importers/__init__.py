@@ -13,6 +13,7 @@ from assay.data.importers.alpaca_eval import import_alpaca_eval
 from assay.data.importers.arena_hard import import_arena_hard
 from assay.data.importers.bench import import_bench
 from assay.data.importers.mt_bench import import_mt_bench
+from assay.data.importers.qed import import_qed
 from assay.data.importers.results_json import (
     import_results_json,
     results_records,
@@ -28,6 +29,7 @@ __all__ = [
     "import_arena_hard",
     "import_bench",
     "import_mt_bench",
+    "import_qed",
     "import_results_json",
     "import_table",
     "results_records",
@@ -52,6 +54,7 @@ Importer = Callable[..., Judgments]
 _READERS: dict[str, Importer] = {
     "mt-bench": import_mt_bench,
     "arena-hard": import_arena_hard,
+    "qed": import_qed,
 }
 """Formats whose reader takes the sources and ``scales`` alone."""
 
@@ -61,6 +64,7 @@ IMPORTERS: dict[str, str] = {
     "alpaca-eval": "AlpacaEval results/<model>/<annotator>/annotations.json files",
     "bench": "hr_report's benchmark data frame (cluster, item, arm, run, correct, ...)",
     "arena-hard": "Arena-Hard-Auto model_judgment/<judge>/<model>.jsonl (two games, weights)",
+    "qed": "BenchmarkQED win_rates.csv, per-pair CSVs and reference_scores-NAME.csv",
     "mt-bench": "FastChat llm_judge (MT-Bench) *_single.jsonl / *_pair.jsonl, with question.jsonl",
 }
 """Format name -> what it reads."""

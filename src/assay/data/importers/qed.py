@@ -1,0 +1,171 @@
+"""Import BenchmarkQED's result CSVs, so that past runs get assay's intervals.
+
+Pairwise scores (``win_rates.csv``, or a per-pair ``{question_set}_{base}--{other}.csv``),
+one row per (question, criterion, trial) as ``get_pairwise_scores`` writes it::
+
+    score_id, question, answer_1_name, answer_1, answer_2_name, answer_2, criteria,
+    {base}_score, {other}_score, reasoning, trial, base_name, other_name[, question_set]
+
+becomes one pairwise row: ``arm`` = other_name, ``opponent`` = base_name, ``criterion`` =
+criteria, ``score`` = ``{other}_score`` (1 / 0.5 / 0) on ``range:0,1``, ``item`` =
+``cluster`` = a stable id of the question text, ``task`` = question_set, ``run`` =
+trial // 2 + 1 and ``position`` = where the other answer was shown (answer_1_name, else
+BenchmarkQED's order: base first on even trials), so the two orders of a run pair up;
+``judge`` = the ``judge`` column when there is one.
+
+Reference scores (``reference_scores-{name}.csv``), one row per (question, criterion,
+trial)::
+
+    score_id, question, reference_answer, generated_answer, criteria, score, reasoning, trial
+
+becomes one row: ``arm`` = the name in the file name, ``criterion`` = criteria, ``score``
+on ``interval`` (BenchmarkQED's score_min..score_max, 1..10 by default, is not in the
+file: declare it with ``--scale CRITERION=range:1,10``), ``run`` = trial + 1.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from assay.data.importers._records import build, source_files
+from assay.data.importers.alpaca_eval import instruction_id
+from assay.data.schema import Scale
+from assay.data.table import Judgments
+from assay.errors import InputError, Problem
+
+PAIRWISE = ("question", "criteria", "trial", "base_name", "other_name")
+REFERENCE = ("question", "criteria", "score", "trial")
+REFERENCE_PREFIX = "reference_scores-"
+LAYOUT = "BenchmarkQED's win_rates.csv, {question_set}_{base}--{other}.csv or " \
+    "reference_scores-{name}.csv"
+
+
+def csv_kind(columns: Sequence[str], name: str) -> str | None:
+    """``pairwise`` or ``reference`` by a CSV's header (and file name), else None."""
+    if set(PAIRWISE) <= set(columns):
+        return "pairwise"
+    if set(REFERENCE) <= set(columns) and name.startswith(REFERENCE_PREFIX):
+        return "reference"
+    return None
+
+
+def import_qed(sources: Sequence[str | Path], *,
+               scales: Mapping[str, Scale] | None = None) -> Judgments:
+    """Read BenchmarkQED pairwise and reference score CSVs into one table."""
+    files = source_files(sources, "*.csv", LAYOUT)
+    problems: list[Problem] = []
+    rows: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    declared: dict[str, Scale] = {}
+    pairwise_files = []
+    for file in files:
+        header, records = _read_csv(file)
+        kind = csv_kind(header, file.name)
+        if kind is None:
+            raise InputError(str(file), f"not a BenchmarkQED score file: expected the columns "
+                             f"{', '.join(PAIRWISE)} (pairwise) or a reference_scores-NAME.csv "
+                             f"with {', '.join(REFERENCE)}", row=None)
+        if kind == "pairwise":
+            pairwise_files.append(file)
+        read = _pairwise if kind == "pairwise" else _reference
+        for number, rec in records:
+            made = read(rec, file, number, problems)
+            for row in made:
+                declared.setdefault(row["criterion"], Scale.parse(
+                    "range:0,1" if kind == "pairwise" else "interval"))
+            rows.extend(made)
+            numbers.extend([number] * len(made))
+    if len(pairwise_files) > 1 and any(f.name == "win_rates.csv" for f in pairwise_files):
+        raise InputError(", ".join(map(str, pairwise_files)), "win_rates.csv holds the rows of "
+                         "the per-pair CSVs already: give one or the other")
+    return build(rows, numbers, problems, files, {**declared, **(scales or {})})
+
+
+def _read_csv(file: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    try:
+        with file.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            records = [(number, rec) for number, rec in enumerate(reader, start=1)]
+            return list(reader.fieldnames or []), records
+    except UnicodeDecodeError:
+        raise InputError(str(file), "is not UTF-8 text") from None
+    except csv.Error as exc:
+        raise InputError(str(file), f"not a valid CSV file: {exc}") from None
+
+
+def _trial(rec: Mapping[str, str], file: Path, number: int,
+           problems: list[Problem]) -> int | None:
+    text = (rec.get("trial") or "").strip()
+    if not text.isdigit():
+        problems.append(Problem(str(file), number, "trial",
+                                f"expected a trial number 0, 1, ..., got {text!r}"))
+        return None
+    return int(text)
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        value = float((text or "").strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _text(rec: Mapping[str, str], field: str, file: Path, number: int,
+          problems: list[Problem]) -> str | None:
+    value = (rec.get(field) or "").strip()
+    if not value:
+        problems.append(Problem(str(file), number, field, "required value is missing"))
+        return None
+    return value
+
+
+def _pairwise(rec: Mapping[str, str], file: Path, number: int,
+              problems: list[Problem]) -> list[dict[str, Any]]:
+    values = {f: _text(rec, f, file, number, problems)
+              for f in ("question", "criteria", "base_name", "other_name")}
+    trial = _trial(rec, file, number, problems)
+    if trial is None or any(v is None for v in values.values()):
+        return []
+    other, base = str(values["other_name"]), str(values["base_name"])
+    column = f"{other}_score"
+    if column not in rec:
+        problems.append(Problem(str(file), number, column, "the other answer's score column "
+                                "is missing"))
+        return []
+    score = _number(rec[column])
+    if score not in (0.0, 0.5, 1.0):
+        problems.append(Problem(str(file), number, column,
+                                f"expected 1, 0.5 or 0, got {rec[column]!r}"))
+        return []
+    first = (rec.get("answer_1_name") or "").strip()
+    position = (1 if first == other else 2) if first in (other, base) else (
+        2 if trial % 2 == 0 else 1)
+    item = instruction_id(str(values["question"]))
+    return [{"item": item, "cluster": item, "arm": other, "opponent": base,
+             "position": position, "run": trial // 2 + 1, "criterion": values["criteria"],
+             "score": score, "judge": (rec.get("judge") or "").strip() or None,
+             "task": (rec.get("question_set") or "").strip() or None,
+             "reasoning": rec.get("reasoning") or None}]
+
+
+def _reference(rec: Mapping[str, str], file: Path, number: int,
+               problems: list[Problem]) -> list[dict[str, Any]]:
+    question = _text(rec, "question", file, number, problems)
+    criterion = _text(rec, "criteria", file, number, problems)
+    trial = _trial(rec, file, number, problems)
+    score = _number(rec.get("score"))
+    if score is None:
+        problems.append(Problem(str(file), number, "score",
+                                f"expected a number, got {rec.get('score')!r}"))
+    if question is None or criterion is None or trial is None or score is None:
+        return []
+    item = instruction_id(question)
+    return [{"item": item, "cluster": item, "arm": file.stem[len(REFERENCE_PREFIX):],
+             "run": trial + 1, "criterion": criterion, "score": score,
+             "judge": (rec.get("judge") or "").strip() or None,
+             "reasoning": rec.get("reasoning") or None}]
