@@ -132,7 +132,8 @@ def weighted_item_means(scored: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     verdict counts three times (Li et al. 2024, "From Crowdsourced Data to High-Quality
     Benchmarks: Arena-Hard and BenchBuilder Pipeline").
     """
-    weight = scored["weight"] if "weight" in scored else pd.Series(1.0, index=scored.index)
+    weight = (scored["weight"].fillna(1.0) if "weight" in scored
+              else pd.Series(1.0, index=scored.index))
     parts = pd.DataFrame({"cluster": scored["cluster"], "item": scored["item"],
                           "wv": weight * scored["v"], "w": weight})
     grouped = parts.groupby(["cluster", "item"], sort=False)

@@ -156,6 +156,7 @@ def report_command(
         correction=correction, alpha=alpha)
     options = {kind.name: options_from(kind.options, values) for kind in kinds}
     judgments = load_inputs(src, map_, set_, scale, missing)
+    _say_importers(src)
     if exclude_self_judge or exclude_self_teach:
         judgments = judgments.excluding(self_judging=exclude_self_judge,
                                         self_teaching=exclude_self_teach)
@@ -175,6 +176,18 @@ def report_command(
                       soft_wrap=True)
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _say_importers(sources: list[Path]) -> None:
+    """One line per file of a folder of result files: the importer that read it."""
+    from assay.data.importers import folder_formats
+    from assay.data.io import is_results_folder
+
+    for source in sources:
+        if is_results_folder(source):
+            for file, fmt in folder_formats(source).items():
+                console.print(f"read {file} as {fmt}", markup=False, highlight=False,
+                              soft_wrap=True)
 
 
 def _ks(text: str) -> list[int]:

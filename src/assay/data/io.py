@@ -10,6 +10,7 @@ import pandas as pd
 from assay.data._readers import read_records
 from assay.data.importers.bench import looks_like_bench
 from assay.data.run_store import load_store, store_path
+from assay.data.runfolder import PARTS, is_run_folder
 from assay.data.schema import Scale
 from assay.data.table import INVALID_COLUMNS, Judgments, empty_invalid, scales_from_metadata
 from assay.data.validate import build_table, duplicate_problems
@@ -71,7 +72,11 @@ def load(
         raise ConfigError(f"--missing applies to table files, not to the run folder {p}")
     if p.is_dir() and store_path(p).is_file():
         return _excluding(load_store(p, scales=scales), exclude_self_judging, exclude_self_teaching)
-    if p.is_dir():
+    if is_results_folder(p):
+        from assay.data.importers._detect import import_folder
+
+        judgments = import_folder(p, scales=scales)
+    elif p.is_dir():
         from assay.data.runfolder import load_run_folder
 
         judgments = load_run_folder(p, scales=scales)
@@ -91,6 +96,20 @@ def load(
         judgments = Judgments(frame=built.frame, scales=built.scales,
                               invalid=_read_invalid(p), sources=(str(p),))
     return _excluding(judgments, exclude_self_judging, exclude_self_teaching)
+
+
+def is_results_folder(path: str | Path) -> bool:
+    """Whether `path` is a folder of result files of other tools (not a run folder of assay
+    and not a folder of datapoints, responses and evaluations): each file is read by the
+    importer of its format (:func:`assay.data.importers.folder_formats`)."""
+    p = Path(path)
+    return (p.is_dir() and not store_path(p).is_file() and not is_run_folder(p)
+            and not _has_run_parts(p))
+
+
+def _has_run_parts(folder: Path) -> bool:
+    """Whether a folder holds part of a run folder (then it is read, and refused, as one)."""
+    return any((folder / f"{part}.jsonl").exists() or (folder / part).is_dir() for part in PARTS)
 
 
 def _excluding(judgments: Judgments, self_judging: bool, self_teaching: bool) -> Judgments:
@@ -121,6 +140,11 @@ def load_many(paths: Sequence[str | Path], **options: object) -> Judgments:
         for error in errors:
             problems += error.problems if isinstance(error, ValidationError) else [error.problem]
         raise ValidationError(problems)
+    return stack(parts)
+
+
+def stack(parts: Sequence[Judgments]) -> Judgments:
+    """Tables read from several files as one (scales must agree, no judgment twice)."""
     if len(parts) == 1:
         return parts[0]
     scales: dict[str, Scale] = {}
@@ -132,6 +156,8 @@ def load_many(paths: Sequence[str | Path], **options: object) -> Judgments:
                                  "an earlier file", column="score")
             scales[name] = scale
     frame = pd.concat([p.frame for p in parts], ignore_index=True)
+    if "weight" in frame:  # a table without the column weighs its rows 1
+        frame["weight"] = frame["weight"].fillna(1.0)
     problems = duplicate_problems(frame, path=" + ".join(s for p in parts for s in p.sources))
     if problems:
         raise ValidationError(problems)

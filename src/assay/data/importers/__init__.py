@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from assay.data.importers._detect import detect_format, folder_formats, import_folder
 from assay.data.importers.alpaca_eval import import_alpaca_eval
 from assay.data.importers.arena_hard import import_arena_hard
 from assay.data.importers.bench import import_bench
@@ -25,9 +26,12 @@ from assay.errors import ConfigError
 
 __all__ = [
     "IMPORTERS",
+    "detect_format",
+    "folder_formats",
     "import_alpaca_eval",
     "import_arena_hard",
     "import_bench",
+    "import_folder",
     "import_mt_bench",
     "import_qed",
     "import_results_json",

@@ -1,0 +1,107 @@
+"""Which importer reads a file, by its name and its first record: for a folder of mixed
+result files (``assay report FOLDER``).
+
+Only formats a file announces unambiguously are recognised: FastChat's MT-Bench files,
+Arena-Hard-Auto judgments, BenchmarkQED score CSVs, AlpacaEval ``annotations.json``, the
+results aggregator's ``results.json``, and judgments tables (Parquet, or CSV/TSV/JSONL with
+``item``, ``arm`` and ``score`` columns, or hr_report's ``correct`` instead of ``score``).
+Anything else is refused by name rather than guessed.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from assay.data.importers._records import first_object
+from assay.data.importers.arena_hard import looks_like_arena_hard
+from assay.data.importers.mt_bench import file_kind
+from assay.data.importers.qed import csv_kind
+from assay.data.schema import Scale
+from assay.data.table import Judgments
+from assay.errors import InputError
+
+_TABLE = {"item", "arm"}
+_SIDECARS = (".assay.json", ".invalid.jsonl")
+
+
+def detect_format(path: Path) -> str | None:
+    """The import format of a file (a name of ``IMPORTERS``), or None when it is not recognised.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "win_rates.csv").write_text("question,criteria,trial,base_name,other_name\\n")
+    >>> detect_format(folder / "win_rates.csv")
+    'qed'
+    """
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return "table"
+    if suffix == ".jsonl":
+        first = first_object(path)
+        if first is None:
+            return None
+        if file_kind(path) is not None:
+            return "mt-bench"
+        if looks_like_arena_hard(first):
+            return "arena-hard"
+        return "table" if _is_table(first.keys()) else None
+    if suffix in (".csv", ".tsv"):
+        header = _header(path, "\t" if suffix == ".tsv" else ",")
+        if suffix == ".csv" and csv_kind(header, path.name):
+            return "qed"
+        return "table" if _is_table(header) else None
+    if suffix == ".json":
+        return {"annotations.json": "alpaca-eval", "results.json": "results-json"}.get(path.name)
+    return None
+
+
+def folder_formats(folder: Path) -> dict[Path, str]:
+    """The import format of every file below `folder`; InputError naming those not recognised."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+                   and not p.name.endswith(_SIDECARS))
+    if not files:
+        raise InputError(str(folder), "the folder holds no result files")
+    formats = {f: detect_format(f) for f in files}
+    unknown = [str(f.relative_to(folder)) for f, fmt in formats.items() if fmt is None]
+    if unknown:
+        raise InputError(str(folder), "a folder of result files is read when every file is "
+                         "recognised; not recognised: " + ", ".join(unknown[:10])
+                         + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+                         + " (give the files to 'assay import FORMAT' instead)")
+    return {f: str(fmt) for f, fmt in formats.items()}
+
+
+def import_folder(folder: str | Path, *,
+                  scales: Mapping[str, Scale] | None = None) -> Judgments:
+    """Every result file below `folder`, each read by the importer of its format, stacked."""
+    from assay.data.importers import run_importer
+    from assay.data.io import load, stack
+
+    formats = folder_formats(Path(folder))
+    groups: dict[str, list[Path]] = {}
+    for file, fmt in formats.items():
+        groups.setdefault(fmt, []).append(file)
+    parts = []
+    for fmt, files in groups.items():
+        if fmt == "table":  # table files keep their own scales and sidecars
+            parts.extend(load(f, scales=scales) for f in files)
+        else:
+            parts.append(run_importer(fmt, files, scales=scales))
+    return stack(parts)
+
+
+def _is_table(columns: object) -> bool:
+    names = set(columns)  # type: ignore[call-overload]
+    return names >= _TABLE and bool(names & {"score", "correct"})
+
+
+def _header(path: Path, delimiter: str) -> list[str]:
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            return next(csv.reader(handle, delimiter=delimiter), [])
+    except (UnicodeDecodeError, csv.Error, json.JSONDecodeError):
+        return []
