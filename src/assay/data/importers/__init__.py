@@ -13,6 +13,7 @@ from assay.data.importers._detect import detect_format, folder_formats, import_f
 from assay.data.importers.alpaca_eval import import_alpaca_eval
 from assay.data.importers.arena_hard import import_arena_hard
 from assay.data.importers.bench import import_bench
+from assay.data.importers.lm_eval import import_lm_eval
 from assay.data.importers.mt_bench import import_mt_bench
 from assay.data.importers.qed import import_qed
 from assay.data.importers.results_json import (
@@ -32,6 +33,7 @@ __all__ = [
     "import_arena_hard",
     "import_bench",
     "import_folder",
+    "import_lm_eval",
     "import_mt_bench",
     "import_qed",
     "import_results_json",
@@ -59,6 +61,7 @@ _READERS: dict[str, Importer] = {
     "mt-bench": import_mt_bench,
     "arena-hard": import_arena_hard,
     "qed": import_qed,
+    "lm-eval": import_lm_eval,
 }
 """Formats whose reader takes the sources and ``scales`` alone."""
 
@@ -69,6 +72,7 @@ IMPORTERS: dict[str, str] = {
     "bench": "hr_report's benchmark data frame (cluster, item, arm, run, correct, ...)",
     "arena-hard": "Arena-Hard-Auto model_judgment/<judge>/<model>.jsonl (two games, weights)",
     "qed": "BenchmarkQED win_rates.csv, per-pair CSVs and reference_scores-NAME.csv",
+    "lm-eval": "lm-evaluation-harness samples_<task>_<date>.jsonl (--log_samples)",
     "mt-bench": "FastChat llm_judge (MT-Bench) *_single.jsonl / *_pair.jsonl, with question.jsonl",
 }
 """Format name -> what it reads."""

@@ -2,9 +2,10 @@
 result files (``assay report FOLDER``).
 
 Only formats a file announces unambiguously are recognised: FastChat's MT-Bench files,
-Arena-Hard-Auto judgments, BenchmarkQED score CSVs, AlpacaEval ``annotations.json``, the
-results aggregator's ``results.json``, and judgments tables (Parquet, or CSV/TSV/JSONL with
-``item``, ``arm`` and ``score`` columns, or hr_report's ``correct`` instead of ``score``).
+Arena-Hard-Auto judgments, lm-evaluation-harness samples, BenchmarkQED score CSVs,
+AlpacaEval ``annotations.json``, the results aggregator's ``results.json``, and judgments
+tables (Parquet, or CSV/TSV/JSONL with ``item``, ``arm`` and ``score`` columns, or
+hr_report's ``correct`` instead of ``score``).
 Anything else is refused by name rather than guessed.
 """
 
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from assay.data.importers._records import first_object
 from assay.data.importers.arena_hard import looks_like_arena_hard
+from assay.data.importers.lm_eval import looks_like_lm_eval
 from assay.data.importers.mt_bench import file_kind
 from assay.data.importers.qed import csv_kind
 from assay.data.schema import Scale
@@ -47,6 +49,8 @@ def detect_format(path: Path) -> str | None:
             return "mt-bench"
         if looks_like_arena_hard(first):
             return "arena-hard"
+        if looks_like_lm_eval(first):
+            return "lm-eval"
         return "table" if _is_table(first.keys()) else None
     if suffix in (".csv", ".tsv"):
         header = _header(path, "\t" if suffix == ".tsv" else ",")
