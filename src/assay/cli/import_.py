@@ -29,7 +29,8 @@ from assay.cli._app import (
 @app.command("import")
 def import_command(
     fmt: Annotated[str, typer.Argument(
-        metavar="FORMAT", help="table | results-json | alpaca-eval | bench")],
+        metavar="FORMAT", help="table | results-json | alpaca-eval | bench | mt-bench | "
+        "arena-hard | qed | lm-eval (docs/formats/FORMAT.md)")],
     sources: Annotated[list[Path], typer.Argument(help="Files or folders to read.")],
     out: Annotated[Path, typer.Option(
         "-o", "--out", help="Output table: .parquet (recommended), .csv, .jsonl or .json.")],
@@ -40,7 +41,15 @@ def import_command(
 ) -> None:
     """Import judgments from another tool's files into one validated table.
 
-    Example: assay import alpaca-eval results/ -o alpaca.parquet
+    \b
+    Examples:
+      assay import alpaca-eval results/ -o alpaca.parquet
+      assay import mt-bench gpt-4_single.jsonl question.jsonl -o mt.parquet
+      assay import arena-hard model_judgment/gpt-4-1106-preview -o arena.parquet
+      assay import qed win_rates.csv reference_scores-graph_rag.csv \\
+          --scale correctness=range:1,10 -o qed.parquet
+      assay import lm-eval output/EleutherAI__pythia-160m -o lm.parquet
+      assay import table scores.csv --map question_id=item,model=arm --missing score=-1 -o t.parquet
     """
     from assay.data.importers import run_importer
     from assay.report.text import table_overview
