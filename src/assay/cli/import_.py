@@ -41,9 +41,10 @@ def import_command(
 ) -> None:
     """Import judgments from another tool's files into one validated table.
 
+    Example: assay import alpaca-eval results/ -o alpaca.parquet
+
     \b
-    Examples:
-      assay import alpaca-eval results/ -o alpaca.parquet
+    More examples:
       assay import mt-bench gpt-4_single.jsonl question.jsonl -o mt.parquet
       assay import arena-hard model_judgment/gpt-4-1106-preview -o arena.parquet
       assay import qed win_rates.csv reference_scores-graph_rag.csv \\
