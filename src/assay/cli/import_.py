@@ -30,7 +30,7 @@ from assay.cli._app import (
 def import_command(
     fmt: Annotated[str, typer.Argument(
         metavar="FORMAT", help="table | results-json | alpaca-eval | bench | mt-bench | "
-        "arena-hard | qed | lm-eval (docs/formats/FORMAT.md)")],
+        "arena-hard | qed | lm-eval | judgebench (docs/formats/FORMAT.md)")],
     sources: Annotated[list[Path], typer.Argument(help="Files or folders to read.")],
     out: Annotated[Path, typer.Option(
         "-o", "--out", help="Output table: .parquet (recommended), .csv, .jsonl or .json.")],

@@ -2,7 +2,7 @@
 result files (``assay report FOLDER``).
 
 Only formats a file announces unambiguously are recognised: FastChat's MT-Bench files,
-Arena-Hard-Auto judgments, lm-evaluation-harness samples, BenchmarkQED score CSVs,
+Arena-Hard-Auto judgments, lm-evaluation-harness samples, JudgeBench outputs, BenchmarkQED score CSVs,
 AlpacaEval ``annotations.json``, the results aggregator's ``results.json``, and judgments
 tables (Parquet, or CSV/TSV/JSONL with ``item``, ``arm`` and ``score`` columns, or
 hr_report's ``correct`` instead of ``score``).
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from assay.data.importers._records import first_object
 from assay.data.importers.arena_hard import looks_like_arena_hard
+from assay.data.importers.judgebench import looks_like_judgebench
 from assay.data.importers.lm_eval import looks_like_lm_eval
 from assay.data.importers.mt_bench import file_kind
 from assay.data.importers.qed import csv_kind
@@ -51,6 +52,8 @@ def detect_format(path: Path) -> str | None:
             return "arena-hard"
         if looks_like_lm_eval(first):
             return "lm-eval"
+        if looks_like_judgebench(first):
+            return "judgebench"
         return "table" if _is_table(first.keys()) else None
     if suffix in (".csv", ".tsv"):
         header = _header(path, "\t" if suffix == ".tsv" else ",")
