@@ -16,11 +16,15 @@ from assay.data.validate import judgments_from_records
 from assay.errors import InputError, Problem, ValidationError
 
 
-def source_files(sources: Sequence[str | Path], pattern: str, layout: str) -> list[Path]:
+def source_files(sources: str | Path | Sequence[str | Path], pattern: str,
+                 layout: str) -> list[Path]:
     """The files given and every file matching `pattern` below the folders given, sorted.
 
-    `layout` says in the error what a folder should hold.
+    One path may be given as it is (a string is never read as one-letter paths); `layout`
+    says in the error what a folder should hold.
     """
+    if isinstance(sources, str | Path):
+        sources = [sources]
     files: list[Path] = []
     for source in sources:
         p = Path(source)
@@ -48,6 +52,23 @@ def jsonl_objects(path: Path, problems: list[Problem]) -> list[tuple[int, dict[s
         else:
             out.append((number, value))
     return out
+
+
+RowMaker = Callable[[dict[str, Any], Path, int, list[Problem]], list[dict[str, Any]]]
+"""Makes the table rows of one record: (record, file, line number, problems) -> rows."""
+
+
+def jsonl_rows(files: Sequence[Path], make: RowMaker,
+               problems: list[Problem]) -> tuple[list[dict[str, Any]], list[int]]:
+    """The rows `make` builds from every JSON object line of `files`, with their line numbers."""
+    rows: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    for file in files:
+        for number, rec in jsonl_objects(file, problems):
+            made = make(rec, file, number, problems)
+            rows.extend(made)
+            numbers.extend([number] * len(made))
+    return rows, numbers
 
 
 def first_object(path: Path) -> dict[str, Any] | None:

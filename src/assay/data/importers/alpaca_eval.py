@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.data.importers._records import source_files
 from assay.data.schema import FailureKind, Scale
 from assay.data.table import Judgments
 from assay.data.validate import judgments_from_records
@@ -41,22 +42,8 @@ def annotation_files(sources: str | Path | Sequence[str | Path]) -> list[Path]:
 
     One path may be given as it is: a string is never read as a sequence of one-letter paths.
     """
-    if isinstance(sources, str | Path):
-        sources = [sources]
-    files: list[Path] = []
-    for source in sources:
-        p = Path(source)
-        if p.is_file():
-            files.append(p)
-        elif p.is_dir():
-            found = sorted(p.rglob("annotations.json"))
-            if not found:
-                raise InputError(str(p), "no annotations.json below this folder "
-                                 "(expected results/<model>/<annotator>/annotations.json)")
-            files.extend(found)
-        else:
-            raise InputError(str(p), "no such file or folder")
-    return files
+    return source_files(sources, "annotations.json",
+                        "results/<model>/<annotator>/annotations.json")
 
 
 def import_alpaca_eval(sources: str | Path | Sequence[str | Path], *,

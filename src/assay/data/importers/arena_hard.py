@@ -30,7 +30,7 @@ from typing import Any
 from assay.data.importers._records import (
     build,
     is_text,
-    jsonl_objects,
+    jsonl_rows,
     require,
     source_files,
 )
@@ -59,13 +59,7 @@ def import_arena_hard(sources: Sequence[str | Path], *,
     """Read Arena-Hard-Auto judgment files into a pairwise table with weights."""
     files = source_files(sources, "*.jsonl", LAYOUT)
     problems: list[Problem] = []
-    rows: list[dict[str, Any]] = []
-    numbers: list[int] = []
-    for file in files:
-        for number, rec in jsonl_objects(file, problems):
-            made = _rows(rec, file, number, problems)
-            rows.extend(made)
-            numbers.extend([number] * len(made))
+    rows, numbers = jsonl_rows(files, _rows, problems)
     return build(rows, numbers, problems, files,
                  {CRITERION: Scale.parse("range:0,1"), **(scales or {})})
 

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.data.importers._records import build, is_id, is_text, jsonl_objects, require, source_files
+from assay.data.importers._records import build, is_id, is_text, jsonl_rows, require, source_files
 from assay.data.schema import FailureKind, Scale
 from assay.data.table import Judgments
 from assay.errors import Problem
@@ -58,15 +58,7 @@ def import_judgebench(sources: Sequence[str | Path], *,
     """Read JudgeBench output files into per-game and per-pair correctness rows."""
     files = source_files(sources, "*.jsonl", LAYOUT)
     problems: list[Problem] = []
-    rows: list[dict[str, Any]] = []
-    numbers: list[int] = []
-    for file in files:
-        match = _NAME.search(file.stem)
-        arm = f"{match.group('name')}:{match.group('model')}" if match else file.stem
-        for number, rec in jsonl_objects(file, problems):
-            made = _rows(rec, file, number, problems, arm)
-            rows.extend(made)
-            numbers.extend([number] * len(made))
+    rows, numbers = jsonl_rows(files, _rows, problems)
     binary = Scale.parse("binary")
     return build(rows, numbers, problems, files, {GAME: binary, PAIR: binary, **(scales or {})})
 
@@ -75,11 +67,22 @@ def _judgments(value: object) -> bool:
     return isinstance(value, list) and 1 <= len(value) <= 2
 
 
-def _rows(rec: dict[str, Any], file: Path, number: int, problems: list[Problem],
-          arm: str) -> list[dict[str, Any]]:
+def judge_of(file: Path) -> str:
+    """``NAME:MODEL`` of a JudgeBench output file's name, else the name itself.
+
+    >>> judge_of(Path("dataset=judgebench,judge_name=arena_hard,judge_model=gpt-4o.jsonl"))
+    'arena_hard:gpt-4o'
+    """
+    match = _NAME.search(file.stem)
+    return f"{match.group('name')}:{match.group('model')}" if match else file.stem
+
+
+def _rows(rec: dict[str, Any], file: Path, number: int,
+          problems: list[Problem]) -> list[dict[str, Any]]:
     if not require(rec, {"pair_id": is_id, "label": lambda v: v in _LABELS,
                          "judgments": _judgments}, file, number, problems):
         return []
+    arm = judge_of(file)
     if is_text(rec.get("judge_name")) and is_text(rec.get("judge_model")):
         arm = f"{rec['judge_name']}:{rec['judge_model']}"
     label = rec["label"]

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.data.importers._records import build, is_text, jsonl_objects, require, source_files
+from assay.data.importers._records import build, is_text, jsonl_rows, require, source_files
 from assay.data.schema import Scale
 from assay.data.table import Judgments
 from assay.errors import Problem
@@ -60,14 +60,7 @@ def import_lm_eval(sources: Sequence[str | Path], *,
     """Read lm-eval ``samples_*.jsonl`` files into one table."""
     files = source_files(sources, "samples_*.jsonl", LAYOUT)
     problems: list[Problem] = []
-    rows: list[dict[str, Any]] = []
-    numbers: list[int] = []
-    for file in files:
-        task, arm = task_of(file), file.resolve().parent.name
-        for number, rec in jsonl_objects(file, problems):
-            made = _rows(rec, file, number, problems, task=task, arm=arm)
-            rows.extend(made)
-            numbers.extend([number] * len(made))
+    rows, numbers = jsonl_rows(files, _rows, problems)
     values: dict[str, set[float]] = {}
     for row in rows:
         values.setdefault(row["criterion"], set()).add(row["score"])
@@ -80,8 +73,9 @@ def _doc_id(value: object) -> bool:
     return (isinstance(value, int) and not isinstance(value, bool)) or is_text(value)
 
 
-def _rows(rec: dict[str, Any], file: Path, number: int, problems: list[Problem], *,
-          task: str, arm: str) -> list[dict[str, Any]]:
+def _rows(rec: dict[str, Any], file: Path, number: int,
+          problems: list[Problem]) -> list[dict[str, Any]]:
+    task, arm = task_of(file), file.resolve().parent.name
     if not require(rec, {"doc_id": _doc_id, "metrics": lambda v: isinstance(v, list)},
                    file, number, problems):
         return []

@@ -44,6 +44,7 @@ from assay.data.importers._records import (
     is_number,
     is_text,
     jsonl_objects,
+    jsonl_rows,
     require,
     source_files,
     timestamp,
@@ -92,17 +93,16 @@ def import_mt_bench(sources: Sequence[str | Path], *,
             if require(rec, {"question_id": is_id}, file, number, problems) and \
                     isinstance(rec.get("category"), str):
                 categories[str(rec["question_id"])] = rec["category"]
-    rows: list[dict[str, Any]] = []
-    numbers: list[int] = []
     judgments = [f for f, k in kinds.items() if k in ("single", "pair")]
     if not judgments:
         raise InputError(", ".join(map(str, files)), f"no judgment file found (expected {LAYOUT})")
-    for file in judgments:
-        read = _single if kinds[file] == "single" else _pair
-        for number, rec in jsonl_objects(file, problems):
-            made = read(rec, file, number, problems, categories)
-            rows.extend(made)
-            numbers.extend([number] * len(made))
+
+    def read(rec: dict[str, Any], file: Path, number: int,
+             problems: list[Problem]) -> list[dict[str, Any]]:
+        make = _single if kinds[file] == "single" else _pair
+        return make(rec, file, number, problems, categories)
+
+    rows, numbers = jsonl_rows(judgments, read, problems)
     declared = {RATING: Scale.parse("interval"), PREFERENCE: Scale.parse("range:0,1"),
                 BOTH_ORDERS: Scale.parse("range:0,1")}
     return build(rows, numbers, problems, files, {**declared, **(scales or {})})
