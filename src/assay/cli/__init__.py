@@ -17,6 +17,7 @@ from assay.cli import describe as _describe  # noqa: F401  isort: skip
 from assay.cli import export as _export  # noqa: F401  isort: skip
 from assay.cli import native_scores as _native_scores  # noqa: F401  isort: skip
 from assay.cli import datapoints as _datapoints  # noqa: F401  isort: skip
+from assay.cli import view as _view  # noqa: F401  isort: skip
 from assay.cli._app import app, main
 
 __all__ = ["app", "main"]

@@ -1,0 +1,60 @@
+"""``assay view RUN_OR_TABLE``: every judgment in the browser, served on 127.0.0.1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli._app import app
+from assay.cli._terminal import say
+from assay.errors import ConfigError
+
+
+@app.command("view")
+def view_command(
+    source: Annotated[Path, typer.Argument(
+        help="A run folder of assay judge (its judgments.sqlite) or a judgments table "
+        "(CSV, TSV, JSONL, JSON or Parquet).", metavar="RUN_OR_TABLE")],
+    port: Annotated[int, typer.Option(
+        "--port", help="Port on 127.0.0.1; 0 picks a free one.", min=0, max=65535)] = 0,
+    no_browser: Annotated[bool, typer.Option(
+        "--no-browser", help="Print the address without opening a browser.")] = False,
+    filter_: Annotated[list[str] | None, typer.Option(
+        "--filter", help="Show only rows with NAME=VALUE[,NAME=VALUE...]; NAME is arm, opponent, "
+        "judge, criterion, task, item, verdict (a score, win, tie, loss, scored, failed), "
+        "failure_kind (or none) or q (free text). A repeated NAME matches any of its values.",
+        metavar="NAME=VALUE")] = None,
+    export: Annotated[Path | None, typer.Option(
+        "--export", help="Write the filtered rows and their details to one HTML file that opens "
+        "offline, instead of serving.", metavar="FILE.html")] = None,
+) -> None:
+    """Browse every judgment: filter, page, and open one to read its prompt, reply, reasoning,
+    score, position and partner, tokens, cost, latency and retries.
+
+    Example: assay view runs/first --filter judge=gpt-4o,verdict=failed
+    """
+    from assay.view import JudgmentIndex, ViewServer, export_html, parse_filter_options, parse_query
+
+    query = parse_query(parse_filter_options(filter_ or []))
+    if export is not None and export.suffix.lower() not in (".html", ".htm"):
+        raise ConfigError(f"--export {export}: give a file name ending in .html")
+    with JudgmentIndex(source) as index:
+        if export is not None:
+            export_html(index, query, export)
+            say(f"wrote {export} ({index.page(query).total:,} rows)")
+            return
+        try:
+            server = ViewServer(index, port=port)
+        except OSError as exc:
+            raise ConfigError(f"--port {port}: cannot listen on 127.0.0.1 ({exc.strerror})") from None
+        with server:
+            search = query.to_query_string()
+            url = server.url + (f"?{search}" if search else "")
+            say(f"assay view: {index.count:,} rows of {source} at {url} (Ctrl-C stops)")
+            if not no_browser:
+                import webbrowser
+
+                webbrowser.open(url)
+            server.serve_forever()

@@ -1,0 +1,205 @@
+"""Build the viewer's index: one SQLite row per judgments-table row, with indexes.
+
+A run store keeps each judgment's rows as JSON, which SQLite cannot filter fast (a
+million records take seconds per scan). The index pulls the columns the viewer filters
+on into their own indexed table, once:
+
+* for a run store, with SQLite's JSON functions straight from the store, into a file in the
+  user's cache (``$ASSAY_CACHE_DIR/view``, else ``~/.cache/assay/view``) named after the
+  store's path and stamped with its size and modification time, so the next
+  ``assay view`` of the same store opens at once and a store that changed is indexed
+  again; the store itself is opened read-only and nothing is written beside it;
+* for a judgments table (CSV, JSONL, Parquet, ...), from the validated table, into a
+  temporary file deleted when the viewer closes; each row keeps all its columns as JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sqlite3
+import tempfile
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+from assay.data.run_store import STORE_FILENAME
+from assay.errors import InputError
+
+INDEX_FORMAT = "1"
+"""Enters the stamp of a cached index: a new layout never reads an old file."""
+
+COLUMNS: tuple[str, ...] = ("item", "cluster", "arm", "opponent", "position", "run", "judge",
+                            "criterion", "task", "score", "failure_kind")
+"""The judgments columns the index keeps (in this order, after ``record`` and ``part``)."""
+
+INDEXED: tuple[str, ...] = ("arm", "judge", "criterion", "task", "item", "failure_kind")
+FACETS: tuple[str, ...] = ("arm", "opponent", "judge", "criterion", "task", "failure_kind")
+"""Columns whose distinct values (with counts) the page offers as choices."""
+MAX_FACET_VALUES = 500
+
+_SCHEMA = """
+CREATE TABLE info (name TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE rows (id INTEGER PRIMARY KEY, record INTEGER NOT NULL, part INTEGER NOT NULL,
+    item TEXT, cluster TEXT, arm TEXT, opponent TEXT, position INTEGER, run INTEGER, judge TEXT,
+    criterion TEXT, task TEXT, score REAL, failure_kind TEXT, detail TEXT);
+CREATE TABLE facets (name TEXT NOT NULL, value TEXT, n INTEGER NOT NULL);
+"""
+
+
+def cache_folder() -> Path:
+    """Where store indexes are kept: ``$ASSAY_CACHE_DIR/view``, else ``~/.cache/assay/view``."""
+    root = os.environ.get("ASSAY_CACHE_DIR")
+    return (Path(root) if root else Path.home() / ".cache" / "assay") / "view"
+
+
+def store_uri(path: Path) -> str:
+    """A read-only SQLite URI for the store: ``immutable`` when no ``-wal`` file is beside it
+    (no lock taken, nothing created), plain ``mode=ro`` while a run may be writing."""
+    wal = path.with_name(path.name + "-wal")
+    live = wal.exists() and wal.stat().st_size > 0
+    return ("file:" + urllib.parse.quote(str(path.resolve())) + "?"
+            + ("mode=ro" if live else "mode=ro&immutable=1"))
+
+
+def _stamp(path: Path) -> str:
+    parts = [INDEX_FORMAT]
+    for file in (path, path.with_name(path.name + "-wal")):
+        stat = file.stat() if file.exists() else None
+        parts.append("-" if stat is None else f"{stat.st_size}:{stat.st_mtime_ns}")
+    return " ".join(parts)
+
+
+def _extract(source: str, prefix: str) -> str:
+    return ", ".join(f"json_extract({source}, '{prefix}.{c}')" for c in COLUMNS)
+
+
+def _store_rows_sql(planned: bool) -> str:
+    """Every row of every (planned) judgment; one-row judgments (most) take the fast path."""
+    join = "JOIN s.plan p ON p.key = j.key " if planned else ""
+    return (
+        f"SELECT j.rowid, 0, {_extract('j.rows', '$[0]')} FROM s.judgments j {join}"
+        "WHERE json_array_length(j.rows) = 1 "
+        f"UNION ALL SELECT j.rowid, CAST(e.key AS INTEGER), {_extract('e.value', '$')} "
+        f"FROM s.judgments j {join}JOIN json_each(j.rows) e WHERE json_array_length(j.rows) <> 1 "
+        "ORDER BY 1, 2")
+
+
+def _finish(conn: sqlite3.Connection) -> None:
+    for column in INDEXED:
+        conn.execute(f"CREATE INDEX rows_{column} ON rows ({column})")
+    for column in FACETS:
+        conn.execute(f"INSERT INTO facets (name, value, n) SELECT ?, {column}, count(*) FROM rows "
+                     f"WHERE {column} IS NOT NULL GROUP BY {column} ORDER BY count(*) DESC LIMIT ?",
+                     (column, MAX_FACET_VALUES))
+    conn.execute("INSERT INTO facets (name, value, n) SELECT 'verdict', score, count(*) FROM rows "
+                 "WHERE score IS NOT NULL GROUP BY score ORDER BY count(*) DESC LIMIT 50")
+
+
+def _connect_new(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=OFF")
+    conn.execute("PRAGMA synchronous=OFF")
+    conn.executescript(_SCHEMA)
+    return conn
+
+
+def build_store_index(store: Path, target: Path) -> None:
+    """Write the index of the run store ``store`` (its ``judgments.sqlite``) to ``target``.
+
+    Raises
+    ------
+    InputError
+        When the store cannot be read, or is not a run store.
+    """
+    partial = target.with_name(target.name + f".{os.getpid()}.part")
+    partial.unlink(missing_ok=True)
+    conn = _connect_new(partial)
+    try:
+        try:
+            conn.execute("ATTACH DATABASE ? AS s", (store_uri(store),))
+            tables = {r[0] for r in conn.execute("SELECT name FROM s.sqlite_master WHERE type='table'")}
+            if not {"judgments", "plan"} <= tables:
+                raise InputError(str(store), "is not a run store of assay judge (no judgments table)")
+            planned = conn.execute("SELECT 1 FROM s.plan LIMIT 1").fetchone() is not None
+            conn.execute("BEGIN")
+            conn.execute(f"INSERT INTO rows (record, part, {', '.join(COLUMNS)}) "
+                         + _store_rows_sql(planned))
+            _finish(conn)
+            conn.execute("INSERT INTO info VALUES ('stamp', ?), ('kind', 'store'), ('planned', ?)",
+                         (_stamp(store), int(planned)))
+            conn.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            raise InputError(str(store), f"is not a readable run store ({exc}): it is corrupt, "
+                             "truncated or not one assay wrote") from None
+    finally:
+        conn.close()
+    os.replace(partial, target)
+
+
+def store_index(folder: Path) -> Path:
+    """The index of the run folder's store, from the cache when it is current, else built.
+
+    A cache folder that cannot be written is replaced by a temporary one.
+    """
+    store = folder / STORE_FILENAME
+    key = hashlib.sha256(str(store.resolve()).encode("utf-8")).hexdigest()[:24]
+    try:
+        cache = cache_folder()
+        cache.mkdir(parents=True, exist_ok=True)
+        probe = cache / f".{key}.probe"
+        probe.touch()
+        probe.unlink()
+    except OSError:
+        cache = Path(tempfile.mkdtemp(prefix="assay-view-"))
+    target = cache / f"{key}.sqlite"
+    if target.exists() and _cached_stamp(target) == _stamp(store):
+        return target
+    build_store_index(store, target)
+    return target
+
+
+def _cached_stamp(target: Path) -> str | None:
+    try:
+        conn = sqlite3.connect(f"file:{urllib.parse.quote(str(target))}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM info WHERE name = 'stamp'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return None
+    return None if row is None else str(row[0])
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "item"):  # numpy scalars
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def build_table_index(frame: Any, target: Path) -> None:
+    """Write the index of a judgments table (a validated frame) to ``target``."""
+    conn = _connect_new(target)
+    try:
+        names = [str(c) for c in frame.columns]
+        conn.execute("BEGIN")
+
+        def records() -> Any:
+            for number, values in enumerate(frame.itertuples(index=False, name=None), start=1):
+                row = {name: _plain(v) for name, v in zip(names, values, strict=True)}
+                yield (number, 0, *(row.get(c) for c in COLUMNS),
+                       json.dumps(row, ensure_ascii=False))
+
+        conn.executemany(f"INSERT INTO rows (record, part, {', '.join(COLUMNS)}, detail) "
+                         f"VALUES ({', '.join('?' * (len(COLUMNS) + 3))})", records())
+        _finish(conn)
+        conn.execute("INSERT INTO info VALUES ('kind', 'table')")
+        conn.execute("COMMIT")
+    finally:
+        conn.close()

@@ -1,0 +1,196 @@
+"""The judgments a viewer shows, and the answers to its queries: :class:`JudgmentIndex`.
+
+Opened on a run folder (``judgments.sqlite``, read-only) or on a judgments table (any file
+:func:`assay.data.io.load` reads); see :mod:`assay.view._build` for the index it queries.
+Pages are ``LIMIT``/``OFFSET`` queries on indexed columns, so a million judgments page and
+filter in well under a second; a free-text filter reads the judgments' text and stops
+counting at :data:`TEXT_COUNT_CAP` matches.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.data.run_store import RAW_MARKER, STORE_FILENAME
+from assay.errors import InputError
+from assay.view._build import COLUMNS, build_table_index, store_index, store_uri
+from assay.view._detail import judgment_sections, table_sections
+from assay.view._query import Query, like_pattern, where_clause
+
+TEXT_COUNT_CAP = 1000
+"""A free-text filter counts its matches up to this many (then the page says "1,000 or more")."""
+
+LIST_COLUMNS: tuple[str, ...] = ("id", *COLUMNS)
+"""The columns of a page's rows."""
+
+_STORE_FIELDS = ("key", "config_hash", "failed", "failure_kind", "error", "rows", "verdict",
+                 "raw_response", "model", "prompt_hash", "tokens_in", "tokens_out", "usd",
+                 "usd_provenance", "latency_s", "attempts", "cached", "evaluated_at", "tries")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of rows matching a query."""
+
+    rows: list[dict[str, Any]]
+    """The rows, each with the columns of :data:`LIST_COLUMNS`."""
+    total: int
+    """Rows matching the query (all of them, or :data:`TEXT_COUNT_CAP` when ``capped``)."""
+    capped: bool
+    """Whether ``total`` is a lower bound (a free-text filter stopped counting)."""
+    offset: int
+    limit: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {"rows": self.rows, "total": self.total, "capped": self.capped,
+                "offset": self.offset, "limit": self.limit}
+
+
+class JudgmentIndex:
+    """The judgments of a run folder or a judgments table, ready to query from any thread.
+
+    Parameters
+    ----------
+    source
+        A run folder of ``assay judge`` (holding ``judgments.sqlite``) or a judgments table
+        file (CSV, TSV, JSONL, JSON, Parquet, or another run folder :func:`assay.data.io.load`
+        reads).
+
+    Raises
+    ------
+    InputError
+        When ``source`` does not exist or cannot be read as judgments.
+    """
+
+    def __init__(self, source: str | Path) -> None:
+        self.source = Path(source)
+        self._temporary: Path | None = None
+        if not self.source.exists():
+            raise InputError(str(self.source), "no such file or folder")
+        self.kind = "store" if (self.source / STORE_FILENAME).is_file() else "table"
+        if self.kind == "store":
+            path = store_index(self.source)
+        else:
+            from assay.data.io import load
+
+            frame = load(self.source).frame
+            self._temporary = Path(tempfile.mkdtemp(prefix="assay-view-"))
+            path = self._temporary / "index.sqlite"
+            build_table_index(frame, path)
+        self._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        if self.kind == "store":
+            self._conn.execute("ATTACH DATABASE ? AS s", (store_uri(self.source / STORE_FILENAME),))
+        self._lock = threading.Lock()
+        self.count = int(self._one("SELECT count(*) FROM rows")[0])
+
+    def _one(self, sql: str, args: list[Any] | tuple[Any, ...] = ()) -> tuple[Any, ...]:
+        with self._lock:
+            return tuple(self._conn.execute(sql, args).fetchone())
+
+    def _all(self, sql: str, args: list[Any] | tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._conn.execute(sql, args).fetchall()
+
+    # -- what the page offers
+    def facets(self) -> dict[str, list[list[Any]]]:
+        """Filter name -> its values with their row counts, most frequent first."""
+        out: dict[str, list[list[Any]]] = {}
+        for name, value, n in self._all("SELECT name, value, n FROM facets ORDER BY rowid"):
+            out.setdefault(str(name), []).append([value, int(n)])
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """What the page's header says: the source, its kind and how many rows it holds."""
+        return {"source": str(self.source), "kind": self.kind, "rows": self.count}
+
+    # -- pages
+    def _text_condition(self, query: Query) -> tuple[str, str, list[Any]]:
+        """(join, condition, args) of the free-text filter."""
+        text = query.text
+        if text is None:
+            return "", "", []
+        pattern = like_pattern(text)
+        if self.kind == "store":
+            return ("JOIN s.judgments j ON j.rowid = r.record",
+                    " AND (j.rows LIKE ? ESCAPE '\\' OR j.raw_response LIKE ? ESCAPE '\\' "
+                    "OR j.error LIKE ? ESCAPE '\\')", [pattern] * 3)
+        return "", " AND r.detail LIKE ? ESCAPE '\\'", [pattern]
+
+    def page(self, query: Query) -> Page:
+        """The rows of ``query``'s page, in storing order, and how many match."""
+        where, args = where_clause(query)
+        join, text, text_args = self._text_condition(query)
+        base = f"FROM rows r {join} WHERE {where}{text}"
+        columns = ", ".join(f"r.{c}" for c in LIST_COLUMNS)
+        found = self._all(f"SELECT {columns} {base} ORDER BY r.id LIMIT ? OFFSET ?",
+                          [*args, *text_args, query.limit, query.offset])
+        if query.text is None:
+            total = self.count if where == "1" else int(self._one(f"SELECT count(*) {base}", args)[0])
+            capped = False
+        else:
+            total = int(self._one(f"SELECT count(*) FROM (SELECT 1 {base} LIMIT ?)",
+                                  [*args, *text_args, TEXT_COUNT_CAP])[0])
+            capped = total >= TEXT_COUNT_CAP
+        rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
+        return Page(rows, total, capped, query.offset, query.limit)
+
+    # -- one judgment
+    def detail(self, row_id: int) -> dict[str, Any] | None:
+        """Everything known of one row's judgment, as titled sections of labelled fields
+        (see :mod:`assay.view._detail`); None when there is no such row."""
+        found = self._all(f"SELECT {', '.join(LIST_COLUMNS)}, record, part, detail FROM rows "
+                          "WHERE id = ?", (row_id,))
+        if not found:
+            return None
+        *values, record, part, detail = found[0]
+        listed = dict(zip(LIST_COLUMNS, values, strict=True))
+        partners = self._partners(listed)
+        if self.kind == "table":
+            sections = table_sections(json.loads(detail))
+            siblings: list[int] = []
+        else:
+            stored = self._all(f"SELECT {', '.join(_STORE_FIELDS)} FROM s.judgments WHERE rowid = ?",
+                               (record,))
+            fields = dict(zip(_STORE_FIELDS, stored[0], strict=True))
+            rows = json.loads(fields.pop("rows"))
+            for stored_row in rows:
+                if stored_row.pop(RAW_MARKER, None):
+                    stored_row["raw_response"] = fields["raw_response"]
+            sections = judgment_sections(rows[part], fields)
+            first = row_id - part  # a judgment's rows are indexed one after another
+            siblings = [first + i for i in range(len(rows)) if first + i != row_id]
+        return {"id": row_id, "row": listed, "sections": sections, "partners": partners,
+                "same_call": siblings}
+
+    def _partners(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        """The counterbalanced partners of a pairwise row: the same pair judged with the
+        arms shown the other way round."""
+        if row["opponent"] is None or row["position"] is None:
+            return []
+        found = self._all(
+            "SELECT id, position, run, score, failure_kind FROM rows WHERE item IS ? AND arm IS ? "
+            "AND opponent IS ? AND judge IS ? AND criterion IS ? AND position IS NOT ? "
+            "ORDER BY abs(coalesce(run, 0) - ?), id LIMIT 20",
+            (row["item"], row["arm"], row["opponent"], row["judge"], row["criterion"],
+             row["position"], row["run"] or 0))
+        names = ("id", "position", "run", "score", "failure_kind")
+        return [dict(zip(names, f, strict=True)) for f in found]
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+        if self._temporary is not None:
+            shutil.rmtree(self._temporary, ignore_errors=True)
+
+    def __enter__(self) -> JudgmentIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

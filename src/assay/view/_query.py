@@ -1,0 +1,207 @@
+"""One view of the judgments: the filters, the page, and the URL that names them.
+
+The viewer's URL scheme (the page ``/`` and the JSON ``/api/rows`` take the same query
+string, so a report page or a message can link to the judgments behind a number)::
+
+    http://127.0.0.1:PORT/?judge=gpt-4o&item=q17&item=q18&criterion=relevance
+
+=============== =====================================================================
+parameter       meaning
+=============== =====================================================================
+``arm``         the system judged (repeat the parameter for several: any of them)
+``opponent``    pairwise only: the arm it was compared with
+``judge``       the judge (model, metric or ``human:<id>``)
+``criterion``   the criterion
+``task``        the task
+``item``        the item (question)
+``verdict``     a score (``1``, ``0.5``, ``7``), ``win``/``tie``/``loss`` (pairwise: 1,
+                0.5, 0), ``scored`` (has a score) or ``failed`` (no score)
+``failure_kind`` ``parse_error``, ``refusal``, ``timeout``, ``api_error``, ... or ``none``
+``q``           free text, case-insensitive, in the judgment's text (reasoning, raw reply,
+                item, names)
+``offset``      first row shown (0-based), ``limit`` rows per page (at most 500)
+``open``        the row whose detail is open
+=============== =====================================================================
+
+Every parameter but ``q``, ``offset``, ``limit`` and ``open`` may repeat; a row matches
+when it matches every parameter given and, for a repeated one, any of its values.
+"""
+
+from __future__ import annotations
+
+import math
+import urllib.parse
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.errors import ConfigError
+
+FILTER_COLUMNS: tuple[str, ...] = ("arm", "opponent", "judge", "criterion", "task", "item",
+                                   "failure_kind")
+"""The index's columns a filter compares for equality."""
+
+FILTERS: tuple[str, ...] = (*FILTER_COLUMNS, "verdict", "q")
+"""Every filter the viewer knows, in the order the page shows them."""
+
+PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+PAIRWISE_VERDICTS = {"win": 1.0, "tie": 0.5, "loss": 0.0}
+
+
+@dataclass(frozen=True)
+class Query:
+    """A filtered page of judgments.
+
+    ``filters`` maps a filter of :data:`FILTERS` to the values it accepts (any of them).
+    """
+
+    filters: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    offset: int = 0
+    limit: int = PAGE_SIZE
+    open: int | None = None
+
+    @property
+    def text(self) -> str | None:
+        """The free-text filter, or None."""
+        values = self.filters.get("q", ())
+        return values[0] if values and values[0] else None
+
+    def to_query_string(self) -> str:
+        """The URL query string naming this view (see the module docstring).
+
+        >>> Query({"judge": ("gpt-4o",), "item": ("q1", "q 2")}).to_query_string()
+        'judge=gpt-4o&item=q1&item=q+2'
+        """
+        pairs = [(name, value) for name in FILTERS for value in self.filters.get(name, ())]
+        if self.offset:
+            pairs.append(("offset", str(self.offset)))
+        if self.limit != PAGE_SIZE:
+            pairs.append(("limit", str(self.limit)))
+        if self.open is not None:
+            pairs.append(("open", str(self.open)))
+        return urllib.parse.urlencode(pairs)
+
+
+def view_url(base: str, **filters: str | Iterable[str]) -> str:
+    """A link to the viewer at ``base`` showing the judgments that match ``filters``.
+
+    Report pages use it to link a number to the judgments behind it.
+
+    >>> view_url("http://127.0.0.1:8765/", judge="gpt-4o", item=["q1", "q2"])
+    'http://127.0.0.1:8765/?judge=gpt-4o&item=q1&item=q2'
+    """
+    values = {name: (value,) if isinstance(value, str) else tuple(value)
+              for name, value in filters.items()}
+    unknown = sorted(set(values) - set(FILTERS))
+    if unknown:
+        raise ValueError(f"unknown viewer filter {unknown[0]!r}; filters: {', '.join(FILTERS)}")
+    return base + "?" + Query(values).to_query_string()
+
+
+def _integer(name: str, text: str, low: int, high: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigError(f"{name}={text!r}: expected a whole number") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name}={value}: expected {low} to {high}")
+    return value
+
+
+def parse_query(params: Mapping[str, Sequence[str]]) -> Query:
+    """A :class:`Query` from URL parameters (``urllib.parse.parse_qs`` output).
+
+    Raises
+    ------
+    ConfigError
+        An unknown parameter, or an offset, limit or row id that is not a whole number.
+
+    >>> parse_query({"judge": ["a", "b"], "offset": ["50"]})
+    Query(filters={'judge': ('a', 'b')}, offset=50, limit=50, open=None)
+    """
+    known = {*FILTERS, "offset", "limit", "open"}
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise ConfigError(f"unknown filter {unknown[0]!r}; filters: {', '.join(FILTERS)}")
+    filters = {name: tuple(str(v) for v in params[name]) for name in FILTERS if params.get(name)}
+    offset = _integer("offset", params["offset"][-1], 0, 10**12) if params.get("offset") else 0
+    limit = _integer("limit", params["limit"][-1], 1, MAX_PAGE_SIZE) if params.get("limit") else PAGE_SIZE
+    opened = _integer("open", params["open"][-1], 0, 2**62) if params.get("open") else None
+    return Query(filters, offset, limit, opened)
+
+
+def parse_filter_options(options: Iterable[str]) -> dict[str, list[str]]:
+    """``--filter NAME=VALUE[,NAME=VALUE...]`` options as URL parameters.
+
+    >>> parse_filter_options(["judge=gpt-4o,item=q1", "item=q2"])
+    {'judge': ['gpt-4o'], 'item': ['q1', 'q2']}
+    """
+    out: dict[str, list[str]] = {}
+    for option in options:
+        for part in option.split(","):
+            name, sep, value = part.partition("=")
+            name = name.strip()
+            if not sep or not name:
+                raise ConfigError(f"--filter {part!r}: expected NAME=VALUE, e.g. judge=gpt-4o")
+            if name not in FILTERS:
+                raise ConfigError(f"--filter {name}=...: unknown filter; filters: {', '.join(FILTERS)}")
+            out.setdefault(name, []).append(value)
+    return out
+
+
+def where_clause(query: Query) -> tuple[str, list[Any]]:
+    """SQL condition on the index's ``rows`` (aliased ``r``) for every filter but the text.
+
+    >>> where_clause(Query({"judge": ("a", "b"), "verdict": ("failed",)}))
+    ('r.judge IN (?, ?) AND (r.score IS NULL)', ['a', 'b'])
+    """
+    parts: list[str] = []
+    args: list[Any] = []
+    for name in FILTER_COLUMNS:
+        values = query.filters.get(name)
+        if not values:
+            continue
+        if name == "failure_kind" and "none" in values:
+            others = [v for v in values if v != "none"]
+            parts.append("(r.failure_kind IS NULL" + (
+                f" OR r.failure_kind IN ({', '.join('?' * len(others))}))" if others else ")"))
+            args.extend(others)
+            continue
+        parts.append(f"r.{name} IN ({', '.join('?' * len(values))})")
+        args.extend(values)
+    verdicts = query.filters.get("verdict")
+    if verdicts:
+        ors = []
+        for verdict in verdicts:
+            condition, value = _verdict(verdict)
+            ors.append(condition)
+            args.extend(value)
+        parts.append("(" + " OR ".join(ors) + ")")
+    return " AND ".join(parts) or "1", args
+
+
+def _verdict(text: str) -> tuple[str, list[Any]]:
+    word = text.strip().lower()
+    if word == "failed":
+        return "r.score IS NULL", []
+    if word == "scored":
+        return "r.score IS NOT NULL", []
+    if word in PAIRWISE_VERDICTS:
+        return "(r.score = ? AND r.opponent IS NOT NULL)", [PAIRWISE_VERDICTS[word]]
+    try:
+        value = float(word)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ConfigError(f"verdict={text!r}: expected a score, win, tie, loss, scored or failed")
+    return "r.score = ?", [value]
+
+
+def like_pattern(text: str) -> str:
+    r"""A ``LIKE ... ESCAPE '\'`` pattern matching ``text`` anywhere.
+
+    >>> like_pattern("100%_done")
+    '%100\\%\\_done%'
+    """
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

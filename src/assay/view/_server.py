@@ -1,0 +1,119 @@
+"""Serve the viewer on 127.0.0.1: the page and its JSON queries (standard library only).
+
+Routes (``GET`` only)::
+
+    /                    the page (any query string of assay.view._query's scheme)
+    /api/summary         the source, its kind, its row count and each filter's values
+    /api/rows?QUERY      one page of rows matching QUERY, and how many match
+    /api/judgment?id=N   everything known of row N's judgment
+
+A bad query is answered ``400`` with ``{"error": "..."}``. Requests whose ``Host`` is not
+this machine's loopback name are refused (``403``), so a web page elsewhere cannot read
+the judgments through DNS rebinding.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.parse
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from assay.errors import AssayError
+from assay.view._index import JudgmentIndex
+from assay.view._page import page_html
+from assay.view._query import parse_query
+
+HOST = "127.0.0.1"
+_LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]"}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ViewServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def _send(self, status: int, body: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, status: int, data: Any) -> None:
+        self._send(status, json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8"),
+                   "application/json; charset=utf-8")
+
+    def do_GET(self) -> None:
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
+        if host not in _LOCAL_HOSTS:
+            self._json(HTTPStatus.FORBIDDEN, {"error": "the viewer answers on 127.0.0.1 only"})
+            return
+        url = urllib.parse.urlsplit(self.path)
+        params = urllib.parse.parse_qs(url.query, keep_blank_values=False)
+        index = self.server.index
+        try:
+            if url.path == "/":
+                self._send(HTTPStatus.OK, self.server.page, "text/html; charset=utf-8")
+            elif url.path == "/api/summary":
+                self._json(HTTPStatus.OK, {**index.summary(), "facets": index.facets()})
+            elif url.path == "/api/rows":
+                self._json(HTTPStatus.OK, index.page(parse_query(params)).as_json())
+            elif url.path == "/api/judgment":
+                opened = parse_query({"open": params.get("id", [])}).open
+                found = None if opened is None else index.detail(opened)
+                if found is None:
+                    self._json(HTTPStatus.NOT_FOUND, {"error": f"no row {opened}"})
+                else:
+                    self._json(HTTPStatus.OK, found)
+            else:
+                self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {url.path}"})
+        except AssayError as exc:
+            self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+
+
+class ViewServer(ThreadingHTTPServer):
+    """The viewer's HTTP server on ``127.0.0.1:port`` (0: a free port) over ``index``.
+
+    Examples
+    --------
+    >>> import json, tempfile, urllib.request
+    >>> from pathlib import Path
+    >>> table = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = table.write_text("item,arm,score\\nq1,a,1\\nq2,a,0\\n")
+    >>> with JudgmentIndex(table) as index, ViewServer(index) as server:
+    ...     server.start()
+    ...     with urllib.request.urlopen(server.url + "api/rows?item=q2") as reply:
+    ...         [row["score"] for row in json.load(reply)["rows"]]
+    [0.0]
+    """
+
+    daemon_threads = True
+
+    def __init__(self, index: JudgmentIndex, *, port: int = 0) -> None:
+        super().__init__((HOST, port), _Handler)
+        self.index = index
+        self.page = page_html().encode("utf-8")
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        """The page's address, ``http://127.0.0.1:PORT/``."""
+        return f"http://{HOST}:{self.server_address[1]}/"
+
+    def start(self) -> None:
+        """Serve from a background thread (:meth:`shutdown` or leaving the ``with`` stops it)."""
+        self._thread = threading.Thread(target=self.serve_forever, name="assay-view", daemon=True)
+        self._thread.start()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._thread is not None:
+            self.shutdown()
+            self._thread.join()
+        super().__exit__(*exc)
