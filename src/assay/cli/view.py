@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from assay.cli._app import app
+from assay.cli._app import app, check_out_folder
 from assay.cli._terminal import say
 from assay.errors import ConfigError
 
@@ -40,6 +40,8 @@ def view_command(
     query = parse_query(parse_filter_options(filter_ or []))
     if export is not None and export.suffix.lower() not in (".html", ".htm"):
         raise ConfigError(f"--export {export}: give a file name ending in .html")
+    if export is not None:
+        check_out_folder(export.parent, shown=export)
     with JudgmentIndex(source) as index:
         if export is not None:
             export_html(index, query, export)

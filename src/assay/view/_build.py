@@ -28,7 +28,7 @@ from typing import Any
 from assay.data.run_store import STORE_FILENAME
 from assay.errors import InputError
 
-INDEX_FORMAT = "1"
+INDEX_FORMAT = "2"
 """Enters the stamp of a cached index: a new layout never reads an old file."""
 
 COLUMNS: tuple[str, ...] = ("item", "cluster", "arm", "opponent", "position", "run", "judge",
@@ -45,7 +45,7 @@ CREATE TABLE info (name TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE rows (id INTEGER PRIMARY KEY, record INTEGER NOT NULL, part INTEGER NOT NULL,
     item TEXT, cluster TEXT, arm TEXT, opponent TEXT, position INTEGER, run INTEGER, judge TEXT,
     criterion TEXT, task TEXT, score REAL, failure_kind TEXT, detail TEXT);
-CREATE TABLE facets (name TEXT NOT NULL, value TEXT, n INTEGER NOT NULL);
+CREATE TABLE facets (name TEXT NOT NULL, value, n INTEGER NOT NULL);
 """
 
 

@@ -64,4 +64,5 @@ def export_html(index: JudgmentIndex, query: Query, out: str | Path, *,
     The link's query string (``out.html?judge=...``) filters the file as it does the server.
     """
     data = export_data(index, query, max_rows=max_rows)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
     return write_text(out, page_html(data))

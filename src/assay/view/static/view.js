@@ -6,6 +6,7 @@
   const PAIRWISE = { win: 1, tie: 0.5, loss: 0 };
   const EMBEDDED = JSON.parse(document.getElementById("assay-data").textContent);
   const form = document.getElementById("filters");
+  const field = (name) => form.querySelector('[name="' + name + '"]');
   const statusLine = document.getElementById("status");
   const body = document.querySelector("#rows tbody");
   const detail = document.getElementById("detail");
@@ -120,32 +121,35 @@
   }
   function showFilters() {
     for (const name of FILTERS) {
-      const field = form.elements[name];
+      const input = field(name);
       const values = state.filters[name] || [];
-      if (field.tagName === "SELECT") {
-        for (const extra of field.querySelectorAll("option.linked")) extra.remove();
-        if (values.length === 1 && ![...field.options].some((o) => o.value === values[0])) {
+      if (input.tagName === "SELECT") {
+        for (const extra of input.querySelectorAll("option.linked")) extra.remove();
+        if (values.length === 1 && ![...input.options].some((o) => o.value === values[0])) {
           const option = el("option", values[0], "linked");
           option.value = values[0];
-          field.appendChild(option);
+          input.appendChild(option);
         }
         if (values.length > 1) {
           const option = el("option", values.length + " values from the link", "linked");
           option.value = "\u0000linked";
-          field.appendChild(option);
-          field.value = option.value;
-        } else field.value = values.length ? values[0] : "";
+          input.appendChild(option);
+          input.value = option.value;
+        } else input.value = values.length ? values[0] : "";
       } else {
-        field.value = values.length === 1 ? values[0] : "";
-        field.placeholder = values.length > 1 ? values.length + " values from the link" : field.getAttribute("placeholder");
+        input.dataset.hint = input.dataset.hint || input.placeholder;
+        input.value = values.length === 1 ? values[0] : "";
+        input.placeholder = values.length > 1 ? values.length + " values from the link" : input.dataset.hint;
       }
     }
   }
   function readFilters() {
     const filters = {};
     for (const name of FILTERS) {
-      const value = form.elements[name].value;
-      if (value === "\u0000linked") filters[name] = state.filters[name];
+      const input = field(name);
+      const value = input.value;
+      if (value === "\u0000linked" || (value === "" && input.tagName === "INPUT" && input.placeholder.endsWith("from the link")))
+        filters[name] = state.filters[name];
       else if (value !== "") filters[name] = [value];
     }
     return filters;
@@ -240,6 +244,7 @@
   }
   form.addEventListener("submit", (event) => { event.preventDefault(); state = { ...state, filters: readFilters(), offset: 0, open: null }; refresh(); });
   for (const select of form.querySelectorAll("select")) select.addEventListener("change", () => form.requestSubmit());
+  for (const input of form.querySelectorAll("input")) input.addEventListener("input", () => { input.placeholder = input.dataset.hint || ""; });
   document.getElementById("clear").addEventListener("click", () => { state = { filters: {}, offset: 0, limit: state.limit, open: null }; refresh(); });
   document.getElementById("prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - state.limit); refresh(); });
   document.getElementById("next").addEventListener("click", () => { state.offset += state.limit; refresh(); });
