@@ -33,6 +33,11 @@ def view_command(
     """Browse every judgment: filter, page, and open one to read its prompt, reply, reasoning,
     score, position and partner, tokens, cost, latency and retries.
 
+    Deep links: http://127.0.0.1:PORT/?judge=J&item=Q1&item=Q2&open=ROW takes the --filter
+    names as parameters (a repeated name matches any of its values; open shows one row), so a
+    report or a message can point at the judgments behind a number; an exported file takes the
+    same query string.
+
     Example: assay view runs/first --filter judge=gpt-4o,verdict=failed
     """
     from assay.view import JudgmentIndex, ViewServer, export_html, parse_filter_options, parse_query
@@ -42,7 +47,7 @@ def view_command(
         raise ConfigError(f"--export {export}: give a file name ending in .html")
     if export is not None:
         check_out_folder(export.parent, shown=export)
-    with JudgmentIndex(source) as index:
+    with JudgmentIndex(source, on_build=lambda text: say(f"assay view: {text}", error=True)) as index:
         if export is not None:
             export_html(index, query, export)
             say(f"wrote {export} ({index.page(query).total:,} rows)")

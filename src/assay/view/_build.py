@@ -22,6 +22,7 @@ import os
 import sqlite3
 import tempfile
 import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -139,8 +140,9 @@ def build_store_index(store: Path, target: Path) -> None:
     os.replace(partial, target)
 
 
-def store_index(folder: Path) -> Path:
-    """The index of the run folder's store, from the cache when it is current, else built.
+def store_index(folder: Path, *, on_build: Callable[[str], None] | None = None) -> Path:
+    """The index of the run folder's store, from the cache when it is current, else built
+    (``on_build`` is told first, with a sentence to show: indexing a large store takes a while).
 
     A cache folder that cannot be written is replaced by a temporary one.
     """
@@ -157,6 +159,8 @@ def store_index(folder: Path) -> Path:
     target = cache / f"{key}.sqlite"
     if target.exists() and _cached_stamp(target) == _stamp(store):
         return target
+    if on_build is not None:
+        on_build(f"indexing {store} once (the index is kept in {cache} for the next open)")
     build_store_index(store, target)
     return target
 

@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,9 @@ class JudgmentIndex:
         A run folder of ``assay judge`` (holding ``judgments.sqlite``) or a judgments table
         file (CSV, TSV, JSONL, JSON, Parquet, or another run folder :func:`assay.data.io.load`
         reads).
+    on_build
+        Told, with a sentence to show, when a run store is about to be indexed (the first
+        open of a store, or of one that changed since).
 
     Raises
     ------
@@ -69,14 +73,14 @@ class JudgmentIndex:
         When ``source`` does not exist or cannot be read as judgments.
     """
 
-    def __init__(self, source: str | Path) -> None:
+    def __init__(self, source: str | Path, *, on_build: Callable[[str], None] | None = None) -> None:
         self.source = Path(source)
         self._temporary: Path | None = None
         if not self.source.exists():
             raise InputError(str(self.source), "no such file or folder")
         self.kind = "store" if (self.source / STORE_FILENAME).is_file() else "table"
         if self.kind == "store":
-            path = store_index(self.source)
+            path = store_index(self.source, on_build=on_build)
         else:
             from assay.data.io import load
 
