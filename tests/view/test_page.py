@@ -111,3 +111,12 @@ def test_an_export_opens_offline_and_filters_by_itself(tab, served, tmp_path):
     assert tab.evaluate("window.pwned") is None
     assert tab.requested_urls() == [out.resolve().as_uri()]
     assert tab.problems() == []
+
+
+def test_an_export_takes_the_same_deep_links(tab, served, tmp_path):
+    out = tmp_path / "all.html"
+    export_html(served.index, Query({}), out)
+    open_view(tab, out.resolve().as_uri() + "?verdict=tie&judge=gpt-j")
+    assert _column(tab, "Score") == ["0.5", "0.5"]
+    assert tab.evaluate("document.querySelector('select[name=verdict]').value") == "tie"
+    assert tab.problems() == []

@@ -29,14 +29,14 @@ from typing import Any
 from assay.data.run_store import STORE_FILENAME
 from assay.errors import InputError
 
-INDEX_FORMAT = "2"
+INDEX_FORMAT = "3"
 """Enters the stamp of a cached index: a new layout never reads an old file."""
 
 COLUMNS: tuple[str, ...] = ("item", "cluster", "arm", "opponent", "position", "run", "judge",
                             "criterion", "task", "score", "failure_kind")
 """The judgments columns the index keeps (in this order, after ``record`` and ``part``)."""
 
-INDEXED: tuple[str, ...] = ("arm", "judge", "criterion", "task", "item", "failure_kind")
+INDEXED: tuple[str, ...] = ("arm", "judge", "criterion", "task", "item", "failure_kind", "score")
 FACETS: tuple[str, ...] = ("arm", "opponent", "judge", "criterion", "task", "failure_kind")
 """Columns whose distinct values (with counts) the page offers as choices."""
 MAX_FACET_VALUES = 500
@@ -91,6 +91,7 @@ def _store_rows_sql(planned: bool) -> str:
 def _finish(conn: sqlite3.Connection) -> None:
     for column in INDEXED:
         conn.execute(f"CREATE INDEX rows_{column} ON rows ({column})")
+    conn.execute("ANALYZE main")  # with the indexes' statistics SQLite filters on the rarest value first
     for column in FACETS:
         conn.execute(f"INSERT INTO facets (name, value, n) SELECT ?, {column}, count(*) FROM rows "
                      f"WHERE {column} IS NOT NULL GROUP BY {column} ORDER BY count(*) DESC LIMIT ?",

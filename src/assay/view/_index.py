@@ -28,6 +28,10 @@ from assay.view._query import Query, like_pattern, where_clause
 TEXT_COUNT_CAP = 1000
 """A free-text filter counts its matches up to this many (then the page says "1,000 or more")."""
 
+SPARSE = 50_000
+"""Fewer matching rows than this are read through the filters' indexes and sorted (see
+:meth:`JudgmentIndex.page`)."""
+
 LIST_COLUMNS: tuple[str, ...] = ("id", *COLUMNS)
 """The columns of a page's rows."""
 
@@ -128,13 +132,17 @@ class JudgmentIndex:
         return "", " AND r.detail LIKE ? ESCAPE '\\'", [pattern]
 
     def page(self, query: Query) -> Page:
-        """The rows of ``query``'s page, in storing order, and how many match."""
+        """The rows of ``query``'s page, in storing order, and how many match.
+
+        The count comes first, through the most selective index. When few rows match
+        (under :data:`SPARSE` of them), the page is read through the filters' indexes and
+        sorted (``ORDER BY +r.id``); otherwise walking the rows in order finds a page of
+        matches at once. SQLite's planner, left alone, walks the rows in order even for a
+        value a million rows hold once.
+        """
         where, args = where_clause(query)
         join, text, text_args = self._text_condition(query)
         base = f"FROM rows r {join} WHERE {where}{text}"
-        columns = ", ".join(f"r.{c}" for c in LIST_COLUMNS)
-        found = self._all(f"SELECT {columns} {base} ORDER BY r.id LIMIT ? OFFSET ?",
-                          [*args, *text_args, query.limit, query.offset])
         if query.text is None:
             total = self.count if where == "1" else int(self._one(f"SELECT count(*) {base}", args)[0])
             capped = False
@@ -142,6 +150,10 @@ class JudgmentIndex:
             total = int(self._one(f"SELECT count(*) FROM (SELECT 1 {base} LIMIT ?)",
                                   [*args, *text_args, TEXT_COUNT_CAP])[0])
             capped = total >= TEXT_COUNT_CAP
+        order = "+r.id" if where != "1" and total < SPARSE and not capped else "r.id"
+        columns = ", ".join(f"r.{c}" for c in LIST_COLUMNS)
+        found = self._all(f"SELECT {columns} {base} ORDER BY {order} LIMIT ? OFFSET ?",
+                          [*args, *text_args, query.limit, query.offset])
         rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
         return Page(rows, total, capped, query.offset, query.limit)
 
