@@ -127,7 +127,7 @@ def main() -> None:
         write_big_store(folder, args.n)
         print(f"wrote a run store of {args.n:,} judgments in {time.perf_counter() - start:.1f} s "
               f"({(folder / 'judgments.sqlite').stat().st_size / 1e6:,.0f} MB)", flush=True)
-    print(f"run store: {folder}")
+    print(f"run store: {folder}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print("index")
     start = time.perf_counter()
     with JudgmentIndex(folder) as index:
@@ -151,7 +151,8 @@ def main() -> None:
             _line(label, median, f"{body['total']:,}{more} rows")
         seconds, _ = _get(port, "/api/judgment?id=654321" if index.count > 654321 else "/api/judgment?id=1")
         _line("one judgment's detail", seconds)
-        print(f"slowest indexed filter: {worst:.3f} s (target < {TARGET_SECONDS:.0f} s)")
+        print(f"slowest indexed filter: {worst:.3f} s (target < {TARGET_SECONDS:.0f} s); "
+              f"load average {os.getloadavg()[0]:.1f}")
         if not args.no_browser:
             _browser(server.url)
 

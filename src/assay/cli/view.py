@@ -47,7 +47,7 @@ def view_command(
         raise ConfigError(f"--export {export}: give a file name ending in .html")
     if export is not None:
         check_out_folder(export.parent, shown=export)
-    with JudgmentIndex(source, on_build=lambda text: say(f"assay view: {text}", error=True)) as index:
+    with JudgmentIndex(source, on_build=lambda text: say(f"assay view: {text}")) as index:
         if export is not None:
             export_html(index, query, export)
             say(f"wrote {export} ({index.page(query).total:,} rows)")

@@ -28,15 +28,15 @@ from typing import Any
 
 from assay.data.run_store import STORE_FILENAME
 from assay.errors import InputError
+from assay.view._columns import write_columns
 
-INDEX_FORMAT = "3"
+INDEX_FORMAT = "4"
 """Enters the stamp of a cached index: a new layout never reads an old file."""
 
 COLUMNS: tuple[str, ...] = ("item", "cluster", "arm", "opponent", "position", "run", "judge",
                             "criterion", "task", "score", "failure_kind")
 """The judgments columns the index keeps (in this order, after ``record`` and ``part``)."""
 
-INDEXED: tuple[str, ...] = ("arm", "judge", "criterion", "task", "item", "failure_kind", "score")
 FACETS: tuple[str, ...] = ("arm", "opponent", "judge", "criterion", "task", "failure_kind")
 """Columns whose distinct values (with counts) the page offers as choices."""
 MAX_FACET_VALUES = 500
@@ -46,7 +46,6 @@ CREATE TABLE info (name TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE rows (id INTEGER PRIMARY KEY, record INTEGER NOT NULL, part INTEGER NOT NULL,
     item TEXT, cluster TEXT, arm TEXT, opponent TEXT, position INTEGER, run INTEGER, judge TEXT,
     criterion TEXT, task TEXT, score REAL, failure_kind TEXT, detail TEXT);
-CREATE TABLE facets (name TEXT NOT NULL, value, n INTEGER NOT NULL);
 """
 
 
@@ -89,15 +88,8 @@ def _store_rows_sql(planned: bool) -> str:
 
 
 def _finish(conn: sqlite3.Connection) -> None:
-    for column in INDEXED:
-        conn.execute(f"CREATE INDEX rows_{column} ON rows ({column})")
-    conn.execute("ANALYZE main")  # with the indexes' statistics SQLite filters on the rarest value first
-    for column in FACETS:
-        conn.execute(f"INSERT INTO facets (name, value, n) SELECT ?, {column}, count(*) FROM rows "
-                     f"WHERE {column} IS NOT NULL GROUP BY {column} ORDER BY count(*) DESC LIMIT ?",
-                     (column, MAX_FACET_VALUES))
-    conn.execute("INSERT INTO facets (name, value, n) SELECT 'verdict', score, count(*) FROM rows "
-                 "WHERE score IS NOT NULL GROUP BY score ORDER BY count(*) DESC LIMIT 50")
+    conn.execute("CREATE INDEX rows_item ON rows (item)")  # a pairwise row's partners
+    write_columns(conn)
 
 
 def _connect_new(path: Path) -> sqlite3.Connection:

@@ -19,18 +19,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from assay.data.run_store import RAW_MARKER, STORE_FILENAME
 from assay.errors import InputError
-from assay.view._build import COLUMNS, build_table_index, store_index, store_uri
+from assay.view._build import (
+    COLUMNS,
+    FACETS,
+    MAX_FACET_VALUES,
+    build_table_index,
+    store_index,
+    store_uri,
+)
+from assay.view._columns import FilterColumns
 from assay.view._detail import judgment_sections, table_sections
 from assay.view._query import Query, like_pattern, where_clause
 
 TEXT_COUNT_CAP = 1000
 """A free-text filter counts its matches up to this many (then the page says "1,000 or more")."""
-
-SPARSE = 50_000
-"""Fewer matching rows than this are read through the filters' indexes and sorted (see
-:meth:`JudgmentIndex.page`)."""
 
 LIST_COLUMNS: tuple[str, ...] = ("id", *COLUMNS)
 """The columns of a page's rows."""
@@ -97,6 +103,8 @@ class JudgmentIndex:
             self._conn.execute("ATTACH DATABASE ? AS s", (store_uri(self.source / STORE_FILENAME),))
         self._lock = threading.Lock()
         self.count = int(self._one("SELECT count(*) FROM rows")[0])
+        with self._lock:
+            self._columns = FilterColumns.read(self._conn)
 
     def _one(self, sql: str, args: list[Any] | tuple[Any, ...] = ()) -> tuple[Any, ...]:
         with self._lock:
@@ -109,10 +117,7 @@ class JudgmentIndex:
     # -- what the page offers
     def facets(self) -> dict[str, list[list[Any]]]:
         """Filter name -> its values with their row counts, most frequent first."""
-        out: dict[str, list[list[Any]]] = {}
-        for name, value, n in self._all("SELECT name, value, n FROM facets ORDER BY rowid"):
-            out.setdefault(str(name), []).append([value, int(n)])
-        return out
+        return self._columns.facets(FACETS, most=MAX_FACET_VALUES)
 
     def summary(self) -> dict[str, Any]:
         """What the page's header says: the source, its kind and how many rows it holds."""
@@ -134,28 +139,37 @@ class JudgmentIndex:
     def page(self, query: Query) -> Page:
         """The rows of ``query``'s page, in storing order, and how many match.
 
-        The count comes first, through the most selective index. When few rows match
-        (under :data:`SPARSE` of them), the page is read through the filters' indexes and
-        sorted (``ORDER BY +r.id``); otherwise walking the rows in order finds a page of
-        matches at once. SQLite's planner, left alone, walks the rows in order even for a
-        value a million rows hold once.
+        Filters but the text select rows in memory (:class:`FilterColumns`); the page's rows
+        are then read by id. A free-text filter reads the judgments' text in SQL and stops
+        counting at :data:`TEXT_COUNT_CAP`.
         """
+        if query.text is not None:
+            return self._text_page(query)
+        keep = self._columns.mask(query)
+        if keep is None:
+            total = self.count
+            ids = list(range(query.offset + 1, min(query.offset + query.limit, total) + 1))
+        else:
+            matching = np.flatnonzero(keep)
+            total = int(matching.size)
+            ids = [int(i) + 1 for i in matching[query.offset:query.offset + query.limit]]
+        columns = ", ".join(LIST_COLUMNS)
+        found = self._all(f"SELECT {columns} FROM rows WHERE id IN ({', '.join('?' * len(ids))}) "
+                          "ORDER BY id", ids) if ids else []
+        rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
+        return Page(rows, total, False, query.offset, query.limit)
+
+    def _text_page(self, query: Query) -> Page:
         where, args = where_clause(query)
         join, text, text_args = self._text_condition(query)
         base = f"FROM rows r {join} WHERE {where}{text}"
-        if query.text is None:
-            total = self.count if where == "1" else int(self._one(f"SELECT count(*) {base}", args)[0])
-            capped = False
-        else:
-            total = int(self._one(f"SELECT count(*) FROM (SELECT 1 {base} LIMIT ?)",
-                                  [*args, *text_args, TEXT_COUNT_CAP])[0])
-            capped = total >= TEXT_COUNT_CAP
-        order = "+r.id" if where != "1" and total < SPARSE and not capped else "r.id"
+        total = int(self._one(f"SELECT count(*) FROM (SELECT 1 {base} LIMIT ?)",
+                              [*args, *text_args, TEXT_COUNT_CAP])[0])
         columns = ", ".join(f"r.{c}" for c in LIST_COLUMNS)
-        found = self._all(f"SELECT {columns} {base} ORDER BY {order} LIMIT ? OFFSET ?",
+        found = self._all(f"SELECT {columns} {base} ORDER BY r.id LIMIT ? OFFSET ?",
                           [*args, *text_args, query.limit, query.offset])
         rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
-        return Page(rows, total, capped, query.offset, query.limit)
+        return Page(rows, total, total >= TEXT_COUNT_CAP, query.offset, query.limit)
 
     # -- one judgment
     def detail(self, row_id: int) -> dict[str, Any] | None:
