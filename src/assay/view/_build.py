@@ -1,8 +1,9 @@
-"""Build the viewer's index: one SQLite row per judgments-table row, with indexes.
+"""Build the viewer's index: one SQLite row per judgments-table row, and the filter columns'
+integer codes (:mod:`assay.view._columns`).
 
 A run store keeps each judgment's rows as JSON, which SQLite cannot filter fast (a
 million records take seconds per scan). The index pulls the columns the viewer filters
-on into their own indexed table, once:
+on into their own table, once:
 
 * for a run store, with SQLite's JSON functions straight from the store, into a file in the
   user's cache (``$ASSAY_CACHE_DIR/view``, else ``~/.cache/assay/view``) named after the

@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from assay.errors import ConfigError
-from assay.view._query import FILTER_COLUMNS, PAIRWISE_VERDICTS, Query
+from assay.view._query import FILTER_COLUMNS, Query, verdict_rule
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS codes (name TEXT PRIMARY KEY, data BLOB NOT NULL);
@@ -105,17 +104,11 @@ class FilterColumns:
         return keep
 
     def _verdict(self, text: str) -> npt.NDArray[np.bool_]:
-        word = text.strip().lower()
-        if word == "failed":
+        kind, value = verdict_rule(text)
+        if kind == "failed":
             return np.isnan(self.scores)
-        if word == "scored":
+        if kind == "scored":
             return ~np.isnan(self.scores)
-        if word in PAIRWISE_VERDICTS:
-            return (self.scores == PAIRWISE_VERDICTS[word]) & (self.codes["opponent"] >= 0)
-        try:
-            value = float(word)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value):
-            raise ConfigError(f"verdict={text!r}: expected a score, win, tie, loss, scored or failed")
+        if kind == "pairwise":
+            return (self.scores == value) & (self.codes["opponent"] >= 0)
         return self.scores == value

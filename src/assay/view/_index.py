@@ -2,9 +2,10 @@
 
 Opened on a run folder (``judgments.sqlite``, read-only) or on a judgments table (any file
 :func:`assay.data.io.load` reads); see :mod:`assay.view._build` for the index it queries.
-Pages are ``LIMIT``/``OFFSET`` queries on indexed columns, so a million judgments page and
-filter in well under a second; a free-text filter reads the judgments' text and stops
-counting at :data:`TEXT_COUNT_CAP` matches.
+Filters select rows in memory on integer codes (:mod:`assay.view._columns`) and a page's
+rows are then read by id, so a million judgments page and filter in well under a second; a
+free-text filter reads the judgments' text in SQL and stops counting at
+:data:`TEXT_COUNT_CAP` matches.
 """
 
 from __future__ import annotations

@@ -181,20 +181,35 @@ def where_clause(query: Query) -> tuple[str, list[Any]]:
     return " AND ".join(parts) or "1", args
 
 
-def _verdict(text: str) -> tuple[str, list[Any]]:
+def verdict_rule(text: str) -> tuple[str, float | None]:
+    """What a ``verdict`` filter asks: ``("failed" | "scored", None)``, ``("pairwise", score)``
+    (win 1, tie 0.5, loss 0 of a row with an opponent) or ``("score", value)``.
+
+    >>> verdict_rule(" Win "), verdict_rule("7")
+    (('pairwise', 1.0), ('score', 7.0))
+    """
     word = text.strip().lower()
-    if word == "failed":
-        return "r.score IS NULL", []
-    if word == "scored":
-        return "r.score IS NOT NULL", []
+    if word in ("failed", "scored"):
+        return word, None
     if word in PAIRWISE_VERDICTS:
-        return "(r.score = ? AND r.opponent IS NOT NULL)", [PAIRWISE_VERDICTS[word]]
+        return "pairwise", PAIRWISE_VERDICTS[word]
     try:
         value = float(word)
     except ValueError:
         value = math.nan
     if not math.isfinite(value):
         raise ConfigError(f"verdict={text!r}: expected a score, win, tie, loss, scored or failed")
+    return "score", value
+
+
+def _verdict(text: str) -> tuple[str, list[Any]]:
+    kind, value = verdict_rule(text)
+    if kind == "failed":
+        return "r.score IS NULL", []
+    if kind == "scored":
+        return "r.score IS NOT NULL", []
+    if kind == "pairwise":
+        return "(r.score = ? AND r.opponent IS NOT NULL)", [value]
     return "r.score = ?", [value]
 
 
