@@ -17,8 +17,8 @@ from tests.view.conftest import (
 
 
 def _column(tab, name: str) -> list[str]:
-    index = ["#", "Item", "System", "Opponent", "Pos.", "Run", "Judge", "Criterion", "Score",
-             "Failure"].index(name) + 1
+    index = ["#", "Item", "System", "Opponent", "Judge", "Criterion", "Score", "Failure", "Pos.",
+             "Run"].index(name) + 1
     return texts(tab, f"#rows tbody td:nth-child({index})")
 
 

@@ -37,6 +37,8 @@ def _section(title: str, fields: list[list[Any]]) -> dict[str, Any]:
 
 def _row_sections(row: Mapping[str, Any]) -> list[dict[str, Any]]:
     identity = [[label, row.get(name), "value"] for name, label in _IDENTITY]
+    if row.get("failure_kind") is None and row.get("score") is not None:  # scored: no failure
+        identity[[name for name, _ in _IDENTITY].index("failure_kind")][1] = "none"
     answer = [[label, row.get(name), "value"] for name, label in _ANSWER if row.get(name) is not None]
     other = [[str(name), value if isinstance(value, str) or value is None else json.dumps(value),
               "value"] for name, value in row.items() if name not in _SHOWN]

@@ -2,7 +2,7 @@
 "use strict";
 (function () {
   const FILTERS = ["arm", "opponent", "judge", "criterion", "task", "item", "failure_kind", "verdict", "q"];
-  const COLUMNS = ["id", "item", "arm", "opponent", "position", "run", "judge", "criterion", "score", "failure_kind"];
+  const COLUMNS = ["id", "item", "arm", "opponent", "judge", "criterion", "score", "failure_kind", "position", "run"];
   const PAIRWISE = { win: 1, tie: 0.5, loss: 0 };
   const EMBEDDED = JSON.parse(document.getElementById("assay-data").textContent);
   const form = document.getElementById("filters");
