@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from assay.cli._app import app, check_out_folder
+from assay.cli._app import (
+    MapOption,
+    MissingOption,
+    ScaleOption,
+    SetOption,
+    app,
+    check_out_folder,
+    load_inputs,
+)
 from assay.cli._terminal import say
 from assay.errors import ConfigError
 
@@ -29,6 +37,10 @@ def view_command(
     export: Annotated[Path | None, typer.Option(
         "--export", help="Write the filtered rows and their details to one HTML file that opens "
         "offline, instead of serving.", metavar="FILE.html")] = None,
+    map_: MapOption = None,
+    set_: SetOption = None,
+    scale: ScaleOption = None,
+    missing: MissingOption = None,
 ) -> None:
     """Browse every judgment: filter, page, and open one to read its prompt, reply, reasoning,
     score, position and partner, tokens, cost, latency and retries.
@@ -47,7 +59,14 @@ def view_command(
         raise ConfigError(f"--export {export}: give a file name ending in .html")
     if export is not None:
         check_out_folder(export.parent, shown=export)
-    with JudgmentIndex(source, on_build=lambda text: say(f"assay view: {text}")) as index:
+    from assay.data.run_store import store_path
+
+    table = None
+    if map_ or set_ or scale or missing or not store_path(source).is_file():
+        if not source.exists():
+            raise ConfigError(f"{source}: no such file or folder")
+        table = load_inputs([source], map_, set_, scale, missing)
+    with JudgmentIndex(source, on_build=lambda text: say(f"assay view: {text}"), table=table) as index:
         if export is not None:
             export_html(index, query, export)
             say(f"wrote {export} ({index.page(query).total:,} rows)")

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from assay.view._build import (
 from assay.view._columns import FilterColumns
 from assay.view._detail import judgment_sections, table_sections
 from assay.view._query import Query, like_pattern, where_clause
+
+if TYPE_CHECKING:
+    from assay.data.table import Judgments
 
 TEXT_COUNT_CAP = 1000
 """A free-text filter counts its matches up to this many (then the page says "1,000 or more")."""
@@ -77,6 +80,9 @@ class JudgmentIndex:
     on_build
         Told, with a sentence to show, when a run store is about to be indexed (the first
         open of a store, or of one that changed since).
+    table
+        The judgments of ``source`` already loaded (a table read with ``--map``, ``--set`` or
+        ``--scale``); ``source`` then only names them.
 
     Raises
     ------
@@ -84,18 +90,21 @@ class JudgmentIndex:
         When ``source`` does not exist or cannot be read as judgments.
     """
 
-    def __init__(self, source: str | Path, *, on_build: Callable[[str], None] | None = None) -> None:
+    def __init__(self, source: str | Path, *, on_build: Callable[[str], None] | None = None,
+                 table: Judgments | None = None) -> None:
         self.source = Path(source)
         self._temporary: Path | None = None
         if not self.source.exists():
             raise InputError(str(self.source), "no such file or folder")
-        self.kind = "store" if (self.source / STORE_FILENAME).is_file() else "table"
+        self.kind = "store" if table is None and (self.source / STORE_FILENAME).is_file() else "table"
         if self.kind == "store":
             path = store_index(self.source, on_build=on_build)
         else:
-            from assay.data.io import load
+            if table is None:
+                from assay.data.io import load
 
-            frame = load(self.source).frame
+                table = load(self.source)
+            frame = table.frame
             self._temporary = Path(tempfile.mkdtemp(prefix="assay-view-"))
             path = self._temporary / "index.sqlite"
             build_table_index(frame, path)
