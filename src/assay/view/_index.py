@@ -115,6 +115,7 @@ class JudgmentIndex:
         self.count = int(self._one("SELECT count(*) FROM rows")[0])
         with self._lock:
             self._columns = FilterColumns.read(self._conn)
+        self._facets: dict[str, list[list[Any]]] | None = None
 
     def _one(self, sql: str, args: list[Any] | tuple[Any, ...] = ()) -> tuple[Any, ...]:
         with self._lock:
@@ -127,7 +128,9 @@ class JudgmentIndex:
     # -- what the page offers
     def facets(self) -> dict[str, list[list[Any]]]:
         """Filter name -> its values with their row counts, most frequent first."""
-        return self._columns.facets(FACETS, most=MAX_FACET_VALUES)
+        if self._facets is None:  # computed once: the rows do not change while the index is open
+            self._facets = self._columns.facets(FACETS, most=MAX_FACET_VALUES)
+        return self._facets
 
     def summary(self) -> dict[str, Any]:
         """What the page's header says: the source, its kind and how many rows it holds."""
