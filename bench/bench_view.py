@@ -122,7 +122,7 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-view-"))
     folder = args.folder or work / f"run-{args.n}"
-    os.environ["ASSAY_CACHE_DIR"] = str(work / "cache")
+    os.environ.setdefault("ASSAY_CACHE_DIR", str(work / "cache"))  # set it to reuse an index
     if not (folder / "judgments.sqlite").is_file():
         start = time.perf_counter()
         write_big_store(folder, args.n)

@@ -12,6 +12,7 @@
   const detail = document.getElementById("detail");
   let state = fromSearch(location.search);
   let lastPage = null;
+  let prefetched = null; // the first page, asked for together with the filters' choices
 
   window.assay = { ready: false, mode: EMBEDDED === null ? "served" : "static", state: () => state };
 
@@ -238,7 +239,9 @@
   async function refresh() {
     remember();
     showFilters();
-    try { drawPage(await loadPage()); } catch (error) { fail(error); }
+    const pending = prefetched || loadPage();
+    prefetched = null;
+    try { drawPage(await pending); } catch (error) { fail(error); }
     if (state.open !== null) await openRow(state.open); else detail.hidden = true;
     window.assay.loads = (window.assay.loads || 0) + 1;
   }
@@ -250,6 +253,8 @@
   document.getElementById("next").addEventListener("click", () => { state.offset += state.limit; refresh(); });
 
   (async () => {
+    prefetched = loadPage();
+    prefetched.catch(() => {}); // its error is shown when refresh() awaits it
     try { fillForm(await loadSummary()); } catch (error) { fail(error); }
     await refresh();
     window.assay.ready = true;
