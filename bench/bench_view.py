@@ -130,9 +130,11 @@ def main() -> None:
               f"({(folder / 'judgments.sqlite').stat().st_size / 1e6:,.0f} MB)", flush=True)
     print(f"run store: {folder}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print("index")
+    cached = any((Path(os.environ["ASSAY_CACHE_DIR"]) / "view").glob("*.sqlite"))
     start = time.perf_counter()
     with JudgmentIndex(folder) as index:
-        _line("first open (indexing, once)", time.perf_counter() - start, f"{index.count:,} rows")
+        _line("first open (index from the cache)" if cached else "first open (indexing, once)",
+              time.perf_counter() - start, f"{index.count:,} rows")
     start = time.perf_counter()
     with JudgmentIndex(folder) as index, ViewServer(index) as server:
         _line("reopen (cached index)", time.perf_counter() - start)
