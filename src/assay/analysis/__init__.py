@@ -39,6 +39,7 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "load_or_fit_calibration",
         "robust_summary",
     ],
+    ".leaderboard": ["LeaderboardReport", "leaderboard"],
     ".scores": ["ScoreSummary", "score_summary"],
     ".systems": [
         "AttributeReport",

@@ -114,6 +114,9 @@ def report_command(
     correction: Annotated[str, typer.Option(
         help="Win rates: holm (over every comparison shown) | holm-per-group.")] = "holm",
     alpha: Annotated[float, typer.Option(help="Win rates: level of the adjusted tests.")] = 0.05,
+    anchor: Annotated[str | None, typer.Option(
+        help="Leaderboard: pin one arm's Bradley-Terry rating, ARM=RATING (Chatbot Arena pins "
+        "mixtral-8x7b-instruct-v0.1=1114); default: the ratings average 1000.")] = None,
     partial_ok: Annotated[bool, typer.Option(
         "--partial-ok", help="The run is still in progress: HTML pages carry a banner and mark "
         "their statistics preliminary.")] = False,
@@ -153,7 +156,7 @@ def report_command(
         benchmark_version=benchmark_version, drift_window=drift_window,
         uncertainty_threshold=_thresholds(uncertainty_threshold), weights=_weights(weights),
         trim=trim, attribute_space=space, out=out, refit_calibration=refit_calibration, test=test,
-        correction=correction, alpha=alpha)
+        correction=correction, alpha=alpha, anchor=anchor)
     options = {kind.name: options_from(kind.options, values) for kind in kinds}
     judgments = load_inputs(src, map_, set_, scale, missing)
     _say_importers(src)

@@ -69,6 +69,14 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "two_way_cluster_variance",
         "working_icc",
     ],
+    ".leaderboard": [
+        "BradleyTerryFit",
+        "BradleyTerryIntervals",
+        "LengthControlledWinRate",
+        "bradley_terry",
+        "bradley_terry_bootstrap",
+        "length_controlled_win_rate",
+    ],
     ".significance": [
         "FriedmanResult",
         "NormalityResult",

@@ -7,7 +7,8 @@ from assay._lazy import attach as _attach
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._build": ["Made", "parse_contrasts"],
     "._options": ["AggregateOptions", "AgreementOptions", "AssertionsOptions", "BenchmarkOptions",
-                  "CalibrationOptions", "CompositeOptions", "CoverageOptions", "RobustOptions",
+                  "CalibrationOptions", "CompositeOptions", "CoverageOptions", "LeaderboardOptions",
+                  "RobustOptions",
                   "ScoresOptions", "SystemsOptions", "WinratesOptions", "options_from"],
     "._registry": ["FORMATS", "GROUPS", "KINDS", "REPORTS", "Outcome", "ReportKind",
                    "build_reports", "kinds_help", "resolve_kinds"],

@@ -102,6 +102,13 @@ def winrates(judgments: Judgments, options: opt.WinratesOptions) -> Made:
                           correction=options.correction, conf=options.conf))
 
 
+def leaderboard(judgments: Judgments, options: opt.LeaderboardOptions) -> Made:
+    from assay.analysis.leaderboard import leaderboard as leaderboard_report
+
+    return Made(leaderboard_report(judgments, conf=options.conf, B=options.resamples,
+                                   seed=options.seed, anchor=options.anchor_pair()))
+
+
 def assertions(judgments: Judgments, options: opt.AssertionsOptions) -> Made:
     from assay.analysis.assertions import assertion_significance
 

@@ -209,6 +209,38 @@ class WinratesOptions:
 
 
 @dataclass(frozen=True)
+class LeaderboardOptions:
+    """Options of the leaderboard (Bradley-Terry ratings, length-controlled win rates)."""
+
+    conf: float = 0.95
+    resamples: int = 1000
+    """Bootstrap resamples of the ratings."""
+    seed: int = 1
+    anchor: str | None = None
+    """``ARM=RATING``: pin that arm's rating; None: the ratings average 1000."""
+
+    def __post_init__(self) -> None:
+        _check_conf(self.conf)
+        _check_resamples(self.resamples)
+        if self.anchor is not None:
+            arm, sep, value = self.anchor.rpartition("=")
+            try:
+                ok = bool(sep and arm.strip()) and math.isfinite(float(value))
+            except ValueError:
+                ok = False
+            if not ok:
+                raise ConfigError(f"--anchor {self.anchor!r}: expected ARM=RATING, e.g. "
+                                  "mixtral-8x7b-instruct-v0.1=1114")
+
+    def anchor_pair(self) -> tuple[str, float] | None:
+        """``(arm, rating)`` of ``anchor``, or None."""
+        if self.anchor is None:
+            return None
+        arm, _, value = self.anchor.rpartition("=")
+        return arm.strip(), float(value)
+
+
+@dataclass(frozen=True)
 class AssertionsOptions:
     """Options of the assertion comparisons across arms (BenchmarkQED)."""
 

@@ -24,6 +24,7 @@ from assay.report.kinds._options import (
     CalibrationOptions,
     CompositeOptions,
     CoverageOptions,
+    LeaderboardOptions,
     RobustOptions,
     ScoresOptions,
     SystemsOptions,
@@ -124,6 +125,11 @@ REPORTS: tuple[ReportKind, ...] = (
         WinratesOptions, build.winrates, _BASIC | {"xlsx"},
         "winrates.json, win_rates.csv, winrates_sig_tests.csv", write_json=build.write_winrates_json),
     ReportKind(
+        "leaderboard", "Leaderboard: Bradley-Terry ratings with rank intervals (Chatbot Arena), "
+        "length-controlled win rates (AlpacaEval 2.0)",
+        "Bradley-Terry ratings, rank intervals, length-controlled win rates",
+        LeaderboardOptions, build.leaderboard, _BASIC, "leaderboard.json"),
+    ReportKind(
         "assertions", "Assertion scores compared across arms: Friedman, Wilcoxon, clustered "
         "permutation (BenchmarkQED)", "assertion scores compared across arms (BenchmarkQED)",
         AssertionsOptions, build.assertions, _BASIC, "assertions.json"),
@@ -135,7 +141,7 @@ KINDS: dict[str, ReportKind] = {kind.name: kind for kind in REPORTS}
 GROUPS: dict[str, tuple[str, ...]] = {
     "all": tuple(KINDS),
     "judges": ("agreement", "composite", "robust", "coverage", "systems", "calibration"),
-    "winrate": ("winrates", "assertions"),
+    "winrate": ("winrates", "leaderboard", "assertions"),
 }
 """Names that select several reports; ``all`` is every report the data support."""
 
@@ -147,7 +153,7 @@ def resolve_kinds(text: str, *, opted_in: Iterable[str] = ()) -> list[ReportKind
     (``--calibrate``); a report named on its own is always made.
 
     >>> [k.name for k in resolve_kinds("winrate,scores")]
-    ['scores', 'winrates', 'assertions']
+    ['scores', 'winrates', 'leaderboard', 'assertions']
     >>> [k.name for k in resolve_kinds("judges", opted_in={"--calibrate"})][-1]
     'calibration'
     """

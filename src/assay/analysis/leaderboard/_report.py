@@ -1,0 +1,274 @@
+"""Leaderboard statistics of pairwise judgments: Bradley-Terry ratings with rank intervals
+(Chatbot Arena) and length-controlled win rates (AlpacaEval 2.0).
+
+``leaderboard`` reads the pairwise rows of a judgments table (``opponent`` set; score 1 win,
+0.5 tie, 0 loss for ``arm``, or a graded preference) and gives a :class:`LeaderboardReport`:
+
+* per (judge, criterion), a :class:`Rating` per arm: the Bradley-Terry rating on the Elo scale
+  (400 points per factor 10 of odds, mean 1000 or an anchor arm pinned), its cluster-bootstrap
+  percentile interval and rank interval (whole questions resampled), and its battle counts;
+* per (judge, criterion, arm, opponent) where the answers' lengths are known, a
+  :class:`LengthControlled` record: AlpacaEval 2.0's length-controlled win rate (the GLM's
+  prediction at zero length difference) with a cluster-robust interval.
+
+Battles. Every scored trial (one judgment of one presentation order) is one battle; a tie
+counts half a win each way; a failed judgment (no score) is no battle, counted apart. Trials
+judged in both orders enter as two battles, so the fit is position-symmetrised the way Arena's
+is (each battle in both orders) and a position bias of the judge cancels out of a
+counterbalanced design.
+
+Lengths. The length of an answer is the ``tokens_out`` of the (item, arm) rows, read from any
+row of that arm on that item (pairwise or pointwise, from either side); a comparison whose
+answers have no length on some items leaves those items out of its GLM, with a note.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from assay._display import Rendered
+from assay.analysis.winrates._data import oriented_trials, pairwise_rows
+from assay.data.table import Judgments
+from assay.errors import ConfigError, DesignError
+from assay.stats.leaderboard import bradley_terry_bootstrap, length_controlled_win_rate
+
+__all__ = ["LeaderboardReport", "LengthControlled", "Rating", "leaderboard"]
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One arm's Bradley-Terry rating in one (judge, criterion) leaderboard."""
+
+    judge: str
+    criterion: str
+    arm: str
+    rating: float
+    """Elo-scaled Bradley-Terry rating."""
+    lower: float
+    """Percentile lower bound (cluster bootstrap over questions)."""
+    upper: float
+    rank: int
+    """1 + the arms rated strictly higher."""
+    rank_lower: int
+    """Best rank of the bootstrap rank interval."""
+    rank_upper: int
+    """Worst rank of the bootstrap rank interval."""
+    n_battles: int
+    """Scored trials the arm played."""
+    n_wins: float
+    """Its wins, a tie counting half (a graded preference its fraction)."""
+    n_failed: int
+    """Its trials without a score (not battles)."""
+    n_clusters: int
+    """Questions (clusters) of the leaderboard, the bootstrap's unit."""
+
+
+@dataclass(frozen=True)
+class LengthControlled:
+    """One comparison's length-controlled win rate (AlpacaEval 2.0)."""
+
+    judge: str
+    criterion: str
+    arm: str
+    opponent: str
+    """The baseline."""
+    lc_win_rate: float
+    lower: float
+    upper: float
+    standard_error: float
+    win_rate: float
+    """The raw win rate over the same questions."""
+    length_coefficient: float
+    """phi: the log-odds change per unit of tanh(length difference / its sd)."""
+    n: int
+    """Questions fitted."""
+    n_clusters: int
+    converged: bool
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass(frozen=True, eq=False)
+class LeaderboardReport(Rendered):
+    """Bradley-Terry leaderboards and length-controlled win rates of pairwise judgments."""
+
+    ratings: list[Rating]
+    length_controlled: list[LengthControlled]
+    conf: float
+    n_resamples: int
+    seed: int
+    anchor: tuple[str, float] | None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Ratings and length-controlled records (lists of records), settings and notes."""
+        return {
+            "ratings": [{k: _plain(v) for k, v in asdict(r).items()} for r in self.ratings],
+            "length_controlled": [{k: _plain(v) for k, v in asdict(r).items()}
+                                  for r in self.length_controlled],
+            "conf": self.conf, "n_resamples": self.n_resamples, "seed": self.seed,
+            "anchor": list(self.anchor) if self.anchor else None, "notes": list(self.notes),
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """The text of ``leaderboard.json``."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def to_text(self, *, digits: int = 1) -> str:
+        from assay._display import render_text
+
+        return render_text(self, digits=digits)
+
+
+def _answer_lengths(frame: pd.DataFrame) -> dict[tuple[str, str], float]:
+    """(item, arm) -> the answer's length (``tokens_out``), from any row of that arm."""
+    if "tokens_out" not in frame:
+        return {}
+    rows = frame[pd.to_numeric(frame["tokens_out"], errors="coerce").notna()]
+    lengths = pd.to_numeric(rows["tokens_out"]).groupby(
+        [rows["item"].astype(str), rows["arm"].astype(str)]).first()
+    return {key: float(v) for key, v in lengths.items()}
+
+
+def _ratings(trials: pd.DataFrame, judge: str, criterion: str, *, conf: float, B: int, seed: int,
+             anchor: tuple[str, float] | None, notes: list[str]) -> list[Rating]:
+    scored = trials[trials["score"].notna()]
+    arms = sorted(set(trials["arm"]) | set(trials["opponent"]))
+    if scored.empty or len(arms) < 2:
+        notes.append(f"judge {judge}, criterion {criterion}: no scored battle between two arms; "
+                     "no leaderboard.")
+        return []
+    index = {a: i for i, a in enumerate(arms)}
+    a = scored["arm"].map(index).to_numpy(np.int64)
+    b = scored["opponent"].map(index).to_numpy(np.int64)
+    y = scored["score"].to_numpy(np.float64)
+    clusters = scored["cluster"].astype(str).to_numpy()
+    if np.unique(clusters).size < 2:
+        notes.append(f"judge {judge}, criterion {criterion}: fewer than 2 questions; the "
+                     "bootstrap needs at least 2, no leaderboard.")
+        return []
+    anchor_index = None
+    if anchor is not None:
+        if anchor[0] not in index:
+            raise ConfigError(f"--anchor {anchor[0]!r}: no such arm in judge {judge}, criterion "
+                              f"{criterion} (arms: {', '.join(arms)})")
+        anchor_index = (index[anchor[0]], float(anchor[1]))
+    res = bradley_terry_bootstrap(a, b, y, clusters, n_arms=len(arms), anchor=anchor_index,
+                                  conf=conf, n_resamples=B, rng=np.random.default_rng(seed))
+    if not res.fit.converged:
+        notes.append(f"judge {judge}, criterion {criterion}: the ratings do not converge (an arm "
+                     "never loses or never wins against the others, so its rating has no finite "
+                     "maximum-likelihood value); the extreme ratings are not estimates.")
+    if res.n_failed:
+        notes.append(f"judge {judge}, criterion {criterion}: {res.n_failed} of {B} resamples "
+                     "separated the arms (no finite ratings); they are kept at the iteration "
+                     "cap, which widens rather than narrows the intervals.")
+    out = []
+    for arm, k in index.items():
+        played = (scored["arm"] == arm) | (scored["opponent"] == arm)
+        wins = float(np.where(scored["arm"] == arm, scored["score"], 0.0).sum()
+                     + np.where(scored["opponent"] == arm, 1.0 - scored["score"], 0.0).sum())
+        failed = int((((trials["arm"] == arm) | (trials["opponent"] == arm))
+                      & trials["score"].isna()).sum())
+        out.append(Rating(judge, criterion, arm, float(res.fit.ratings[k]), float(res.lower[k]),
+                          float(res.upper[k]), int(res.rank[k]), int(res.rank_lower[k]),
+                          int(res.rank_upper[k]), int(played.sum()), wins, failed,
+                          res.n_clusters))
+    return sorted(out, key=lambda r: (r.rank, r.arm))
+
+
+def _length_controlled(trials: pd.DataFrame, lengths: dict[tuple[str, str], float], judge: str,
+                       criterion: str, conf: float, notes: list[str]) -> list[LengthControlled]:
+    out = []
+    scored = trials[trials["score"].notna()]
+    for (arm, opponent), rows in scored.groupby(["arm", "opponent"], sort=False):
+        la = np.array([lengths.get((i, arm), np.nan) for i in rows["item"]])
+        lb = np.array([lengths.get((i, opponent), np.nan) for i in rows["item"]])
+        known = np.isfinite(la) & np.isfinite(lb)
+        if known.sum() < 3:
+            continue
+        if not known.all():
+            notes.append(f"{arm} vs {opponent} ({judge}, {criterion}): {int((~known).sum())} "
+                         "trials without both answers' lengths are left out of the "
+                         "length-controlled win rate.")
+        res = length_controlled_win_rate(rows["score"].to_numpy()[known], la[known], lb[known],
+                                         cluster=rows["cluster"].astype(str).to_numpy()[known],
+                                         conf=conf)
+        if not res.converged:
+            notes.append(f"{arm} vs {opponent} ({judge}, {criterion}): the length GLM does not "
+                         "converge (the preferences separate); no interval.")
+        out.append(LengthControlled(judge, criterion, arm, opponent, res.estimate, res.lower,
+                                    res.upper, res.standard_error, res.win_rate,
+                                    res.coefficients["length"], res.n, res.n_clusters,
+                                    res.converged))
+    return out
+
+
+def leaderboard(judgments: Judgments | pd.DataFrame, *, conf: float = 0.95, B: int = 1000,
+                seed: int = 1, anchor: tuple[str, float] | None = None) -> LeaderboardReport:
+    """Bradley-Terry leaderboards with rank intervals, and length-controlled win rates.
+
+    Parameters
+    ----------
+    judgments : Judgments or pandas.DataFrame
+        The table; reportable rows with an ``opponent`` are read (see the module docstring).
+    conf : float, default 0.95
+        Level of every interval.
+    B : int, default 1000
+        Bootstrap resamples of the ratings.
+    seed : int, default 1
+        Seed of the bootstrap.
+    anchor : (str, float), optional
+        Pin arm ``anchor[0]`` at rating ``anchor[1]`` (Arena pins mixtral-8x7b-instruct-v0.1
+        at 1114); default: the ratings average 1000.
+
+    Returns
+    -------
+    LeaderboardReport
+
+    Raises
+    ------
+    ConfigError
+        `conf` outside (0, 1), `B` below 2, or an anchor arm not in the table.
+    DesignError
+        No pairwise rows, or a pairwise score outside [0, 1].
+    """
+    if not (isinstance(conf, (int, float)) and 0.0 < conf < 1.0):
+        raise ConfigError(f"--conf {conf!r}: expected a level in (0, 1), e.g. 0.95")
+    if int(B) < 2:
+        raise ConfigError(f"--B {B!r}: expected at least 2 resamples")
+    frame = judgments.frame if isinstance(judgments, Judgments) else judgments
+    notes: list[str] = []
+    rows = pairwise_rows(frame, notes)
+    trials = oriented_trials(rows, notes)
+    aa = trials["arm"] == trials["opponent"]
+    if aa.any():
+        notes.append(f"{int(aa.sum())} A/A trials (an arm against itself) carry no information "
+                     "on the ratings and are left out.")
+        trials = trials[~aa]
+    if trials.empty:
+        raise DesignError("no pairwise trial between two different arms: a leaderboard needs "
+                          "battles")
+    lengths = _answer_lengths(frame)
+    ratings: list[Rating] = []
+    lc: list[LengthControlled] = []
+    for (judge, criterion), group in trials.groupby(["judge", "criterion"], sort=False):
+        ratings += _ratings(group, str(judge), str(criterion), conf=conf, B=int(B), seed=seed,
+                            anchor=anchor, notes=notes)
+        if lengths:
+            lc += _length_controlled(group, lengths, str(judge), str(criterion), conf, notes)
+    if not lengths:
+        notes.append("no answer lengths (tokens_out): no length-controlled win rates.")
+    return LeaderboardReport(ratings, lc, float(conf), int(B), int(seed), anchor, notes)

@@ -1,0 +1,59 @@
+"""Text of the leaderboard report: Bradley-Terry ratings (Chatbot Arena) and length-controlled
+win rates (AlpacaEval 2.0).
+
+It formats a :class:`~assay.analysis.leaderboard.LeaderboardReport`; it computes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from assay.report.text._format import columns, fixed, percent
+
+if TYPE_CHECKING:
+    from assay.analysis.leaderboard import LeaderboardReport
+
+__all__ = ["format_leaderboard"]
+
+
+def format_leaderboard(report: LeaderboardReport, *, digits: int = 1) -> str:
+    """The report as text."""
+    anchor = (f"{report.anchor[0]} pinned at {report.anchor[1]:g}" if report.anchor
+              else "mean 1000")
+    out = [f"Bradley-Terry ratings (Elo scale: 400 per factor 10 of odds, {anchor}; "
+           f"{percent(report.conf)} percentile intervals and rank intervals from "
+           f"{report.n_resamples} cluster-bootstrap resamples of the questions, seed "
+           f"{report.seed})"]
+    current = None
+    rows: list[list[str]] = []
+    header = ["rank", "arm", "rating", "interval", "rank interval", "battles", "wins", "failed"]
+
+    def flush() -> None:
+        if current is not None:
+            out.extend(["", f"{current[0]} / {current[1]} ({n_clusters} questions)"])
+            out.extend(columns(header, rows, indent="  "))
+
+    n_clusters = 0
+    for r in report.ratings:
+        if (r.judge, r.criterion) != current:
+            flush()
+            current, rows, n_clusters = (r.judge, r.criterion), [], r.n_clusters
+        rows.append([str(r.rank), r.arm, fixed(r.rating, digits),
+                     f"[{fixed(r.lower, digits)}, {fixed(r.upper, digits)}]",
+                     f"{r.rank_lower}-{r.rank_upper}", str(r.n_battles), fixed(r.n_wins, 1),
+                     str(r.n_failed)])
+    flush()
+    if report.length_controlled:
+        out += ["", "Length-controlled win rates (AlpacaEval 2.0 GLM, predicted at zero length "
+                f"difference; {percent(report.conf)} cluster-robust intervals)"]
+        out.extend(columns(
+            ["judge", "criterion", "arm", "baseline", "LC win rate", "interval", "win rate",
+             "length coef", "n"],
+            [[r.judge, r.criterion, r.arm, r.opponent, fixed(100 * r.lc_win_rate, digits),
+              f"[{fixed(100 * r.lower, digits)}, {fixed(100 * r.upper, digits)}]",
+              fixed(100 * r.win_rate, digits), fixed(r.length_coefficient, 3), str(r.n)]
+             for r in report.length_controlled], indent="  "))
+    if report.notes:
+        out.append("")
+        out.extend(f"Note: {n}" for n in report.notes)
+    return "\n".join(out)
