@@ -52,12 +52,12 @@ def test_matches_arena_logistic_regression_in_statsmodels() -> None:
     u = rng.random(n)
     y = np.where(u < 0.85 * p, 1.0, np.where(u < 0.85 * p + 0.15, 0.5, 0.0))
     X, Y = [], []
-    for ai, bi, yi in zip(a, b, y):
+    for ai, bi, yi in zip(a, b, y, strict=True):
         for first, second, win in ((ai, bi, yi), (bi, ai, 1 - yi)):
             row = np.zeros(5)
             row[first], row[second] = 1.0, -1.0
             # wins weighted 2, a tie as one win and one loss
-            for label, times in ((1, int(round(2 * win))), (0, int(round(2 * (1 - win))))):
+            for label, times in ((1, round(2 * win)), (0, round(2 * (1 - win)))):
                 X.extend([row] * times)
                 Y.extend([label] * times)
     X = np.array(X)[:, 1:]  # arm 0 as the reference

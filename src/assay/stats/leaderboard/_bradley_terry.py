@@ -122,7 +122,7 @@ def _fit_wins(wins: npt.NDArray[np.float64], scale: float,
     beta = np.zeros(k)
     converged = False
     it = 0
-    for it in range(1, _MAX_ITER + 1):
+    for it in range(1, _MAX_ITER + 1):  # noqa: B007  (the count is returned)
         diff = beta[:, None] - beta[None, :]
         p = expit(diff)
         grad = (W - G * p).sum(axis=1)

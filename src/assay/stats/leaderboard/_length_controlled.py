@@ -183,7 +183,7 @@ def length_controlled_win_rate(preference: ArrayLike, length_arm: ArrayLike,
         X = X[:, [0, *range(2, X.shape[1])]]
         names = [n for n in names if n != "length"]
     beta, converged = _fractional_logit(X, y, w)
-    coefficients = dict(zip(names, map(float, beta)))
+    coefficients = dict(zip(names, map(float, beta), strict=True))
     coefficients.setdefault("length", 0.0)
     X0 = X.copy()
     if "length" in names:
