@@ -63,6 +63,13 @@ class ScoreSummary(Rendered):
     """Run-folder records kept aside as invalid (CoEval's validity classes)."""
     invalid_by_class: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    categories: list[dict[str, Any]] = field(default_factory=list)
+    """Per (criterion, judge, arm, task) of pointwise rows when the table has two or more
+    tasks: the mean with its own interval and simultaneous intervals over the tasks
+    (:func:`assay.analysis.categories.category_breakdown`)."""
+    category_contrasts: list[dict[str, Any]] = field(default_factory=list)
+    """Per (criterion, judge, task, arm1, arm2): paired differences, Holm-adjusted over the
+    tasks and pairs of each (criterion, judge)."""
 
     def to_dict(self) -> dict[str, Any]:
         def clean(value: Any) -> Any:
@@ -73,6 +80,9 @@ class ScoreSummary(Rendered):
             "n_invalid": self.n_invalid,
             "invalid_by_class": dict(self.invalid_by_class),
             "scores": [{k: clean(v) for k, v in asdict(r).items()} for r in self.rows],
+            "categories": [{k: clean(v) for k, v in r.items()} for r in self.categories],
+            "category_contrasts": [{k: clean(v) for k, v in r.items()}
+                                   for r in self.category_contrasts],
             "notes": list(self.notes),
         }
 
@@ -116,10 +126,30 @@ def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:
         rows.append(_row(str(criterion), str(judge), str(arm), str(opp) or None, scale.spelling(),
                          scored.assign(v=values), n_failed=len(group) - len(scored), conf=conf,
                          binary=scale.kind == "binary", bounded=scale.kind != "interval"))
+    categories, contrasts = _by_task(judgments, frame, conf, notes)
     counts = judgments.invalid["validity_class"].value_counts() if len(judgments.invalid) else {}
     return ScoreSummary(rows=rows, conf=conf, n_invalid=len(judgments.invalid),
                         invalid_by_class={str(k): int(v) for k, v in dict(counts).items()},
-                        notes=notes)
+                        notes=notes, categories=categories, category_contrasts=contrasts)
+
+
+def _by_task(judgments: Judgments, frame: pd.DataFrame, conf: float,
+             notes: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The per-task breakdown of the pointwise rows, when there are two or more tasks."""
+    if "task" not in frame or frame["task"].nunique() < 2:
+        return [], []
+    from assay.analysis.categories import category_breakdown
+
+    pointwise = frame[frame["opponent_key"] == ""].copy()
+    kinds = {c: judgments.scale(str(c)).kind for c in pointwise["criterion"].unique()}
+    kind = pointwise["criterion"].map(kinds)
+    pointwise = pointwise[kind != "nominal"]
+    pointwise["value"] = pointwise["score"].where(kind[pointwise.index] == "interval",
+                                                  pointwise["value"])
+    categories, contrasts, more = category_breakdown(
+        pointwise, group=["criterion", "judge"], category="task", conf=conf)
+    notes += more
+    return categories, contrasts
 
 
 def weighted_item_means(scored: pd.DataFrame) -> tuple[pd.Series, pd.Series]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from assay.report.text._format import columns, fixed
+from assay.report.text.categories import format_categories
 
 if TYPE_CHECKING:
     from assay.analysis.scores import ScoreSummary
@@ -62,6 +63,8 @@ def format_score_summary(summary: ScoreSummary, *, digits: int = 3) -> str:
         blocks.append(title + "\n" + _columns(
             ["judge", "arm", "n", "failed", "items/clusters", "mean", f"{pct} interval", "method"],
             body))
+    blocks += format_categories(summary.categories, summary.category_contrasts,
+                                conf=summary.conf, group=("criterion", "judge"), digits=digits)
     if summary.n_invalid:
         blocks.append(f"Invalid records kept aside and excluded: {summary.n_invalid} ("
                       + ", ".join(f"{k} {v}" for k, v in summary.invalid_by_class.items()) + ")")
