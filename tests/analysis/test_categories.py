@@ -72,5 +72,28 @@ def test_the_scores_report_shows_the_breakdown_per_task() -> None:
     assert {r["category"] for r in summary.categories} == {"math", "code", "chat"}
     assert len(summary.category_contrasts) == 3
     text = summary.to_text() if hasattr(summary, "to_text") else str(summary)
-    assert "By category: quality / j" in text and "Holm" in text
+    assert "By category (task): quality / j" in text and "Holm" in text
     assert summary.to_dict()["categories"][0]["arm"] in {"A", "B"}
+
+
+def test_the_benchmark_report_breaks_accuracy_down_by_task() -> None:
+    from assay.analysis.benchmark import benchmark_report
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame([
+        {"cluster": f"doc{i // 3}", "item": f"q{i}", "arm": arm, "run": run,
+         "task": ("math", "code")[i % 2], "correct": bool(rng.random() < p),
+         "failure_kind": "parse_error" if (i, arm, run) == (0, "a", 1) else None}
+        for i in range(36) for arm, p in (("a", 0.7), ("b", 0.8)) for run in range(1, 6)])
+    report = benchmark_report(frame, B=200, method="cluster_t")
+    by = {(r["arm"], r["category"]): r for r in report.categories}
+    # item accuracy averaged over runs, a failure counted wrong, then the category mean
+    rows = frame[(frame["arm"] == "a") & (frame["task"] == "math")]
+    value = rows["correct"].astype(float).where(rows["failure_kind"].isna(), 0.0)
+    assert by[("a", "math")]["estimate"] == pytest.approx(value.groupby(rows["item"]).mean().mean())
+    assert by[("a", "math")]["n_clusters"] == 12
+    assert {c["category"] for c in report.category_contrasts} == {"math", "code"}
+    assert "By category (task)" in str(report)
+    descriptive = benchmark_report(frame[frame["run"] <= 2], B=200)
+    assert descriptive.categories is None
+    assert any("per-task breakdown" in n for n in descriptive.notes)

@@ -29,7 +29,7 @@ from assay.analysis.benchmark._contrasts import (
     simultaneous_section,
 )
 from assay.analysis.benchmark._cost import cost_section
-from assay.analysis.benchmark._data import BenchData, prepare_bench
+from assay.analysis.benchmark._data import BenchData, _reportable, prepare_bench
 from assay.analysis.benchmark._design import (
     INTERVALS_HINT,
     MIN_CLUSTERS,
@@ -60,6 +60,7 @@ from assay.analysis.benchmark._sections import (
 )
 from assay.analysis.benchmark._selection import benchmark_rows
 from assay.analysis.benchmark._selection import reference_hash as selected_reference_hash
+from assay.analysis.categories import category_breakdown
 from assay.data.table import Judgments
 from assay.errors import ConfigError, DesignError
 
@@ -148,6 +149,12 @@ class BenchmarkReport(Rendered):
     """hash, created_at, reference_hash of the registration; None without one."""
     notes: list[str]
     """What the reader should know."""
+    categories: list[Record] | None = None
+    """Per (arm, task) when the rows carry two or more tasks: accuracy with its own and a
+    simultaneous (max-t over the arm's tasks) cluster-robust interval; None otherwise."""
+    category_contrasts: list[Record] | None = None
+    """Per (task, arm1, arm2): paired accuracy difference, Holm-adjusted over the tasks and
+    pairs; None without tasks."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data: lists, dicts, str, bool, int, float; NaN becomes None."""
@@ -343,7 +350,34 @@ def benchmark_report(
         ni=ni, registration=None if registration is None else {
             "hash": registration.hash, "created_at": registration.created_at,
             "reference_hash": registration.reference_hash},
-        notes=notes)
+        notes=notes, **_by_task(frame, conf=conf, seed=seed, notes=notes,
+                                descriptive=choice.descriptive))
+
+
+def _by_task(frame: pd.DataFrame, *, conf: float, seed: int, notes: list[str],
+             descriptive: bool) -> dict[str, list[Record] | None]:
+    """The per-task breakdown of the reportable rows (a failure counts wrong), or Nones."""
+    if "task" not in frame or frame["task"].nunique() < 2:
+        return {"categories": None, "category_contrasts": None}
+    if descriptive:
+        notes.append("The per-task breakdown is left out of a descriptive report (it is made of "
+                     "intervals); name an interval method to get it.")
+        return {"categories": None, "category_contrasts": None}
+    rows = frame[_reportable(frame)].copy()
+    column = rows["score"] if "score" in rows else rows["correct"]
+    score = pd.to_numeric(column.astype(object), errors="coerce").astype(np.float64)
+    if "failure_kind" in rows:
+        score = score.where(rows["failure_kind"].isna(), 0.0)
+    rows["value"] = score
+    if "cluster" not in rows:
+        rows["cluster"] = rows["item"]
+    rows["cluster"] = rows["cluster"].where(rows["cluster"].notna(), rows["item"]).astype(str)
+    rows["item"] = rows["item"].astype(str)
+    categories, contrasts, more = category_breakdown(rows, group=[], category="task", conf=conf,
+                                                     seed=seed)
+    notes += more
+    return {"categories": categories, "category_contrasts": contrasts}
+
 
 
 def _check_options(B: int | None, conf: float, k: Sequence[int], method: str, seed: int, *,

@@ -11,6 +11,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from assay.report.text.categories import format_categories
+
 __all__ = ["format_benchmark_report"]
 
 WIDTH = 80
@@ -49,6 +51,9 @@ def format_benchmark_report(report: Any, *, digits: int = 3) -> str:
     out += _cost(data, fmt)
     out += _failures(data, fmt)
     out += _ni(data, fmt)
+    if data.get("categories"):
+        out += [*format_categories(data["categories"], data["category_contrasts"] or [],
+                                   conf=data["conf"], group=(), digits=digits), ""]
     variance = data["variance"]
     out.append(f"Variance on the probability scale: within-item runs "
                f"{fmt.fixed(variance['within'])}, between items {fmt.fixed(variance['between'])}"

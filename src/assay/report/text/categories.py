@@ -22,13 +22,13 @@ def format_categories(categories: list[dict[str, Any]], contrasts: list[dict[str
     keys = list(dict.fromkeys(tuple(r[g] for g in group) for r in categories))
     for key in keys:
         mine = [r for r in categories if tuple(r[g] for g in group) == key]
-        label = " / ".join(key) if key else "all"
+        label = f"category (task): {' / '.join(key)}" if key else "category (task)"
         body = [[r["arm"], r["category"], f"{r['n_items']}/{r['n_clusters']}",
                  fixed(r["estimate"], digits),
                  f"[{fixed(r['lower'], digits)}, {fixed(r['upper'], digits)}]",
                  f"[{fixed(r['lower_simultaneous'], digits)}, "
                  f"{fixed(r['upper_simultaneous'], digits)}]"] for r in mine]
-        text = [f"By category: {label} (cluster-robust t intervals, {percent(conf)} each and "
+        text = [f"By {label} (cluster-robust t intervals, {percent(conf)} each and "
                 f"{percent(conf)} simultaneous over each arm's categories, max-t)"]
         text += columns(["arm", "category", "items/clusters", "mean", "interval",
                          "simultaneous"], body, indent="  ")
