@@ -12,6 +12,7 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
         "load_or_fit_calibration",
     ],
     "._differentiation": ["DifferentiationReport", "differentiation_score"],
+    "._human": ["HumanAgreement", "human_agreement"],
     "._position": ["PositionRecord", "position_records"],
     "._report": ["DEFAULT_UNCERTAINTY_THRESHOLD", "JudgeReport", "judge_agreement"],
     "._robust": [

@@ -39,6 +39,7 @@ from assay.analysis.judges._agreement import (
     raters,
     uncertain,
 )
+from assay.analysis.judges._human import HumanAgreement, human_agreement
 from assay.analysis.judges._position import PositionRecord, position_records
 from assay.data.table import Judgments
 
@@ -46,6 +47,7 @@ __all__ = [
     "DEFAULT_UNCERTAINTY_THRESHOLD",
     "AgreementRecord",
     "DriftRecord",
+    "HumanAgreement",
     "JudgeReport",
     "PairRecord",
     "PositionRecord",
@@ -80,6 +82,9 @@ class JudgeReport(Rendered):
     n_invalid: int = 0
     """Run-folder records kept aside as invalid (CoEval's validity classes), excluded."""
     notes: list[str] = field(default_factory=list)
+    human: list[HumanAgreement] = field(default_factory=list)
+    """Each judge against the human labels (judge ``human`` or ``human:<id>``) of its
+    criterion: accuracy with a cluster-robust interval, Cohen's kappa, bias."""
 
     def to_dict(self) -> dict[str, Any]:
         """``judges.json``: numbers as numbers, NaN as null."""
@@ -93,6 +98,7 @@ class JudgeReport(Rendered):
             "position": records(self.position),
             "drift": records(self.drift),
             "uncertain_items": records(self.uncertain_items),
+            "human": records(self.human),
             "conf": self.conf,
             "drift_window": self.drift_window,
             "uncertainty_threshold": dict(threshold) if isinstance(threshold, dict) else threshold,
@@ -180,6 +186,9 @@ def judge_agreement(
         opponent=lambda f: f["opponent"].astype(object).where(f["opponent"].notna(), ""),
         position=lambda f: f["position"].fillna(0).astype(int),
         task=lambda f: f["task"].astype(object).where(f["task"].notna(), ""))
+    human = human_agreement(frame, {str(c): judgments.scale(str(c))
+                                    for c in pd.unique(frame["criterion"])},
+                            conf=conf, notes=notes)
     item_order = {item: i for i, item in enumerate(pd.unique(frame["item"]))}
     report = _Collector()
     for criterion in pd.unique(frame["criterion"]):
@@ -189,7 +198,8 @@ def judge_agreement(
     return JudgeReport(
         agreement=report.agreement, pairs=report.pairs, position=position, drift=report.drift,
         uncertain_items=report.uncertain, conf=conf, drift_window=drift_window,
-        uncertainty_threshold=threshold, n_invalid=len(judgments.invalid), notes=notes)
+        uncertainty_threshold=threshold, n_invalid=len(judgments.invalid), notes=notes,
+        human=human)
 
 
 @dataclass

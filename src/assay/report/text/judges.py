@@ -88,6 +88,18 @@ def format_judge_report(report: JudgeReport, *, digits: int = 3, max_uncertain: 
                       + _columns(["criterion", "item", "arm", "run", "judges", "mean", "sd"], rows))
     if report.n_invalid:
         blocks.append(f"Invalid records kept aside and excluded: {report.n_invalid}")
+    if report.human:
+        rows = [[h.criterion, h.judge, str(h.n), f"{h.n_items}/{h.n_clusters}",
+                 fixed(h.accuracy, digits),
+                 f"[{fixed(h.accuracy_lower, digits)}, {fixed(h.accuracy_upper, digits)}]",
+                 fixed(h.kappa, digits), fixed(h.bias, digits),
+                 f"[{fixed(h.bias_lower, digits)}, {fixed(h.bias_upper, digits)}]"]
+                for h in report.human]
+        blocks.append(f"Judges against human labels (accuracy and bias with {pct} "
+                      "cluster-robust intervals; bias = mean judge minus human, positive = "
+                      "more generous)\n" + _columns(
+                          ["criterion", "judge", "n", "items/clusters", "accuracy", "interval",
+                           "kappa", "bias", "interval"], rows))
     blocks.extend(f"Note: {n}" for n in report.notes)
     return "\n\n".join(blocks)
 
