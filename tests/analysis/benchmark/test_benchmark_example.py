@@ -178,7 +178,7 @@ def test_to_dict_and_json(report):
         "effective_clusters", "design_flagged", "runs", "arms",
         "conf", "B", "seed", "confirmatory", "accuracy", "bayes", "contrasts", "simultaneous",
         "stability", "pass_k", "cost", "frontier", "failures", "variance", "ni",
-        "registration", "notes"]
+        "registration", "notes", "categories", "category_contrasts"]
     assert data["ni"] is None and data["registration"] is None and data["bayes"] is None
     assert all("arm" in r for key in ("accuracy", "stability", "cost", "frontier", "failures")
                for r in data[key])
