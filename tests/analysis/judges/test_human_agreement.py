@@ -77,3 +77,12 @@ def test_no_human_labels_no_records_and_a_range_scale_has_no_accuracy() -> None:
     assert math.isnan(h.accuracy) and math.isnan(h.kappa)
     assert h.bias == pytest.approx((rated[rated.judge == "gpt"]["score"].mean()
                                     - rated[rated.judge == "human:ann"]["score"].mean()) / 4)
+
+
+def test_the_judges_page_has_a_human_section() -> None:
+    from assay.report.html._judges import judges_page
+
+    frame, _ = _table()
+    page = judges_page(judge_agreement(Judgments(frame, {"correct": Scale.parse("binary")})))
+    [section] = [s for s in page.sections if s.title == "Judges against human labels"]
+    assert section.tables and section.tables[0].name == "judges-human"

@@ -145,6 +145,8 @@ def judges_page(report: JudgeReport) -> Page:
     sections.append(_drift_section(report, pct))
     sections.append(_uncertain_section(report))
     sections.append(position_section(report.position, pct))
+    if report.human:
+        sections.append(_human_section(report, pct))
     sections.append(Section(title="Notes", notes=tuple(report.notes),
                             missing=None if report.notes else "The analysis left no notes."))
     facts = (("criteria", str(len({a.criterion for a in report.agreement}))),
@@ -181,6 +183,20 @@ def _drift_section(report: JudgeReport, pct: str) -> Section:
         tables=(Table.from_records(_records(report.drift), columns, caption="ICC per window",
                                    name="drift"),),
         intro="A falling line means the judges agree less as the items go on (rubric drift).")
+
+
+def _human_section(report: JudgeReport, pct: str) -> Section:
+    columns = (Column("criterion", "criterion"), Column("judge", "judge"), Column("n", "n", "int"),
+               Column("n_clusters", "clusters", "int"), Column("accuracy", "accuracy", "fixed"),
+               Column("accuracy_lower", "lower", "fixed"),
+               Column("accuracy_upper", "upper", "fixed"), Column("kappa", "kappa", "fixed"),
+               Column("bias", "bias", "fixed"), Column("bias_lower", "bias lower", "fixed"),
+               Column("bias_upper", "bias upper", "fixed"))
+    return Section(title="Judges against human labels", tables=(Table.from_records(
+        _records(report.human), columns, caption="Each judge against the human labels",
+        name="judges-human"),), intro=f"Accuracy (exact agreement) and bias (mean judge minus "
+        f"human; positive = more generous) with {pct} cluster-robust intervals, and Cohen's "
+        "kappa, on the units the judge and a human both scored.")
 
 
 def _uncertain_section(report: JudgeReport) -> Section:
