@@ -74,6 +74,9 @@ def test_the_scores_report_shows_the_breakdown_per_task() -> None:
     text = summary.to_text() if hasattr(summary, "to_text") else str(summary)
     assert "By category (task): quality / j" in text and "Holm" in text
     assert summary.to_dict()["categories"][0]["arm"] in {"A", "B"}
+    weighted = score_summary(Judgments(frame.assign(weight=2.0),
+                                       {"quality": Scale.parse("range:0,1")}))
+    assert weighted.categories == [] and any("does not weight" in n for n in weighted.notes)
 
 
 def test_the_benchmark_report_breaks_accuracy_down_by_task() -> None:
