@@ -308,7 +308,7 @@ def benchmark_report(
     if choice.method == "bootstrap" and choice.below_thresholds:
         notes.append(FORCED_BOOTSTRAP_NOTE)
 
-    paired = PairedData.of(data, effective=effective)
+    paired = PairedData.of(data, effective=effective, auto=choice.auto and not choice.widened)
     contrast_records, contrast_notes = contrasts_section(paired, data.arms, pairs, conf=conf,
                                                          descriptive=choice.descriptive)
     simultaneous, simultaneous_notes = simultaneous_section(
