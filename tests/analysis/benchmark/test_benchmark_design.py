@@ -157,6 +157,11 @@ def test_a_material_run_shift_of_a_difference_gets_the_two_way_interval(make_ben
     assert named["method"] == "cluster_robust_t"
     assert auto["method"] == "two_way_cluster_run_t" and auto["df"] == 4.0
     assert auto["upper"] - auto["lower"] > 1.2 * (named["upper"] - named["lower"])
+    # one pair: its simultaneous interval is the same two-way interval, not the max-t one
+    (simultaneous,) = benchmark_report(frame, B=200).simultaneous
+    assert simultaneous["method"] == "two_way_cluster_run_t"
+    assert_allclose([simultaneous["lower"], simultaneous["upper"]],
+                    [auto["lower"], auto["upper"]], rtol=1e-12)
 
 
 def test_no_run_note_without_a_run_shift(make_bench) -> None:
@@ -209,5 +214,9 @@ def test_a_sparse_pair_gets_the_mover_korn_graubard_interval(make_bench) -> None
     assert_allclose([contrast["lower"], contrast["upper"]], [by_hand.lower, by_hand.upper],
                     rtol=1e-12)
     assert any("MOVER" in n and "short - long" in n for n in report.notes)
+    (simultaneous,) = report.simultaneous
+    assert simultaneous["method"] == "mover_korn_graubard"
+    assert_allclose([simultaneous["lower"], simultaneous["upper"]],
+                    [contrast["lower"], contrast["upper"]], rtol=1e-12)
     named = benchmark_report(frame, B=200, method="cluster_t").contrasts[0]
     assert named["method"] == "cluster_robust_t"

@@ -253,8 +253,10 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
     (1 - n_c/N) (hr_report's C/(C-1) estimator when the clusters have one size), and the
     multivariate t takes the smallest Bell-McCaffrey df of the pairs (C - 1 when balanced).
 
-    Pairs with V_d = 0 get Tango's interval at the Bonferroni level (1 - conf) / (2 P),
-    and the max-t part then runs at 1 - (1 - conf) P+ / P, P+ the pairs with V_d > 0.
+    Pairs with V_d = 0 get Tango's interval at the Bonferroni level (1 - conf) / (2 P), and
+    under the auto rule sparse pairs and pairs with a material run component their own
+    interval at 1 - (1 - conf) / P; the max-t part then runs at 1 - (1 - conf) P+ / P, P+
+    the other pairs.
     """
     pairs = list(combinations(range(len(arms)), 2))
     if not pairs:
@@ -277,8 +279,10 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
     weighted = residuals / (1.0 - paired.sizes / total)[:, None]  # CR2 (Bell-McCaffrey)
     covariance = (weighted.T @ residuals) / total**2
     se = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
-    varying = se > ZERO_SE
-    n_pairs, n_varying = len(pairs), int(varying.sum())
+    n_pairs = len(pairs)
+    special = _special_pairs(paired, pairs, conf=1.0 - (1.0 - conf) / n_pairs)
+    varying = (se > ZERO_SE) & np.array([k not in special for k in range(n_pairs)])
+    n_varying = int(varying.sum())
     df = min((paired.difference(i, j, conf=conf).df or n_clusters - 1.0)
              for (i, j), v in zip(pairs, varying, strict=True) if v) if varying.any() \
         else n_clusters - 1.0
@@ -295,18 +299,52 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
                           upper=_clip(estimates[k] + critical * se[k]),
                           method="max_t_cluster_robust", critical_value=float(critical))
             continue
+        if k in special:
+            result = special[k]
+            record.update(standard_error=result.standard_error, lower=result.lower,
+                          upper=result.upper, method=result.method, critical_value=None)
+            continue
         tango, _ = tango_items(paired.item_accuracy[:, first[k]],
                                paired.item_accuracy[:, second[k]], n_clusters,
                                level=(1.0 - conf) / (2.0 * n_pairs))
         record.update(standard_error=float(se[k]), lower=tango.lower, upper=tango.upper,
                       method="tango_items", critical_value=None)
-    if n_varying < n_pairs:
+    if n_varying + len(special) < n_pairs:
         notes.append(
-            f"{n_pairs - n_varying} of {n_pairs} pairwise differences have V_d = 0: their "
-            f"simultaneous intervals are Tango's on items at the Bonferroni level "
-            f"(1 - conf) / (2 x {n_pairs}), and the max-t part runs at "
+            f"{n_pairs - n_varying - len(special)} of {n_pairs} pairwise differences have "
+            f"V_d = 0: their simultaneous intervals are Tango's on items at the Bonferroni "
+            f"level (1 - conf) / (2 x {n_pairs}), and the max-t part runs at "
+            f"{1.0 - (1.0 - conf) * n_varying / n_pairs:.4g}.")
+    if special:
+        notes.append(
+            f"{len(special)} of {n_pairs} pairwise differences are sparse or carry a material "
+            f"run component: their simultaneous intervals are their own (MOVER on "
+            f"Korn-Graubard, or the two-way t) at the Bonferroni level 1 - (1 - conf) / "
+            f"{n_pairs}, and the max-t part runs at "
             f"{1.0 - (1.0 - conf) * n_varying / n_pairs:.4g}.")
     return base, notes
+
+
+def _special_pairs(paired: PairedData, pairs: list[tuple[int, int]], *,
+                   conf: float) -> dict[int, IntervalResult]:
+    """Under the auto rule, the pairs whose contrast is not the CR2 t, with their interval at
+    `conf`: MOVER on Korn-Graubard for a sparse pair, the two-way t for a material run
+    component (as :func:`contrasts_section` chooses)."""
+    out: dict[int, IntervalResult] = {}
+    if not paired.auto:
+        return out
+    for k, (i, j) in enumerate(pairs):
+        sparse = paired.sparse_difference(i, j, conf=conf)
+        if sparse is not None:
+            out[k] = sparse
+            continue
+        runs = paired.run_difference(i, j, conf=conf)
+        if runs is not None:
+            two_way, lower, upper = runs
+            out[k] = IntervalResult(estimate=two_way.estimate, lower=lower, upper=upper,
+                                    standard_error=math.sqrt(two_way.variance),
+                                    method="two_way_cluster_run_t", conf=conf, df=two_way.df)
+    return out
 
 
 def _clip(value: float) -> float:
