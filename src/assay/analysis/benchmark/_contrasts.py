@@ -215,7 +215,7 @@ def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple
                 f"(in assay's coverage simulation at accuracy 0.02 the t interval of the "
                 f"difference covered 90%): its interval combines the two arms' Korn-Graubard "
                 f"intervals by MOVER (Newcombe 1998; Zou and Donner 2008), conservative there "
-                f"(98%).")
+                f"(97%).")
         elif runs is not None:
             two_way, lower, upper = runs
             one_way = f"[{_clip(result.lower):.3g}, {_clip(result.upper):.3g}]"
