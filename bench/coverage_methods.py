@@ -3,9 +3,10 @@
 Each method maps one replicate of a :class:`coverage_model.Chunk` to (estimate, lower, upper,
 fallback) for its target: the accuracy of arm A (``accuracy`` methods) or the paired
 difference A - B (``difference`` methods). ``fallback`` is 1 when the report's fallback
-interval was used (Korn-Graubard at accuracy 0 or 1 or V = 0; Tango on effective items at
-V_d = 0). ``auto`` and ``auto_paired`` are the intervals the report prints by default: they
-call the report's own choice (``assay.analysis.benchmark``) on the replicate's design.
+interval was used (Korn-Graubard at accuracy 0 or 1 or V = 0, or for a sparse arm; Tango on
+effective items at V_d = 0; MOVER for a sparse pair). ``auto`` and ``auto_paired`` are the
+intervals the report prints by default: they call the report's own rules
+(``assay.analysis.benchmark``) on the replicate's design.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import numpy.typing as npt
 from coverage_model import Chunk
 from scipy import stats
 
-from assay.analysis.benchmark._accuracy import fewer_df
-from assay.analysis.benchmark._design import Design, choose_method, design_of
+from assay.analysis.benchmark._accuracy import fewer_df, run_effect_p, run_material, two_way_bounds
+from assay.analysis.benchmark._contrasts import run_difference, sparse_difference
+from assay.analysis.benchmark._design import Design, choose_method, design_of, is_sparse
 from assay.stats import (
     beta_binomial_bayes_interval,
     cluster_bootstrap_ratios,
@@ -32,6 +34,7 @@ from assay.stats import (
     studentised_bootstrap_interval,
     tango_effective_n,
     tango_interval,
+    two_way_cluster_variance,
 )
 
 FloatArray = npt.NDArray[np.float64]
@@ -163,13 +166,50 @@ def _design(chunk: Chunk, j: int) -> Design:
                      chunk.runs)
 
 
+def two_way(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """Cluster x run interval on min(C, R) - 1 df, raw scale cut to [0, 1] (always)."""
+    res = two_way_cluster_variance(chunk.runs_a[j], chunk.sizes[j])
+    lower, upper = two_way_bounds(res, conf=CONF)
+    return res.estimate, lower, upper, 0.0
+
+
+def paired_two_way(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """Cluster x run interval of the difference A - B (always)."""
+    res = two_way_cluster_variance(chunk.runs_a[j] - chunk.runs_b[j], chunk.sizes[j])
+    lower, upper = two_way_bounds(res, conf=CONF, low=-1.0)
+    return res.estimate, lower, upper, 0.0
+
+
+def paired_mover(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """MOVER from the arms' Korn-Graubard intervals with their residual correlation."""
+    sums_a, sums_b = chunk.sums_a[j], chunk.sums_b[j]
+    res = sparse_difference(sums_a, sums_b, chunk.sizes[j], conf=CONF, force=True)
+    assert res is not None
+    return res.estimate, res.lower, res.upper, 0.0
+
+
+def _arm_runs_material(chunk: Chunk, j: int) -> bool:
+    cells = chunk.runs_a[j]
+    res = two_way_cluster_variance(cells, chunk.sizes[j])
+    return run_material(res, run_effect_p(cells, chunk.sizes[j]))
+
+
 def auto(chunk: Chunk, j: int, ctx: Context) -> Result:
-    """What the report prints by default for an arm's accuracy (accuracy_section's steps)."""
+    """What the report prints by default for an arm's accuracy (accuracy_section's steps):
+    the hull in a flagged design, Korn-Graubard for a sparse arm, the two-way interval when
+    the run component is material, else the bootstrap or the logit CR2 t."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+    r = float(sums.sum() / sizes.sum())
+    if not choice.widened and 0.0 < r < 1.0:
+        if is_sparse(sums, sizes):
+            res = korn_graubard_interval(sums, sizes, conf=CONF)
+            return r, res.lower, res.upper, 1.0
+        if _arm_runs_material(chunk, j):
+            return two_way(chunk, j, ctx)
     if choice.method == "bootstrap":
         return bootstrap(chunk, j, ctx)
-    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
 
     def make() -> tuple[float, float]:
         res = cluster_t_interval(sums, sizes, conf=CONF, variance="CR2",
@@ -183,10 +223,18 @@ def auto(chunk: Chunk, j: int, ctx: Context) -> Result:
 
 
 def auto_paired(chunk: Chunk, j: int, ctx: Context) -> Result:
-    """What the report prints by default for the paired difference (PairedData.difference)."""
+    """What the report prints by default for the paired difference (contrasts_section)."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
-    res = paired_difference_interval(chunk.diff_sums[j], chunk.sizes[j], conf=CONF,
+    sizes = chunk.sizes[j]
+    if not choice.widened:
+        sparse = sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes, conf=CONF)
+        if sparse is not None:
+            return sparse.estimate, sparse.lower, sparse.upper, 1.0
+        runs = run_difference(chunk.runs_a[j] - chunk.runs_b[j], sizes, conf=CONF)
+        if runs is not None:
+            return runs[0].estimate, runs[1], runs[2], 0.0
+    res = paired_difference_interval(chunk.diff_sums[j], sizes, conf=CONF,
                                      variance="CR2", sumsq=chunk.sumsq_d[j])
     if not math.isfinite(res.lower):
         lower, upper = _tango(chunk, j)
@@ -216,9 +264,12 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("auto_v0", "accuracy", auto_v0, slow=True),
     Method("cr2", "accuracy", cr2),
     Method("cr2_ind", "accuracy", cr2_ind),
+    Method("two_way", "accuracy", two_way),
     Method("auto", "accuracy", auto, slow=True),
     Method("paired", "difference", paired),
     Method("paired_cr2", "difference", paired_cr2),
+    Method("paired_two_way", "difference", paired_two_way),
+    Method("paired_mover", "difference", paired_mover),
     Method("auto_paired", "difference", auto_paired),
 )}
 

@@ -164,6 +164,12 @@ CELLS: tuple[Cell, ...] = (
          SMALL_SIZES, run_sd=0.3),
     Cell("icc-0.5-zipf", "high ICC", "cluster ICC 0.5, 30 clusters, n_c = ceil(120 / c)",
          _zipf_sizes(120, 30), rho_cluster=0.5),
+    # Appended (a cell's seeds follow its index): the edge of the sparse rule, and a small
+    # run shift where the two-way interval should rarely be taken.
+    Cell("ext-0.02-large", "extremes", "accuracy 0.02 (B 0.01), 100 x 5", np.full(100, 5),
+         mu_a=0.02, mu_b=0.01),
+    Cell("crossed-0.1", "crossed runs", "run shift sd 0.1 (logit), 386 / 40", LARGE_SIZES,
+         run_sd=0.1),
 )
 CELL_BY_NAME = {cell.name: cell for cell in CELLS}
 

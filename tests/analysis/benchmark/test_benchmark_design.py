@@ -12,6 +12,8 @@ from assay.stats import (
     beta_binomial_bayes_interval,
     cluster_t_interval,
     effective_clusters,
+    korn_graubard_interval,
+    mover_difference_interval,
     paired_difference_interval,
     working_icc,
 )
@@ -117,20 +119,104 @@ def test_forced_method_in_a_flagged_design_keeps_it_and_says_so() -> None:
     assert any('method asked for ("exact") is kept' in n for n in report.notes)
 
 
-def test_a_run_shift_shared_by_all_items_is_named_with_its_two_way_interval(make_bench) -> None:
-    # Crossed runs: run 1 of every item is a bad pass (one seed or snapshot). The one-way
-    # interval speaks about these runs; the note gives the cluster x run interval.
+def _run_shift_bench(make_bench):
+    # Crossed runs: run 1 of every item is a bad pass, run 2 a good one (one seed or
+    # snapshot per run), shared by all items.
     frame = make_bench(n_docs=20, per_doc=5, usd=None, seed=9)
     frame.loc[frame["run"] == 1, "correct"] = False
     frame.loc[frame["run"] == 2, "correct"] = True
-    report = benchmark_report(frame, B=200)
-    record = report.accuracy[0]
-    assert record["standard_error_two_way"] > 1.2 * record["standard_error"]
-    assert any("differ more than their items explain" in n and "(cluster x run)" in n
-               for n in report.notes)
+    return frame
+
+
+def test_a_material_run_shift_gets_the_two_way_interval_under_auto(make_bench) -> None:
+    # The auto rule prints the cluster x run interval (runs in general) and gives the
+    # one-way interval (these runs) in the note; the named method keeps the one-way one.
+    frame = _run_shift_bench(make_bench)
+    auto = benchmark_report(frame, B=200).accuracy[0]
+    named = benchmark_report(frame, B=200, method="cluster_t")
+    one_way = named.accuracy[0]
+    assert one_way["method"] == "logit_cluster_robust_t"
+    assert auto["method"] == "two_way_cluster_run_t" and auto["df"] == 4.0
+    assert auto["standard_error"] == auto["standard_error_two_way"]
+    assert auto["standard_error"] > 1.2 * one_way["standard_error"]
+    assert auto["lower"] < one_way["lower"] and auto["upper"] > one_way["upper"]
+    notes = benchmark_report(frame, B=200).notes
+    assert any("its interval is the two-way (cluster x run) interval" in n
+               and f"[{one_way['lower']:.3g}, {one_way['upper']:.3g}]" in n for n in notes)
+    assert any("the intervals above speak about these 5 runs" in n for n in named.notes)
+
+
+def test_a_material_run_shift_of_a_difference_gets_the_two_way_interval(make_bench) -> None:
+    # Only arm A's runs shift: the difference A - B carries the run component.
+    frame = make_bench(n_docs=20, per_doc=5, usd=None, seed=9)
+    arm_a = frame["arm"] == frame["arm"].iloc[0]
+    frame.loc[arm_a & (frame["run"] == 1), "correct"] = False
+    frame.loc[arm_a & (frame["run"] == 2), "correct"] = True
+    auto = benchmark_report(frame, B=200).contrasts[0]
+    named = benchmark_report(frame, B=200, method="cluster_t").contrasts[0]
+    assert named["method"] == "cluster_robust_t"
+    assert auto["method"] == "two_way_cluster_run_t" and auto["df"] == 4.0
+    assert auto["upper"] - auto["lower"] > 1.2 * (named["upper"] - named["lower"])
+    # one pair: its simultaneous interval is the same two-way interval, not the max-t one
+    (simultaneous,) = benchmark_report(frame, B=200).simultaneous
+    assert simultaneous["method"] == "two_way_cluster_run_t"
+    assert_allclose([simultaneous["lower"], simultaneous["upper"]],
+                    [auto["lower"], auto["upper"]], rtol=1e-12)
 
 
 def test_no_run_note_without_a_run_shift(make_bench) -> None:
     report = benchmark_report(make_bench(n_docs=20, per_doc=5, usd=None, seed=9), B=200)
     assert not any("differ more than their items explain" in n for n in report.notes)
     assert all(r["standard_error_two_way"] is not None for r in report.accuracy)
+
+
+def _sparse_bench(make_bench):
+    # 30 documents of 5 questions; "short" is right only on q1, q2 (doc1), q6 (doc2) and
+    # q11 (doc3) in some runs, "long" only on q1 and q6: accuracy 0.02 and 0.01, the rarer
+    # outcome in 3 and 2 of 30 clusters.
+    frame = make_bench(n_docs=30, per_doc=5, usd=None, seed=4)
+    frame["correct"] = False
+    short, long_ = frame["arm"] == "short", frame["arm"] == "long"
+    frame.loc[short & frame["item"].isin(["q1", "q6", "q11"]), "correct"] = True
+    frame.loc[short & (frame["item"] == "q2") & (frame["run"] <= 2), "correct"] = True
+    frame.loc[long_ & frame["item"].isin(["q1"]), "correct"] = True
+    frame.loc[long_ & (frame["item"] == "q6") & (frame["run"] <= 3), "correct"] = True
+    return frame
+
+
+def test_a_sparse_arm_gets_korn_graubard_under_auto(make_bench) -> None:
+    # At accuracy 0.02 over 30 clusters the logit t covered 92% in the grid (ext-0.02);
+    # Korn-Graubard held. The auto rule takes it and says why; a named method is kept.
+    frame = _sparse_bench(make_bench)
+    report = benchmark_report(frame, B=200)
+    kg = korn_graubard_interval(*_cluster_data(frame, "short")[::2])
+    record = report.accuracy[0]
+    assert record["method"] == "korn_graubard_clopper_pearson"
+    assert_allclose([record["lower"], record["upper"]], [kg.lower, kg.upper], rtol=1e-12)
+    assert any("right answers of short sit in 3 of 30 clusters" in n for n in report.notes)
+    named = benchmark_report(frame, B=200, method="cluster_t").accuracy[0]
+    assert named["method"] == "logit_cluster_robust_t"
+
+
+def test_a_sparse_pair_gets_the_mover_korn_graubard_interval(make_bench) -> None:
+    frame = _sparse_bench(make_bench)
+    report = benchmark_report(frame, B=200)
+    contrast = report.contrasts[0]
+    sums_1, _, sizes = _cluster_data(frame, "short")
+    sums_2, _, _ = _cluster_data(frame, "long")
+    kg_1, kg_2 = korn_graubard_interval(sums_1, sizes), korn_graubard_interval(sums_2, sizes)
+    e_1, e_2 = sums_1 - kg_1.estimate * sizes, sums_2 - kg_2.estimate * sizes
+    rho = float(e_1 @ e_2 / np.sqrt((e_1 @ e_1) * (e_2 @ e_2)))
+    by_hand = mover_difference_interval((kg_1.estimate, kg_1.lower, kg_1.upper),
+                                        (kg_2.estimate, kg_2.lower, kg_2.upper),
+                                        correlation=rho)
+    assert contrast["method"] == "mover_korn_graubard"
+    assert_allclose([contrast["lower"], contrast["upper"]], [by_hand.lower, by_hand.upper],
+                    rtol=1e-12)
+    assert any("MOVER" in n and "short - long" in n for n in report.notes)
+    (simultaneous,) = report.simultaneous
+    assert simultaneous["method"] == "mover_korn_graubard"
+    assert_allclose([simultaneous["lower"], simultaneous["upper"]],
+                    [contrast["lower"], contrast["upper"]], rtol=1e-12)
+    named = benchmark_report(frame, B=200, method="cluster_t").contrasts[0]
+    assert named["method"] == "cluster_robust_t"

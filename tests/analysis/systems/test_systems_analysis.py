@@ -170,7 +170,7 @@ def test_head_to_head_matches_statsmodels_cluster_ols_on_the_demo(systems_demo):
     assert all(r.estimate > 0 for r in overall)
 
 
-def test_attribute_q_matches_statsmodels_cluster_ols_on_the_demo(systems_demo):
+def test_attribute_q_is_the_logit_cr2_t_on_the_demo(systems_demo):
     report, judgments = systems_demo.report, systems_demo.judgments
     f = judgments.frame.assign(v=judgments.normalised_scores())
     f = f[f["reportable"] & f["opponent"].isna() & f["v"].notna()]
@@ -180,14 +180,21 @@ def test_attribute_q_matches_statsmodels_cluster_ols_on_the_demo(systems_demo):
     assert len(rows) == 3 * (3 + 5)
     for r in rows:
         part = f[(attrs.map(lambda a, key=r.attribute: a.get(key)) == r.value) & (f["arm"] == r.arm)]
+        groups = pd.factorize(part["cluster"])[0]
         fit = sm.OLS(part["v"].to_numpy(), np.ones((len(part), 1))).fit(
-            cov_type="cluster", cov_kwds={"groups": pd.factorize(part["cluster"])[0]})
-        q, se = fit.params[0], fit.bse[0]
-        c = part["cluster"].nunique()
-        half = sps.t.ppf(0.975, c - 1) * se / (q * (1 - q))
-        expected = [q, se, special.expit(special.logit(q) - half),
+            cov_type="cluster", cov_kwds={"groups": groups})
+        # CR2 with Bell-McCaffrey df on the units, as every other cluster-sum interval;
+        # statsmodels (CR1) is the oracle of Q, and of the standard error when balanced.
+        q, se, df = _cr2_by_hand(part["v"].to_numpy(), groups)
+        sizes = np.bincount(groups)
+        if np.all(sizes == sizes[0]):
+            assert_allclose(se, fit.bse[0], rtol=1e-9)
+            assert df == pytest.approx(sizes.size - 1)
+        half = sps.t.ppf(0.975, df) * se / (q * (1 - q))
+        expected = [fit.params[0], se, special.expit(special.logit(q) - half),
                     special.expit(special.logit(q) + half)]
         assert_allclose([r.estimate, r.standard_error, r.lower, r.upper], expected, rtol=1e-9)
+        c = part["cluster"].nunique()
         assert (r.n, r.n_items, r.n_clusters) == (len(part), part["item"].nunique(), c)
 
 

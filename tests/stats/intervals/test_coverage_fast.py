@@ -134,3 +134,24 @@ def test_flagged_designs_get_a_conservative_interval(cell: str) -> None:
     # About 15 s each (the Bayes hull); the grid's figures are in bench/results.
     for method in ("auto", "auto_paired"):
         _assert_not_below(_tally(method, cell, 200, seed=5000), 0.95)
+
+
+def test_sparse_arm_and_pair_get_a_conservative_interval() -> None:
+    # ext-0.02: accuracy 0.02 over 30 clusters of 5, about 4 clusters with a right answer.
+    # The logit t and the paired t fall to 90-92%; the auto rule's Korn-Graubard and MOVER
+    # intervals must not fall below 95% (about 3 s: no bootstrap below 300 items).
+    t = _tally("cr2", "ext-0.02", 400, seed=6000)
+    assert stats.binomtest(t.hits, t.reps, 0.95, alternative="less").pvalue < 0.05
+    for method in ("auto", "auto_paired"):
+        _assert_not_below(_tally(method, "ext-0.02", 400, seed=6000), 0.95)
+
+
+@pytest.mark.slow
+def test_material_run_shifts_get_the_two_way_interval() -> None:
+    # About 40 s (the crossed truth integrates over 2 million draws): at a logit run shift
+    # of sd 1.0 the one-way intervals cover 76-79% of the mean over run shifts; the auto
+    # rule's two-way interval must hold it.
+    one_way = _tally("paired_cr2", "crossed-1.0", 300, seed=7000)
+    assert one_way.coverage < 0.85
+    for method in ("auto", "auto_paired"):
+        _assert_not_below(_tally(method, "crossed-1.0", 150, seed=7000, B=199), 0.935)

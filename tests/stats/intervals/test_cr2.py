@@ -18,6 +18,7 @@ from assay.stats import (
     cr2_ratio_estimate,
     effective_clusters,
     ratio_estimate,
+    run_effect_p_value,
     two_way_cluster_variance,
     working_icc,
 )
@@ -192,3 +193,30 @@ def test_two_way_variance_matches_statsmodels_two_way_clustering() -> None:
     assert_allclose(res.variance_clusters, ratio_estimate(cells.sum(axis=1) / runs,
                                                           sizes).variance, rtol=1e-12)
     assert res.df == 3.0
+
+
+def test_run_effect_p_value_matches_statsmodels_two_way_anova() -> None:
+    # Oracle: the additive two-way ANOVA y ~ C(unit) + C(run) of statsmodels, type II.
+    import pandas as pd
+    from statsmodels.formula.api import ols
+    from statsmodels.stats.anova import anova_lm
+
+    rng = np.random.default_rng(5)
+    units, runs = 9, 5
+    y = rng.random((units, runs)) + np.array([0.0, 0.3, -0.2, 0.1, 0.0])
+    frame = pd.DataFrame({"y": y.ravel(), "unit": np.repeat(np.arange(units), runs),
+                          "run": np.tile(np.arange(runs), units)})
+    table = anova_lm(ols("y ~ C(unit) + C(run)", data=frame).fit(), typ=2)
+    p = run_effect_p_value(y.sum(axis=0), units, score_sumsq=float(np.sum(y**2)),
+                           item_mean_sumsq=float(np.sum(y.mean(axis=1) ** 2)))
+    assert_allclose(p, table.loc["C(run)", "PR(>F)"], rtol=1e-9)
+
+
+def test_run_effect_p_value_without_residual_spread_and_bad_input() -> None:
+    y = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])  # additive exactly: MS_E = 0
+    assert run_effect_p_value(y.sum(axis=0), 3, score_sumsq=3.0,
+                              item_mean_sumsq=0.75) == 1.0
+    with pytest.raises(ValueError, match="n_items"):
+        run_effect_p_value([1.0, 2.0], 1, score_sumsq=1.0, item_mean_sumsq=1.0)
+    with pytest.raises(ValueError, match="run_totals"):
+        run_effect_p_value([1.0], 3, score_sumsq=1.0, item_mean_sumsq=1.0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
@@ -11,16 +12,25 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from assay.analysis.benchmark._accuracy import ZERO_SE, fewer_df
+from assay.analysis.benchmark._accuracy import (
+    ZERO_SE,
+    fewer_df,
+    run_effect_p,
+    run_material,
+    two_way_bounds,
+)
 from assay.analysis.benchmark._data import BenchData
+from assay.analysis.benchmark._design import is_sparse
 from assay.errors import ConfigError
-from assay.stats._results import Alternative, IntervalResult
+from assay.stats._results import Alternative, IntervalResult, TwoWayVariance
 from assay.stats.contrasts import (
     max_t_critical_value,
+    mover_difference_interval,
     paired_difference_interval,
     tango_effective_n,
     tango_interval,
 )
+from assay.stats.intervals import korn_graubard_interval, two_way_cluster_variance
 
 FloatArray = npt.NDArray[np.float64]
 Record = dict[str, Any]
@@ -86,12 +96,18 @@ class PairedData:
     effective: float | None = None
     """G* of a flagged design whose intervals the auto rule widens: the t intervals then
     take min(df, G* - 1) degrees of freedom. None otherwise."""
+    scores: FloatArray | None = None
+    """y_iar, shape (I, A, R): the run component of a difference."""
+    auto: bool = False
+    """The auto rule in a design it does not widen: a sparse pair gets the MOVER interval
+    from the arms' Korn-Graubard intervals, a material run component the two-way one."""
 
     @classmethod
-    def of(cls, data: BenchData, *, effective: float | None = None) -> PairedData:
+    def of(cls, data: BenchData, *, effective: float | None = None,
+           auto: bool = False) -> PairedData:
         p = data.scores.mean(axis=2)
         return cls(p, data.cluster_sums(p), data.sizes, data.n_clusters, data.item_cluster,
-                   effective)
+                   effective, data.scores, auto)
 
     def diff_sumsq(self, first: int, second: int) -> FloatArray:
         """Cluster sums of squared item differences, for the working ICC of the CR2 df."""
@@ -115,6 +131,59 @@ class PairedData:
         upper = min(d + t_crit * se, 1.0) if alternative != "greater" else 1.0
         return replace(result, lower=lower, upper=upper, df=nu, critical_value=t_crit)
 
+    def sparse_difference(self, first: int, second: int, *, conf: float) -> IntervalResult | None:
+        """:func:`sparse_difference` of two arms."""
+        return sparse_difference(self.sums[:, first], self.sums[:, second], self.sizes,
+                                 conf=conf)
+
+    def run_difference(self, first: int, second: int, *,
+                       conf: float) -> tuple[TwoWayVariance, float, float] | None:
+        """:func:`run_difference` of two arms' item scores (None without scores)."""
+        if self.scores is None or self.scores.shape[2] < 2 or self.n_clusters < 2:
+            return None
+        diff = self.scores[:, first, :] - self.scores[:, second, :]
+        cells = np.stack([np.bincount(self.item_cluster, weights=diff[:, r],
+                                      minlength=self.n_clusters)
+                          for r in range(diff.shape[1])], axis=1)
+        return run_difference(cells, self.sizes, conf=conf)
+
+
+def sparse_difference(sums_1: FloatArray, sums_2: FloatArray, sizes: FloatArray, *,
+                      conf: float, force: bool = False) -> IntervalResult | None:
+    """MOVER from the Korn-Graubard intervals of two arms when either is sparse.
+
+    The correlation of the two estimates is that of their linearised cluster residuals
+    S_ca - r_a n_c (0 when either arm has no spread). None when neither arm is sparse
+    (:func:`~assay.analysis.benchmark._design.is_sparse`) and not `force`.
+    """
+    if not (force or is_sparse(sums_1, sizes) or is_sparse(sums_2, sizes)):
+        return None
+    kg_1 = korn_graubard_interval(sums_1, sizes, conf=conf)
+    kg_2 = korn_graubard_interval(sums_2, sizes, conf=conf)
+    e_1 = sums_1 - kg_1.estimate * sizes
+    e_2 = sums_2 - kg_2.estimate * sizes
+    scale = math.sqrt(float(e_1 @ e_1) * float(e_2 @ e_2))
+    rho = min(max(float(e_1 @ e_2) / scale, -1.0), 1.0) if scale > 0.0 else 0.0
+    result = mover_difference_interval((kg_1.estimate, kg_1.lower, kg_1.upper),
+                                       (kg_2.estimate, kg_2.lower, kg_2.upper),
+                                       correlation=rho, conf=conf)
+    return replace(result, lower=_clip(result.lower), upper=_clip(result.upper),
+                   method="mover_korn_graubard")
+
+
+def run_difference(cells: FloatArray, sizes: FloatArray, *,
+                   conf: float) -> tuple[TwoWayVariance, float, float] | None:
+    """The two-way variance and interval of a difference when its run component is material.
+
+    `cells` (C, R) are the cluster sums of the item differences in each run; material as in
+    ``_accuracy.run_material``. None otherwise.
+    """
+    two_way = two_way_cluster_variance(cells, sizes)
+    if not run_material(two_way, run_effect_p(cells, sizes)):
+        return None
+    lower, upper = two_way_bounds(two_way, conf=conf, low=-1.0)
+    return two_way, lower, upper
+
 
 def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple[int, int]],
                       *, conf: float, descriptive: bool) -> tuple[list[Record], list[str]]:
@@ -134,7 +203,30 @@ def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple
         result = paired.difference(first, second, conf=conf)
         record.update(estimate=result.estimate, standard_error=result.standard_error,
                       df=result.df)
-        if result.standard_error <= ZERO_SE:
+        name = f"{arms[first]} - {arms[second]}"
+        sparse = paired.sparse_difference(first, second, conf=conf) if paired.auto else None
+        runs = None if sparse is not None or not paired.auto else \
+            paired.run_difference(first, second, conf=conf)
+        if sparse is not None:
+            record.update(lower=sparse.lower, upper=sparse.upper, method=sparse.method,
+                          df=None, n_eff=None)
+            notes.append(
+                f"{name}: one arm's rarer outcome sits in too few clusters for a t interval "
+                f"(in assay's coverage simulation at accuracy 0.02 the t interval of the "
+                f"difference covered 90%): its interval combines the two arms' Korn-Graubard "
+                f"intervals by MOVER (Newcombe 1998; Zou and Donner 2008), conservative there "
+                f"(97%).")
+        elif runs is not None:
+            two_way, lower, upper = runs
+            one_way = f"[{_clip(result.lower):.3g}, {_clip(result.upper):.3g}]"
+            record.update(lower=lower, upper=upper, method="two_way_cluster_run_t",
+                          standard_error=math.sqrt(two_way.variance), df=two_way.df, n_eff=None)
+            notes.append(
+                f"{name}: the runs differ more than the items explain, so its interval is the "
+                f"two-way (cluster x run) interval on {two_way.df:g} df (Cameron, Gelbach and "
+                f"Miller 2011), about runs in general; for these runs only, the one-way "
+                f"interval is {one_way}.")
+        elif result.standard_error <= ZERO_SE:
             tango, n_eff = tango_items(paired.item_accuracy[:, first],
                                        paired.item_accuracy[:, second], paired.n_clusters,
                                        level=(1.0 - conf) / 2.0)
@@ -161,8 +253,10 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
     (1 - n_c/N) (hr_report's C/(C-1) estimator when the clusters have one size), and the
     multivariate t takes the smallest Bell-McCaffrey df of the pairs (C - 1 when balanced).
 
-    Pairs with V_d = 0 get Tango's interval at the Bonferroni level (1 - conf) / (2 P),
-    and the max-t part then runs at 1 - (1 - conf) P+ / P, P+ the pairs with V_d > 0.
+    Pairs with V_d = 0 get Tango's interval at the Bonferroni level (1 - conf) / (2 P), and
+    under the auto rule sparse pairs and pairs with a material run component their own
+    interval at 1 - (1 - conf) / P; the max-t part then runs at 1 - (1 - conf) P+ / P, P+
+    the other pairs.
     """
     pairs = list(combinations(range(len(arms)), 2))
     if not pairs:
@@ -185,8 +279,10 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
     weighted = residuals / (1.0 - paired.sizes / total)[:, None]  # CR2 (Bell-McCaffrey)
     covariance = (weighted.T @ residuals) / total**2
     se = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
-    varying = se > ZERO_SE
-    n_pairs, n_varying = len(pairs), int(varying.sum())
+    n_pairs = len(pairs)
+    special = _special_pairs(paired, pairs, conf=1.0 - (1.0 - conf) / n_pairs)
+    varying = (se > ZERO_SE) & np.array([k not in special for k in range(n_pairs)])
+    n_varying = int(varying.sum())
     df = min((paired.difference(i, j, conf=conf).df or n_clusters - 1.0)
              for (i, j), v in zip(pairs, varying, strict=True) if v) if varying.any() \
         else n_clusters - 1.0
@@ -203,18 +299,52 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
                           upper=_clip(estimates[k] + critical * se[k]),
                           method="max_t_cluster_robust", critical_value=float(critical))
             continue
+        if k in special:
+            result = special[k]
+            record.update(standard_error=result.standard_error, lower=result.lower,
+                          upper=result.upper, method=result.method, critical_value=None)
+            continue
         tango, _ = tango_items(paired.item_accuracy[:, first[k]],
                                paired.item_accuracy[:, second[k]], n_clusters,
                                level=(1.0 - conf) / (2.0 * n_pairs))
         record.update(standard_error=float(se[k]), lower=tango.lower, upper=tango.upper,
                       method="tango_items", critical_value=None)
-    if n_varying < n_pairs:
+    if n_varying + len(special) < n_pairs:
         notes.append(
-            f"{n_pairs - n_varying} of {n_pairs} pairwise differences have V_d = 0: their "
-            f"simultaneous intervals are Tango's on items at the Bonferroni level "
-            f"(1 - conf) / (2 x {n_pairs}), and the max-t part runs at "
+            f"{n_pairs - n_varying - len(special)} of {n_pairs} pairwise differences have "
+            f"V_d = 0: their simultaneous intervals are Tango's on items at the Bonferroni "
+            f"level (1 - conf) / (2 x {n_pairs}), and the max-t part runs at "
+            f"{1.0 - (1.0 - conf) * n_varying / n_pairs:.4g}.")
+    if special:
+        notes.append(
+            f"{len(special)} of {n_pairs} pairwise differences are sparse or carry a material "
+            f"run component: their simultaneous intervals are their own (MOVER on "
+            f"Korn-Graubard, or the two-way t) at the Bonferroni level 1 - (1 - conf) / "
+            f"{n_pairs}, and the max-t part runs at "
             f"{1.0 - (1.0 - conf) * n_varying / n_pairs:.4g}.")
     return base, notes
+
+
+def _special_pairs(paired: PairedData, pairs: list[tuple[int, int]], *,
+                   conf: float) -> dict[int, IntervalResult]:
+    """Under the auto rule, the pairs whose contrast is not the CR2 t, with their interval at
+    `conf`: MOVER on Korn-Graubard for a sparse pair, the two-way t for a material run
+    component (as :func:`contrasts_section` chooses)."""
+    out: dict[int, IntervalResult] = {}
+    if not paired.auto:
+        return out
+    for k, (i, j) in enumerate(pairs):
+        sparse = paired.sparse_difference(i, j, conf=conf)
+        if sparse is not None:
+            out[k] = sparse
+            continue
+        runs = paired.run_difference(i, j, conf=conf)
+        if runs is not None:
+            two_way, lower, upper = runs
+            out[k] = IntervalResult(estimate=two_way.estimate, lower=lower, upper=upper,
+                                    standard_error=math.sqrt(two_way.variance),
+                                    method="two_way_cluster_run_t", conf=conf, df=two_way.df)
+    return out
 
 
 def _clip(value: float) -> float:

@@ -211,9 +211,13 @@ def benchmark_report(
     method : {"auto", "bootstrap", "cluster_t", "bayes", "exact"}
         Accuracy interval; "auto" takes the studentised cluster bootstrap from 300 items
         and 30 effective clusters, else the cluster-robust t (CR2) on the logit scale, and
-        widens the intervals of a design with few effective clusters of unequal size. Below
-        5 runs "auto" gives a descriptive report (no intervals); a method named explicitly
-        is used at any number of runs (the interval is over items, runs averaged within each).
+        widens the intervals of a design with few effective clusters of unequal size.
+        Elsewhere it gives an arm whose rarer outcome sits in few clusters the
+        Korn-Graubard interval (a pair with such an arm MOVER on Korn-Graubard), and an arm
+        or pair whose run component is material the two-way (cluster x run) interval; see
+        docs/statistics.md. Below 5 runs "auto" gives a descriptive report (no intervals); a
+        method named explicitly is used at any number of runs (the interval is over items,
+        runs averaged within each).
     confirmatory : bool, optional
         A confirmatory report refuses rows outside the test and final splits; by default
         True exactly when ``registration`` has a confirmatory contrast.
@@ -315,7 +319,7 @@ def benchmark_report(
     if choice.method == "bootstrap" and choice.below_thresholds:
         notes.append(FORCED_BOOTSTRAP_NOTE)
 
-    paired = PairedData.of(data, effective=effective)
+    paired = PairedData.of(data, effective=effective, auto=choice.auto and not choice.widened)
     contrast_records, contrast_notes = contrasts_section(paired, data.arms, pairs, conf=conf,
                                                          descriptive=choice.descriptive)
     simultaneous, simultaneous_notes = simultaneous_section(

@@ -13,6 +13,7 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
         "bell_mccaffrey_df",
         "cr2_ratio_estimate",
         "effective_clusters",
+        "run_effect_p_value",
         "two_way_cluster_variance",
         "working_icc",
     ],

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
+from scipy import stats
 
 from assay.stats._results import CR2Estimate, TwoWayVariance
 from assay.stats._validate import _check_1d, _check_clusters
@@ -22,6 +23,7 @@ __all__ = [
     "bell_mccaffrey_df",
     "cr2_ratio_estimate",
     "effective_clusters",
+    "run_effect_p_value",
     "two_way_cluster_variance",
     "working_icc",
 ]
@@ -411,3 +413,78 @@ def two_way_cluster_variance(cell_sums: ArrayLike, sizes: ArrayLike) -> TwoWayVa
     return TwoWayVariance(estimate=r, variance=max(v_c + v_r - v_cr, v_c),
                           variance_clusters=v_c, variance_runs=v_r, variance_cells=v_cr,
                           df=float(min(c, runs) - 1))
+
+
+def run_effect_p_value(run_totals: ArrayLike, n_items: int, *, score_sumsq: float,
+                       item_mean_sumsq: float) -> float:
+    r"""p-value of the run effect in the units x runs ANOVA without replication.
+
+    Parameters
+    ----------
+    run_totals : array_like, shape (R,)
+        T_r, the sum of the I item scores in run r (R >= 2).
+    n_items : int
+        I, the items, each scored once in every run (I >= 2).
+    score_sumsq : float
+        sum over items and runs of y_ir^2 (for 0/1 scores, the number of ones).
+    item_mean_sumsq : float
+        sum over items of ybar_i^2, the squared item means over runs.
+
+    Returns
+    -------
+    float
+        P(F_{R-1, (I-1)(R-1)} >= F); 1.0 when the residual mean square is 0.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 runs or 2 items, or a non-finite input.
+
+    Notes
+    -----
+    With g the grand mean, the sums of squares of the additive model y_ir = mu + a_i +
+    b_r + e_ir [1]_ come from the sufficient statistics alone:
+
+    .. math:: SS_T = \sum y^2 - I R g^2, \; SS_I = R \sum_i \bar y_i^2 - I R g^2, \;
+              SS_R = \sum_r T_r^2 / I - I R g^2,
+
+    SS_E = SS_T - SS_I - SS_R, and F = (SS_R / (R - 1)) / (SS_E / ((I - 1)(R - 1))). A
+    shift shared by all items of a run (one seed or model snapshot per run) shows as a
+    small p-value. assay's benchmark report applies it to the clusters' mean scores per run
+    (clusters are its units) and reads it with the two-way variance
+    (:func:`two_way_cluster_variance`) to decide whether the run component is material.
+
+    References
+    ----------
+    .. [1] Tukey, J. W. (1949). One degree of freedom for non-additivity. Biometrics 5(3),
+           232-242 (the additive two-way layout with one observation per cell).
+
+    Examples
+    --------
+    Three items, two runs, scores [[1, 0], [1, 0], [1, 1]]: g = 4/6, SS_T = 4 - 8/3 = 4/3,
+    SS_I = 2 (1/4 + 1/4 + 1) - 8/3 = 1/3, SS_R = (9 + 1) / 3 - 8/3 = 2/3, SS_E = 1/3 on 2
+    df, F = (2/3) / (1/6) = 4 on (1, 2) df, p = 1 - sqrt(2/3) = 0.1835:
+
+    >>> round(run_effect_p_value([3, 1], 3, score_sumsq=4, item_mean_sumsq=1.5), 4)
+    0.1835
+    """
+    totals = np.asarray(run_totals, dtype=np.float64)
+    values = (*totals.tolist(), float(score_sumsq), float(item_mean_sumsq))
+    if totals.ndim != 1 or totals.size < 2 or not all(math.isfinite(v) for v in values):
+        raise ValueError("run_totals must be 1-D with at least 2 finite entries, and the sums "
+                         "of squares finite")
+    items = int(n_items)
+    if items < 2:
+        raise ValueError(f"n_items must be at least 2, got {n_items!r}")
+    runs = totals.size
+    correction = float(totals.sum()) ** 2 / (items * runs)
+    ss_total = float(score_sumsq) - correction
+    ss_items = runs * float(item_mean_sumsq) - correction
+    ss_runs = float(np.sum(totals**2)) / items - correction
+    df_error = (items - 1) * (runs - 1)
+    ms_error = (ss_total - ss_items - ss_runs) / df_error
+    scale = max(abs(ss_total), 1e-300)
+    if not ms_error * df_error > 1e-12 * scale:
+        return 1.0
+    f_value = max(ss_runs, 0.0) / (runs - 1) / ms_error
+    return float(stats.f.sf(f_value, runs - 1, df_error))
