@@ -172,7 +172,7 @@ def paired_outcome(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.obj
     lower = upper = se_c = NAN
     if c < 2:
         interval_method = "too_few_clusters"
-        note("fewer than 2 clusters: no cluster-robust interval")
+        note("fewer than 2 clusters: no cluster-robust interval (too_few_clusters)")
     else:
         sumsq, _ = cluster_sums(values * values, clusters)
         if bounds == (0.0, 1.0) and values.min() >= 0.0 and values.max() <= 1.0:
@@ -196,10 +196,10 @@ def paired_outcome(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.obj
                                         else "two-sided")
             kg = korn_graubard_interval(sums, sizes, conf=conf, alternative=alternative)
             interval_method, lower, upper = kg.method, kg.lower, kg.upper
-            note("no variance between clusters: Korn-Graubard interval")
+            note(f"no variance between clusters: Korn-Graubard interval ({kg.method})")
         else:
             interval_method = "undefined_no_cluster_variance"
-            note("no variance between clusters: no interval")
+            note("no variance between clusters: no interval (undefined_no_cluster_variance)")
     statistic, p, df = NAN, NAN, None
     if chosen == "wilcoxon":
         w = wilcoxon_signed_rank(values - null)
@@ -219,7 +219,8 @@ def paired_outcome(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.obj
             # clusters, only all-plus and all-minus reach |d| (all do when d = 0)
             name, statistic = "cluster_sign_flip_exact", NAN
             p = 1.0 if abs(estimate - null) <= 1e-12 else min(1.0, 2.0 ** (1 - c))
-            note("no variance between clusters: exact cluster sign-flip p-value")
+            note("no variance between clusters: exact cluster sign-flip p-value "
+                 "(cluster_sign_flip_exact)")
     return PairedOutcome(estimate, lower, upper, se_c, interval_method, name, statistic, p, df,
                          normality.p_value, c)
 

@@ -15,6 +15,11 @@ if TYPE_CHECKING:
 
 __all__ = ["format_assertions", "format_win_rates"]
 
+_NOTED_TESTS = {"cluster_sign_flip_exact", "undefined"}
+_NOTED_INTERVALS = {"korn_graubard_clopper_pearson", "too_few_clusters",
+                    "undefined_no_cluster_variance", "no_scores"}
+"""Fallbacks a note names beside the record they concern (see analysis.winrates._stats)."""
+
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return columns(header, rows, indent="  ")
@@ -24,9 +29,13 @@ def format_win_rates(report: WinRateReport, *, digits: int = 3) -> str:
     """The report as text."""
     scope = "within each judge, criterion and task" if report.correction == "holm-per-group" \
         else "over all comparisons shown"
-    out = [f"Win rates (test: {report.test}; Holm {scope}; alpha {report.alpha:g}; "
-           f"{100 * report.conf:g}% cluster-robust intervals, logit CR2 t; SE is the "
-           "clustered standard error they rest on)"]
+    # the methods by the names winrates.json gives them; a record's fallback is in the notes
+    tests = sorted({r.test for r in report.records} - _NOTED_TESTS) or [report.test]
+    intervals = sorted({r.interval_method for r in report.records} - _NOTED_INTERVALS) \
+        or ["logit_cluster_robust_t"]
+    out = [f"Win rates (test: {', '.join(tests)}; Holm {scope}; alpha {report.alpha:g}; "
+           f"{100 * report.conf:g}% intervals: {', '.join(intervals)} (CR2); other methods are "
+           "named in the notes; SE is the clustered standard error the intervals rest on)"]
     current = None
     rows: list[list[str]] = []
     header = ["arm", "opponent", "task", "win rate", "interval", "SE (clusters)", "n", "W/T/L/fail", "p",
