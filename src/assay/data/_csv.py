@@ -2,11 +2,14 @@
 
 The header is read first, from at most :data:`MAX_HEADER_BYTES`: its column count is
 checked (:func:`check_columns`) before any record is parsed, so a file of 100,000 columns
-is refused at once. Records are then parsed by ``pyarrow.csv`` in blocks of
-:data:`MAX_RECORD_BYTES`, which bounds the memory a record may take (one that does not
+is refused at once. Records are then parsed by ``pyarrow.csv``'s streaming reader in blocks
+of :data:`MAX_RECORD_BYTES`, which bounds the memory a record may take (one that does not
 fit is refused), with every value read as text, exactly as written (an empty field is
-missing). A row with the wrong number of fields is reported with its line, never padded
-or taken as an index column.
+missing). Each block becomes Python objects as it is read, one object per distinct value
+of a block (:func:`~assay.data._readers.text_objects`): a table's ids, judges and criteria
+repeat, so its cells cost a pointer each instead of a string each (a valid 34 MB table
+grew the process by 16x its size when every cell was its own string). A row with the
+wrong number of fields is reported with its line, never padded or taken as an index column.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ import csv
 import io
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from assay.data._limits import MAX_HEADER_BYTES, MAX_RECORD_BYTES, check_columns, mebibytes
-from assay.data._readers import ROW_COLUMN
+from assay.data._readers import ROW_COLUMN, text_objects
 from assay.errors import InputError, Problem, ValidationError, quote
 
 
@@ -38,8 +42,9 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
                                f"fields, got {row.actual_columns}: {quote(row.text, 80)}"))
         return "skip"
 
+    columns: list[list[np.ndarray]] = [[] for _ in names]
     try:
-        table = pacsv.read_csv(
+        reader = pacsv.open_csv(
             p,
             read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, use_threads=False,
                                            block_size=MAX_RECORD_BYTES),
@@ -48,6 +53,9 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
             convert_options=pacsv.ConvertOptions(
                 column_types={name: pa.string() for name in names}, null_values=[""],
                 strings_can_be_null=True, quoted_strings_can_be_null=True))
+        for batch in reader:  # one block of text at a time: the file is never whole in Arrow
+            for parts, column in zip(columns, batch.columns, strict=True):
+                parts.append(text_objects(column))
     except pa.ArrowInvalid as exc:
         text = str(exc)
         if "UTF8" in text or "utf8" in text.lower():
@@ -60,9 +68,12 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
                          f"{quote(text.splitlines()[0], 160)}") from None
     if invalid:
         raise ValidationError(invalid)
-    frame = table.to_pandas()
-    del table
-    frame = frame.astype(object).where(frame.notna(), None)
+    data: dict[str, np.ndarray] = {}
+    for name, parts in zip(names, columns, strict=True):
+        data[name] = np.concatenate(parts) if parts else np.empty(0, dtype=object)
+        parts.clear()  # one column's blocks and its joined copy are in memory at a time
+    pa.default_memory_pool().release_unused()  # the parser's blocks, kept by the allocator
+    frame = pd.DataFrame(data, dtype=object)
     frame[ROW_COLUMN] = range(1, len(frame) + 1)
     return frame
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from assay.data._limits import MAX_RECORD_BYTES, check_columns
@@ -90,6 +91,31 @@ def read_records(path: str | Path) -> RawTable:
     return RawTable(frame=frame, path=str(p), metadata=metadata, problems=tuple(problems))
 
 
+def text_objects(column: Any) -> np.ndarray:
+    """An Arrow array or chunked array as an object array, None where missing, that holds
+    each distinct value once (its cells point to the same Python object).
+
+    A cell is then a pointer (8 bytes) instead of its own ``str`` (50 bytes and more): ids,
+    arms, judges and criteria repeat down a table.
+
+    >>> import pyarrow as pa
+    >>> cells = text_objects(pa.array(["a", None, "a"]))
+    >>> cells.tolist(), cells[0] is cells[2]
+    (['a', None, 'a'], True)
+    """
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    encoded = column.dictionary_encode()
+    values = np.empty(len(encoded.dictionary) + 1, dtype=object)  # the last one: None
+    values[:-1] = encoded.dictionary.to_pylist()
+    codes = encoded.indices.fill_null(len(values) - 1).to_numpy(zero_copy_only=False)
+    return values[codes]
+
+
 def _read_parquet(p: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -112,16 +138,28 @@ def _read_parquet(p: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
         if not isinstance(metadata, dict):
             raise InputError(str(p), "its assay metadata is corrupt: expected a JSON object, "
                              f"got a {type(metadata).__name__}")
-    try:
-        frame = table.to_pandas()
-    except (pa.ArrowException, ValueError) as exc:
-        raise InputError(str(p), f"cannot be read into a table: {_first_line(exc)}") from None
-    # numbers keep their dtype (missing = NaN); everything else becomes objects with None
-    for column in frame.columns:
-        series = frame[column]
+    if len(set(table.column_names)) < table.num_columns:
+        twice = next(n for n in table.column_names if table.column_names.count(n) > 1)
+        raise InputError(str(p), "the file names a column twice", column=twice)
+    data: dict[str, pd.Series] = {}
+    for name in table.column_names:  # column by column: one column's copy at a time
+        column = table.column(name)
+        try:
+            kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+            if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+                data[name] = pd.Series(text_objects(column), dtype=object, copy=False)
+                continue
+            series = column.to_pandas()
+        except (pa.ArrowException, ValueError) as exc:
+            raise InputError(str(p), f"cannot be read into a table: {_first_line(exc)}") from None
+        # numbers keep their dtype (missing = NaN); everything else becomes objects with None
         if not (pd.api.types.is_numeric_dtype(series.dtype)
                 or pd.api.types.is_bool_dtype(series.dtype)):
-            frame[column] = series.astype(object).where(series.notna(), None)
+            series = series.astype(object).where(series.notna(), None)
+        data[name] = series
+    del table
+    pa.default_memory_pool().release_unused()  # the decoded file, kept by the allocator
+    frame = pd.DataFrame(data, copy=False)
     frame[ROW_COLUMN] = range(1, len(frame) + 1)
     return frame, metadata
 
