@@ -46,8 +46,10 @@ from assay.analysis.aggregate._reliability import (
 )
 from assay.analysis.aggregate._runs import (
     ITEMS_CI_METHOD,
+    NO_RUNS,
     RUN_CI_METHOD,
     ItemsInterval,
+    RunStatistics,
     items_interval,
     run_statistics,
 )
@@ -64,8 +66,9 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class RunAggregation:
-    """The results aggregator's statistics of one (criterion, judge) over runs, with the items interval."""
+class RunAggregation(RunStatistics):
+    """The results aggregator's statistics of one (criterion, judge) over runs (the fields of
+    :class:`RunStatistics`), with the items interval."""
 
     criterion: str
     """``metric_name`` in aggregated.json."""
@@ -73,24 +76,6 @@ class RunAggregation:
     """``evaluator_model`` in aggregated.json."""
     scale: str
     """The criterion's scale; every number here is on its raw score scale."""
-    runs: tuple[int, ...]
-    """Run numbers with at least one score, ascending."""
-    per_run_scores: tuple[float, ...]
-    """Mean score of each run over all its scored items and arms, in the order of ``runs``."""
-    mean: float
-    """Mean of ``per_run_scores``."""
-    median: float
-    """Median of ``per_run_scores``."""
-    std_dev: float
-    """Sample standard deviation (ddof = 1) of ``per_run_scores``; NaN with a single run."""
-    minimum: float
-    """``min`` in aggregated.json."""
-    maximum: float
-    """``max`` in aggregated.json."""
-    ci_lower: float
-    """Percentile bootstrap over the run means (the results aggregator); NaN with a single run."""
-    ci_upper: float
-    """Percentile bootstrap over the run means (the results aggregator); NaN with a single run."""
     num_runs: int
     n_scores: int
     """Scores behind the run means."""
@@ -319,19 +304,10 @@ def aggregate(judgments: Judgments, *, n_resamples: int = 10_000, seed: int = 42
 def _aggregation(rows: pd.DataFrame, all_rows: pd.DataFrame, criterion: str, judge: str,
                  scale: str, *, n_resamples: int, seed: int, conf: float) -> RunAggregation:
     items = items_interval(rows, conf=conf)
-    if rows.empty:
-        nan = math.nan
-        return RunAggregation(
-            criterion=criterion, judge=judge, scale=scale, runs=(), per_run_scores=(),
-            mean=nan, median=nan, std_dev=nan, minimum=nan, maximum=nan, ci_lower=nan,
-            ci_upper=nan, num_runs=0, n_scores=0, n_missing=len(all_rows), arms=(),
-            items_interval=items)
-    stats = run_statistics(rows, n_resamples=n_resamples, seed=seed, conf=conf)
+    stats = NO_RUNS if rows.empty else run_statistics(rows, n_resamples=n_resamples, seed=seed,
+                                                      conf=conf)
     return RunAggregation(
-        criterion=criterion, judge=judge, scale=scale, runs=stats.runs,
-        per_run_scores=stats.per_run_scores, mean=stats.mean, median=stats.median,
-        std_dev=stats.std_dev, minimum=stats.minimum, maximum=stats.maximum,
-        ci_lower=stats.ci_lower, ci_upper=stats.ci_upper, num_runs=len(stats.runs),
+        **vars(stats), criterion=criterion, judge=judge, scale=scale, num_runs=len(stats.runs),
         n_scores=len(rows), n_missing=len(all_rows) - len(rows),
         arms=tuple(str(a) for a in pd.unique(rows["arm"])), items_interval=items)
 

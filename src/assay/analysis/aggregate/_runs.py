@@ -58,14 +58,29 @@ class RunStatistics:
     """The results aggregator's run-level statistics of one (criterion, judge)."""
 
     runs: tuple[int, ...]
+    """Run numbers with at least one score, ascending."""
     per_run_scores: tuple[float, ...]
+    """Mean score of each run over all its scored items and arms, in the order of ``runs``."""
     mean: float
+    """Mean of ``per_run_scores``."""
     median: float
+    """Median of ``per_run_scores``."""
     std_dev: float
+    """Sample standard deviation (ddof = 1) of ``per_run_scores``; NaN with a single run."""
     minimum: float
+    """``min`` in aggregated.json."""
     maximum: float
+    """``max`` in aggregated.json."""
     ci_lower: float
+    """Percentile bootstrap over the run means (the results aggregator); NaN with a single run."""
     ci_upper: float
+    """Percentile bootstrap over the run means (the results aggregator); NaN with a single run."""
+
+
+NO_RUNS = RunStatistics(runs=(), per_run_scores=(), mean=math.nan, median=math.nan,
+                        std_dev=math.nan, minimum=math.nan, maximum=math.nan, ci_lower=math.nan,
+                        ci_upper=math.nan)
+"""The statistics of a (criterion, judge) without a scored row."""
 
 
 def run_statistics(frame: pd.DataFrame, *, n_resamples: int, seed: int,
