@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-import pingouin as pg
 import pytest
 from scipy import stats
 
 import assay
 from assay.data.table import Judgments
 from assay.demo.simulate import simulate_evaluation
+from tests.stats.agreement._pingouin import pingouin_icc_a1
 
 
 @pytest.fixture(scope="session")
@@ -25,22 +23,8 @@ def demo_judgments(tmp_path_factory: pytest.TempPathFactory) -> Judgments:
 
 
 def _pingouin_icc_a1(ratings: np.ndarray) -> tuple[float, float, float]:
-    """pingouin's ICC(A,1) (ICC2 before 0.7) with its 95% CI unrounded: estimate, lower, upper."""
-    n, k = ratings.shape
-    long = pd.DataFrame({"unit": np.repeat(np.arange(n), k), "rater": np.tile(np.arange(k), n),
-                         "score": ratings.ravel()})
-    saved = pg.options.get("round.column.CI95")
-    pg.options["round.column.CI95"] = None
-    try:
-        with warnings.catch_warnings():
-            # pingouin 0.7 calls DataFrame.dropna(inplace=True), deprecated in pandas 3.
-            warnings.simplefilter("ignore", DeprecationWarning)
-            warnings.simplefilter("ignore", FutureWarning)
-            warnings.filterwarnings("ignore", message=".*inplace.*")
-            table = pg.intraclass_corr(long, targets="unit", raters="rater", ratings="score")
-    finally:
-        pg.options["round.column.CI95"] = saved
-    row = table.set_index("Type").loc["ICC(A,1)"]
+    """pingouin's ICC(A,1) with its 95% CI unrounded: estimate, lower, upper."""
+    row = pingouin_icc_a1(ratings)
     lower, upper = row["CI95"]
     return float(row["ICC"]), float(lower), float(upper)
 

@@ -10,11 +10,9 @@ Oracles:
 
 from __future__ import annotations
 
-import warnings
 from fractions import Fraction
 
 import numpy as np
-import pandas as pd
 import pingouin as pg
 import pytest
 from hypothesis import given, settings
@@ -23,29 +21,11 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 from assay.stats.agreement import icc_agreement
+from tests.stats.agreement._pingouin import pingouin_icc_a1
 
 # Shrout & Fleiss (1979), Table 2: six targets (rows) rated by four judges (columns).
 SHROUT_FLEISS = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8],
                           [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], dtype=float)
-
-
-def pingouin_icc_a1(ratings: np.ndarray) -> pd.Series:
-    """pingouin's ICC(A,1) row with the CI unrounded."""
-    n, k = ratings.shape
-    long = pd.DataFrame({"unit": np.repeat(np.arange(n), k), "rater": np.tile(np.arange(k), n),
-                         "score": ratings.ravel()})
-    saved = pg.options.get("round.column.CI95")
-    pg.options["round.column.CI95"] = None
-    try:
-        with warnings.catch_warnings():
-            # pingouin 0.7 calls DataFrame.dropna(inplace=True), deprecated in pandas 3.
-            warnings.simplefilter("ignore", DeprecationWarning)
-            warnings.simplefilter("ignore", FutureWarning)
-            warnings.filterwarnings("ignore", message=".*inplace.*")
-            table = pg.intraclass_corr(long, targets="unit", raters="rater", ratings="score")
-    finally:
-        pg.options["round.column.CI95"] = saved
-    return table.set_index("Type").loc["ICC(A,1)"]
 
 
 def mcgraw_wong(ratings: np.ndarray, conf: float = 0.95) -> tuple[float, float, float]:
