@@ -40,7 +40,7 @@ from typing import Annotated, Any, ClassVar, Protocol, runtime_checkable
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply
+from assay.judge.engine import ChatRequest, Reply, judgment_key
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -340,17 +340,31 @@ class PromptedJudge:
         """The ``judge`` column: the model, or ``model/label``."""
         return judge_name(self.context.model, self.settings.label)
 
-    def chat_request(self, key: str, rendered: Any, response_model: Any, *, trial: int,
-                     meta: dict[str, Any]) -> ChatRequest:
-        """The request for one rendered prompt: this judge's model, parameters and prompt
-        hash; ``sample`` = ``trial`` keeps identical trials apart in the cache."""
+    def prompted_request(self, answer: Answer, texts: tuple[str, ...], arms: tuple[str, ...],
+                         criterion: str, trial: int, digest: str, response_model: Any, /, *,
+                         meta: Mapping[str, Any], **variables: Any) -> ChatRequest:
+        """The request judging ``answer`` on ``criterion`` in ``trial`` (positional only: the
+        prompt's variables, such as its own ``criterion``, come by keyword).
+
+        The judgment key hashes ``texts`` (everything the judge reads) with the arms, the
+        criterion, the trial, this judge's name and its prompt; the prompt is rendered with
+        ``variables`` and the Score ID (when the settings ask for it); the request's meta is
+        :func:`base_meta` followed by ``meta``. The request carries this judge's model,
+        parameters and prompt hash; ``sample`` = ``trial`` keeps identical trials apart in
+        the cache.
+        """
+        prompt = self.prompt  # type: ignore[attr-defined]
+        key = judgment_key(digest, item_key(answer, *texts), arms, criterion, trial,
+                           judge=self.name, prompt_hash=prompt.sha256)
+        rendered = prompt.render(
+            **variables, score_id=f"Score ID: {key}" if self.settings.include_score_id else "")
         return ChatRequest(
             key=key,
             messages=(("system", rendered.system), ("user", rendered.user)),
             response_model=response_model,
             model=self.context.model,
             params=dict(self.context.params),
-            prompt_hash=self.prompt.sha256,  # type: ignore[attr-defined]
+            prompt_hash=prompt.sha256,
             sample=trial,
-            meta=meta,
+            meta={**base_meta(answer, judge=self.name, run=trial), **meta},
         )

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply, judgment_key
+from assay.judge.engine import ChatRequest, Reply
 from assay.judge.judges._protocol import (
     Answer,
     CriterionSpec,
@@ -25,8 +25,6 @@ from assay.judge.judges._protocol import (
     JudgeInputs,
     JudgeSettings,
     PromptedJudge,
-    base_meta,
-    item_key,
     reply_row,
     settings_hash,
 )
@@ -173,29 +171,15 @@ class PairwiseJudge(PromptedJudge):
     ) -> ChatRequest:
         position = 1 if trial % 2 == 1 else 2
         first, second = (mine, other) if position == 1 else (other, mine)
-        criterion = "+".join(c.name for c in group)
-        key = judgment_key(
-            digest,
-            item_key(mine, mine.question, mine.text, other.text),
-            (mine.arm, other.arm),
-            criterion,
-            trial,
-            judge=self.name,
-            prompt_hash=self.prompt.sha256,
-        )
-        rendered = self.prompt.render(
-            criteria=_criteria_variables(group),
-            question=mine.question,
-            answer1=first.text,
-            answer2=second.text,
-            score_id=f"Score ID: {key}" if self.settings.include_score_id else "",
-        )
-        meta = base_meta(mine, judge=self.name, run=trial)
-        meta.update(opponent=other.arm, position=position)
+        meta: dict[str, Any] = {"opponent": other.arm, "position": position}
         if len(group) == 1:
             meta["criterion"] = group[0].name
         model = PairwiseVerdict if len(group) == 1 else joint_pairwise_verdict(tuple(c.name for c in group))
-        return self.chat_request(key, rendered, model, trial=trial, meta=meta)
+        return self.prompted_request(
+            mine, (mine.question, mine.text, other.text), (mine.arm, other.arm),
+            "+".join(c.name for c in group), trial, digest, model, meta=meta,
+            criteria=_criteria_variables(group), question=mine.question, answer1=first.text,
+            answer2=second.text)
 
     def rows(self, request: ChatRequest, reply: Reply) -> list[dict[str, Any]]:
         position = int(request.meta["position"])

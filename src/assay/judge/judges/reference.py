@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply, judgment_key
+from assay.judge.engine import ChatRequest, Reply
 from assay.judge.judges._protocol import (
     Answer,
     CriterionSpec,
@@ -24,8 +24,6 @@ from assay.judge.judges._protocol import (
     JudgeInputs,
     JudgeSettings,
     PromptedJudge,
-    base_meta,
-    item_key,
     reply_row,
     settings_hash,
 )
@@ -146,33 +144,18 @@ class ReferenceJudge(PromptedJudge):
         self, answer: Answer, reference: Answer, criterion: CriterionSpec, trial: int, digest: str
     ) -> ChatRequest:
         s = self.settings
-        key = judgment_key(
-            digest,
-            item_key(answer, answer.question, answer.text, reference.text),
-            (answer.arm,),
-            criterion.name,
-            trial,
-            judge=self.name,
-            prompt_hash=self.prompt.sha256,
-        )
         parts = [
             {"label": "Generated answer", "text": answer.text},
             {"label": "Reference answer", "text": reference.text},
         ]
         if trial % 2 == 0:
             parts.reverse()
-        rendered = self.prompt.render(
+        return self.prompted_request(
+            answer, (answer.question, answer.text, reference.text), (answer.arm,), criterion.name,
+            trial, digest, score_verdict(s.score_min, s.score_max),
+            meta={"criterion": criterion.name},
             criterion={"name": criterion.name, "description": criterion.description},
-            score_min=s.score_min,
-            score_max=s.score_max,
-            question=answer.question,
-            answers=parts,
-            score_id=f"Score ID: {key}" if s.include_score_id else "",
-        )
-        meta = base_meta(answer, judge=self.name, run=trial)
-        meta["criterion"] = criterion.name
-        return self.chat_request(key, rendered, score_verdict(s.score_min, s.score_max), trial=trial,
-                                 meta=meta)
+            score_min=s.score_min, score_max=s.score_max, question=answer.question, answers=parts)
 
     def rows(self, request: ChatRequest, reply: Reply) -> list[dict[str, Any]]:
         verdict = reply.verdict

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply, judgment_key
+from assay.judge.engine import ChatRequest, Reply
 from assay.judge.judges._protocol import (
     Answer,
     CriterionSpec,
@@ -22,8 +22,6 @@ from assay.judge.judges._protocol import (
     JudgeInputs,
     JudgeSettings,
     PromptedJudge,
-    base_meta,
-    item_key,
     reply_row,
     settings_hash,
 )
@@ -114,35 +112,20 @@ class RubricJudge(PromptedJudge):
     ) -> ChatRequest:
         s = self.settings
         scale = criterion.declared_scale(DEFAULT_SCALE)
-        texts = [answer.question, answer.text] + ([] if reference is None else [reference.text])
-        key = judgment_key(
-            digest,
-            item_key(answer, *texts),
-            (answer.arm,),
-            criterion.name,
-            trial,
-            judge=self.name,
-            prompt_hash=self.prompt.sha256,
-        )
+        texts = (answer.question, answer.text) + (() if reference is None else (reference.text,))
         low, high = scale.minimum, scale.maximum
-        rendered = self.prompt.render(
-            criterion={"name": criterion.name, "description": criterion.description},
-            levels=list(scale.levels),
-            score_min=_number(low),
-            score_max=_number(high),
-            question=answer.question,
-            answer=answer.text,
-            reference=None if reference is None else reference.text,
-            score_id=f"Score ID: {key}" if s.include_score_id else "",
-        )
         model = (
             label_verdict(scale.levels)
             if scale.kind == "ordinal"
             else score_verdict(float(low), float(high), integer=s.integer)
         )
-        meta = base_meta(answer, judge=self.name, run=trial)
-        meta["criterion"] = criterion.name
-        return self.chat_request(key, rendered, model, trial=trial, meta=meta)
+        return self.prompted_request(
+            answer, texts, (answer.arm,), criterion.name, trial, digest, model,
+            meta={"criterion": criterion.name},
+            criterion={"name": criterion.name, "description": criterion.description},
+            levels=list(scale.levels), score_min=_number(low), score_max=_number(high),
+            question=answer.question, answer=answer.text,
+            reference=None if reference is None else reference.text)
 
     def rows(self, request: ChatRequest, reply: Reply) -> list[dict[str, Any]]:
         verdict = reply.verdict
