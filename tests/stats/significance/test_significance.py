@@ -1,4 +1,4 @@
-"""Paired tests of assay.stats.significance._tests against independent oracles.
+"""Paired tests of assay.stats.significance (_paired, _ranks) against independent oracles.
 
 Oracles: scipy's one-sample and paired t tests (the cluster t test with one item per cluster),
 statsmodels OLS with cluster-robust covariance (real clusters), the exact distribution of
@@ -24,8 +24,9 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from assay.stats import paired_difference_interval
-from assay.stats.significance import _tests as sig
 from assay.stats.significance import (
+    _paired,
+    _ranks,
     cluster_t_test,
     friedman_test,
     normality_test,
@@ -54,7 +55,7 @@ def clustered(draw: st.DrawFn):
 def test_functions_have_examples_notes_and_keyword_options() -> None:
     from assay.stats.significance import _permutation as permutation
 
-    for module in (sig, permutation):
+    for module in (_paired, _ranks, permutation):
         for name in module.__all__:
             fn = getattr(module, name)
             doc = inspect.getdoc(fn) or ""

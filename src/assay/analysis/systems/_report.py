@@ -163,7 +163,7 @@ def head_to_head(judgments: Model, arms: list[str], *,
               V_d = \sum_c \frac{(D_c - d\,n_c)^2}{1 - n_c / N} / N^2
 
     (CR2, Bell and McCaffrey 2002) and d -+ t_{nu,(1+conf)/2} sqrt(V_d), and
-    :func:`~assay.stats.significance._tests.cluster_t_test` the two-sided p-value of
+    :func:`~assay.stats.significance.cluster_t_test` the two-sided p-value of
     t = d / sqrt(V_d) on nu df, nu the Bell-McCaffrey degrees of freedom at the working ICC
     (Imbens and Kolesar 2016). With clusters of one size V_d = C/(C-1) sum_c (D_c -
     d n_c)^2 / N^2 and nu = C - 1, statsmodels' OLS of d_i on a constant with

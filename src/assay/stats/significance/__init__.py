@@ -6,15 +6,12 @@ from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._permutation": ["PermutationResult", "cluster_permutation_test"],
-    "._tests": [
-        "FriedmanResult",
+    "._paired": [
         "NormalityResult",
         "PairedTestResult",
-        "PairwiseTest",
         "cluster_t_test",
-        "friedman_test",
         "normality_test",
-        "pairwise_wilcoxon",
         "wilcoxon_signed_rank",
     ],
+    "._ranks": ["FriedmanResult", "PairwiseTest", "friedman_test", "pairwise_wilcoxon"],
 })
