@@ -79,3 +79,32 @@ def test_compare_command_on_interval_csvs(tmp_path, capsys):
     assert "without a score" not in out
     data = json.loads((tmp_path / "out" / "comparison.json").read_text())
     assert {d["arm"]: d["estimate"] for d in data["deltas"]} == {"x": 0.75, "y": 0.0}
+
+
+def test_raw_differences_beyond_one_get_their_unclipped_interval():
+    # Scores 0-100: a difference of 30 points per item was an internal error ("diff_sums must
+    # lie between -1 times the size and the size of each cluster"); the interval of a raw
+    # difference has no bound at +-1. Hand-worked: items 2c, 2c+1 of cluster c, run B adds
+    # 30 to item 2c and 10 to item 2c+1, so every cluster's difference sum is 40 (mean 20);
+    # the one cluster where item 0 gets 50 instead sums to 60.
+    a = _frame(shifted=False).assign(score=lambda f: f["score"] * 10)
+    b = a.copy()
+    odd = b["item"].str[1:].astype(int) % 2 == 1
+    b.loc[b["arm"] == "x", "score"] += 30.0
+    b.loc[(b["arm"] == "x") & odd, "score"] -= 20.0
+    b.loc[(b["arm"] == "x") & (b["item"] == "q0"), "score"] += 20.0
+    interval = Scale.parse("interval")
+    result = compare(Judgments(a.assign(reportable=True), {"quality": interval}),
+                     Judgments(b.assign(reportable=True), {"quality": interval}))
+    (delta,) = [d for d in result.deltas if d.arm == "x"]
+    # d = (60 + 9 * 40) / 20 = 21; the interval is d +- t(df) SE with the CR2 SE and df of
+    # the stats module (checked against its oracles in tests/stats), not cut to [-1, 1].
+    assert delta.estimate == pytest.approx(21.0)
+    assert delta.lower < 20.0 < 21.0 < delta.upper and delta.lower > 1.0
+    from assay.stats.intervals import cr2_ratio_estimate
+
+    sums = [60.0] + [40.0] * 9
+    est = cr2_ratio_estimate(sums, [2.0] * 10,
+                             sumsq=[50.0**2 + 10.0**2] + [30.0**2 + 10.0**2] * 9)
+    half = stats.t.ppf(0.975, est.df) * est.standard_error
+    assert (delta.lower, delta.upper) == pytest.approx((21.0 - half, 21.0 + half))

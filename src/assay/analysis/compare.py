@@ -33,14 +33,16 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+import scipy.stats as sps
 
 from assay._display import Rendered
 from assay.data.table import Judgments
 from assay.stats.contrasts import paired_difference_interval
+from assay.stats.intervals import cr2_ratio_estimate
 
 __all__ = ["ComparisonReport", "CoverageChange", "RankChange", "ScoreDelta", "compare"]
 
@@ -299,14 +301,38 @@ def _delta(a: pd.DataFrame, b: pd.DataFrame, judge: str, criterion: str, arm: st
                           standard_error=math.nan, df=None, method="too_few_clusters",
                           n_clusters=len(sums), **base)
     sumsq = pd.Series(diff * diff).groupby(paired["cluster"].to_numpy(), sort=False).sum()
-    res = paired_difference_interval(sums["sum"].to_numpy(), sums["size"].to_numpy(), conf=conf,
-                                     variance="CR2", sumsq=sumsq.to_numpy())
+    if scale == "raw":  # a raw difference has no bound at +-1: the same CR2 t, never clipped
+        res = _raw_difference_interval(sums["sum"].to_numpy(), sums["size"].to_numpy(),
+                                       sumsq.to_numpy(), conf)
+    else:
+        res = paired_difference_interval(sums["sum"].to_numpy(), sums["size"].to_numpy(),
+                                         conf=conf, variance="CR2", sumsq=sumsq.to_numpy())
     if math.isnan(res.lower):
         notes.append(f"{arm} ({judge}, {criterion}): every cluster has the same mean difference "
                      f"({res.estimate:.3f}); the t interval is undefined.")
     return ScoreDelta(estimate=res.estimate, lower=res.lower, upper=res.upper,
                       standard_error=res.standard_error, df=res.df, method="cluster_robust_t",
                       n_clusters=int(res.n_clusters), **base)
+
+
+class _RawInterval(NamedTuple):
+    estimate: float
+    lower: float
+    upper: float
+    standard_error: float
+    df: float | None
+    n_clusters: int
+
+
+def _raw_difference_interval(sums: Any, sizes: Any, sumsq: Any, conf: float) -> _RawInterval:
+    """The CR2 ratio estimate of a mean raw difference with its Student t interval
+    (Bell-McCaffrey df), unbounded; NaN bounds when the CR2 variance is 0."""
+    ratio = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)
+    half = (float(sps.t.ppf((1 + conf) / 2, ratio.df)) * ratio.standard_error
+            if ratio.standard_error > 0 else math.nan)
+    return _RawInterval(estimate=ratio.estimate, lower=ratio.estimate - half,
+                        upper=ratio.estimate + half, standard_error=ratio.standard_error,
+                        df=ratio.df, n_clusters=len(sums))
 
 
 def _coverage(a: Judgments, b: Judgments, notes: list[str]) -> list[CoverageChange]:
