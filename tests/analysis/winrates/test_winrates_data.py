@@ -16,7 +16,7 @@ from scipy import stats
 import assay
 from assay.analysis.winrates import win_rates
 from assay.data.importers import import_alpaca_eval
-from assay.demo import simulate
+from assay.demo import _evaluations, simulate
 from tests.conftest import ALPACA
 
 
@@ -177,7 +177,7 @@ def test_demo_planted_position_bias_shows_in_the_flips(demo, tmp_path, monkeypat
     assert_allclose(planted.first_shown_preference, won / n, rtol=1e-12)
     runs = {}
     for bias in (0.0, 1.0, 2.0):
-        monkeypatch.setattr(simulate, "POSITION_BIAS_LOGIT", bias)
+        monkeypatch.setattr(_evaluations, "POSITION_BIAS_LOGIT", bias)  # where the judges use it
         out = tmp_path / f"bias{bias}"
         simulate.simulate_evaluation(out, seed=7)
         runs[bias] = win_rates(assay.load(out))
