@@ -19,8 +19,9 @@ from assay.report.html._render import PALETTE
 
 RUN_COLUMNS = (
     Column("judge", "judge"), Column("num_runs", "runs", "int"), Column("mean", "mean of run means", "fixed"),
-    Column("median", "median", "fixed"), Column("std_dev", "sd of run means", "fixed"),
-    Column("minimum", "min", "fixed"), Column("maximum", "max", "fixed"),
+    Column("median", "median", "fixed", optional=True),
+    Column("std_dev", "sd of run means", "fixed"),
+    Column("minimum", "min", "fixed", optional=True), Column("maximum", "max", "fixed", optional=True),
     Column("ci_lower", "run-bootstrap lower", "fixed"), Column("ci_upper", "run-bootstrap upper", "fixed"),
     Column("items_estimate", "mean over items", "fixed"),
     Column("items_lower", "items-interval lower", "fixed"),
