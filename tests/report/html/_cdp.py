@@ -267,7 +267,12 @@ class Tab:
                                                                        max_height)
         self.send("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
-        self.evaluate("new Promise(r => requestAnimationFrame(() => setTimeout(r, 300)))")
+        # Charts are redrawn for the new window before the shot (plotly's own resize handler
+        # may still be drawing on a loaded machine).
+        self.evaluate("Promise.all(Array.from(document.querySelectorAll('.js-plotly-plot'))"
+                      ".filter(gd => gd.offsetParent !== null)"
+                      ".map(gd => window.Plotly.Plots.resize(gd)))"
+                      ".then(() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 300))))")
         shot = self.send("Page.captureScreenshot", {
             "format": "png", "captureBeyondViewport": True,
             "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})

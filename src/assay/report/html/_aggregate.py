@@ -132,7 +132,7 @@ def aggregate_page(report: AggregateReport) -> Page:
                             missing=None if report.flags else "No flag was raised."))
     sections.append(Section(title="Notes", notes=tuple(report.notes),
                             missing=None if report.notes else "The analysis left no notes."))
-    facts = (("runs", str(report.total_runs)), ("quizzes", str(len(report.quiz_ids))),
+    facts = (("trials (runs)", str(report.total_runs)), ("clusters (quizzes)", str(len(report.quiz_ids))),
              ("bootstrap", f"{report.n_resamples} resamples, seed {report.seed}"),
              ("confidence", pct), ("rows left out (not reportable)", str(report.n_not_reportable)),
              ("rows without a score", str(report.n_unscored)))
