@@ -39,9 +39,8 @@ from assay.report.html._aggregate import aggregate_page
 from assay.report.html._benchmark import benchmark_page
 from assay.report.html._compare import compare_page
 from assay.report.html._coverage import coverage_page
-from assay.report.html._dashboard import dashboard_context
+from assay.report.html._dashboard import dashboard_context, glossary_page
 from assay.report.html._generic import generic_page
-from assay.report.html._glossary_page import glossary_page
 from assay.report.html._judges import judges_page
 from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table
 from assay.report.html._render import PLOTLY_FILE, PageBuilder, plotly_source, render_document
