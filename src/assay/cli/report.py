@@ -54,9 +54,10 @@ def report_command(
         "do not support is skipped with its reason (skipped.json, a card in index.html).")]
     = "all",
     format_: Annotated[str, typer.Option(
-        "--format", help="Comma-separated: text (to the terminal); json, html (a self-contained "
-        "page per report plus index.html), xlsx (analysis.xlsx), latex (tables/*.tex and .csv "
-        "with SUMMARY.md) and png (figures/*.png), written into --out.")] = "text",
+        "--format", help="Comma-separated: text (to the terminal); json, html (a page per "
+        "report plus index.html and plotly.min.js; one file with --single-file), xlsx "
+        "(analysis.xlsx), latex (tables/*.tex and .csv with SUMMARY.md) and png "
+        "(figures/*.png), written into --out.")] = "text",
     out: Annotated[Path, typer.Option(help="Folder for report files.")] = Path("assay-report"),
     judge: Annotated[str | None, typer.Option(
         help="Benchmark: the judge whose correctness scores to read.")] = None,
@@ -120,6 +121,9 @@ def report_command(
     partial_ok: Annotated[bool, typer.Option(
         "--partial-ok", help="The run is still in progress: HTML pages carry a banner and mark "
         "their statistics preliminary.")] = False,
+    single_file: Annotated[bool, typer.Option(
+        "--single-file", help="HTML: one index.html holding every page as a tab, plotly.js "
+        "inside, to send as one file.")] = False,
     map_: MapOption = None,
     set_: SetOption = None,
     scale: ScaleOption = None,
@@ -173,7 +177,8 @@ def report_command(
             title = KINDS[name].title + (f" ({made.caption})" if made.caption else "")
             console.print(f"\n{title}", style="bold", highlight=False, markup=False)
             console.print(str(made.result), markup=False, highlight=False, soft_wrap=True)
-    written = write_reports(outcome, judgments, formats, out, partial=partial_ok)
+    written = write_reports(outcome, judgments, formats, out, partial=partial_ok,
+                            single_file=single_file)
     for name, reason in outcome.skipped.items():
         console.print(f"{name} report skipped: {reason}", markup=False, highlight=False,
                       soft_wrap=True)

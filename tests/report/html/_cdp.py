@@ -179,10 +179,11 @@ class Tab:
         return [e for e in self.browser.events[self.mark:]
                 if e.get("sessionId") == self.session and e.get("method") in methods]
 
-    def load(self, path: Path, *, offline: bool = True) -> None:
-        """Open a file, with the network emulated off, and wait for the page to settle."""
+    def load(self, path: Path, *, offline: bool = True, width: int = 1280) -> None:
+        """Open a file, with the network emulated off, in a window ``width`` CSS pixels wide,
+        and wait for the page to settle."""
         self.send("Emulation.setDeviceMetricsOverride",
-                  {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+                  {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
         self.send("Network.emulateNetworkConditions", {
             "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
         self.mark = len(self.browser.events)
@@ -259,13 +260,19 @@ class Tab:
                                 since=since, timeout=timeout)
         return Download(folder / guid, begin["params"]["suggestedFilename"])
 
-    def screenshot(self, path: Path, *, width: int = 1280) -> None:
-        """A PNG of the whole page, ``width`` CSS pixels wide."""
+    def screenshot(self, path: Path, *, width: int = 1280, max_height: int | None = None) -> None:
+        """A PNG of the whole page (its top ``max_height`` pixels), ``width`` CSS pixels wide."""
         metrics = self.send("Page.getLayoutMetrics")["cssContentSize"]
-        height = int(metrics["height"])
+        height = int(metrics["height"]) if max_height is None else min(int(metrics["height"]),
+                                                                       max_height)
         self.send("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
-        self.evaluate("new Promise(r => requestAnimationFrame(() => setTimeout(r, 300)))")
+        # Charts are redrawn for the new window before the shot (plotly's own resize handler
+        # may still be drawing on a loaded machine).
+        self.evaluate("Promise.all(Array.from(document.querySelectorAll('.js-plotly-plot'))"
+                      ".filter(gd => gd.offsetParent !== null)"
+                      ".map(gd => window.Plotly.Plots.resize(gd)))"
+                      ".then(() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 300))))")
         shot = self.send("Page.captureScreenshot", {
             "format": "png", "captureBeyondViewport": True,
             "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})

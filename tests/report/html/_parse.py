@@ -142,3 +142,11 @@ def parse_page(path: Path) -> ParsedPage:
     own = source.replace(plotly, "") if plotly else source
     return ParsedPage(own, plotly, reader.scripts, reader.tables, reader.urls, reader.meta,
                       reader.tags, reader.headings, reader.missing)
+
+
+def fetched_by(path: Path) -> list[str]:
+    """The URLs a page may request: itself, and ``plotly.min.js`` beside it when it has charts."""
+    urls = [path.resolve().as_uri()]
+    if parse_page(path).data["figures"]:
+        urls.append((path.parent / "plotly.min.js").resolve().as_uri())
+    return urls

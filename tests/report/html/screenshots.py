@@ -1,28 +1,29 @@
-"""Take the screenshots in docs/screenshots/ of the demo's dashboard and benchmark page.
+"""Take the screenshots in docs/screenshots/ of the demo's pages.
 
 Run from the repository root (needs Chromium)::
 
     python -m tests.report.html.screenshots [OUT_DIR]
 
-It renders the demo's reports as ``assay demo`` does (seed 7) and writes
-``dashboard.png`` and ``benchmark.png``, full pages 1280 CSS pixels wide.
+It writes the pages as ``assay demo`` does (seed 7) and shoots them in a window 1024 CSS
+pixels wide, the narrowest the pages are made for: the top of the dashboard and of the
+benchmark report, and of two reworked pages, the judge consistency page (one judge-pair matrix
+per question set instead of a 2x2 map per statistic) and the aggregation page (a table of 17
+columns that fits with its secondary columns behind "more columns").
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from assay.analysis.benchmark import benchmark_report, benchmark_rows
-from assay.analysis.scores import score_summary
-from assay.data.io import load
-from assay.demo.simulate import simulate_evaluation
-from assay.report.html import render_html
 from tests.report.html._cdp import Chromium, find_chromium
 
 REPO = Path(__file__).resolve().parents[3]
-SHOTS = {"index": "dashboard.png", "benchmark": "benchmark.png"}
+SHOTS = {"index": ("dashboard.png", 2400), "benchmark": ("benchmark.png", 2400),
+         "judges": ("judges.png", 1500), "aggregate": ("aggregate.png", 1100)}
+WIDTH = 1024
 
 
 def main(out: Path) -> list[Path]:
@@ -31,23 +32,21 @@ def main(out: Path) -> list[Path]:
         raise SystemExit("no Chromium binary found: install Debian's chromium or set ASSAY_CHROMIUM")
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        simulate_evaluation(Path(tmp) / "example", seed=7)
-        judgments = load(Path(tmp) / "example")
-        rows = benchmark_rows(judgments, criterion="correct")
-        caption = f"judge {rows.attrs['judge']}, criterion {rows.attrs['criterion']}"
-        pages = render_html([score_summary(judgments), benchmark_report(rows, seed=7)],
-                            Path(tmp) / "html", captions={"benchmark": caption})
+        # The demo in its own process, as a user runs it (and the browser then starts from a
+        # clean process: started after an in-process demo run, its pipe broke).
+        subprocess.run([sys.executable, "-m", "assay", "demo", "--out", tmp], check=True,
+                       capture_output=True)
         browser = Chromium(binary)
         written = []
         try:
             tab = browser.new_tab()
-            for page in pages:
-                if page.stem in SHOTS:
-                    tab.load(page)
-                    if tab.problems():
-                        raise SystemExit(f"{page.name}: {tab.problems()}")
-                    tab.screenshot(out / SHOTS[page.stem])
-                    written.append(out / SHOTS[page.stem])
+            for stem, (name, height) in SHOTS.items():
+                page = Path(tmp) / "html" / f"{stem}.html"
+                tab.load(page, width=WIDTH)
+                if tab.problems():
+                    raise SystemExit(f"{page.name}: {tab.problems()}")
+                tab.screenshot(out / name, width=WIDTH, max_height=height)
+                written.append(out / name)
         finally:
             browser.close()
     return written

@@ -17,7 +17,7 @@ from assay.analysis.scores import score_summary
 from assay.data.importers import import_alpaca_eval
 from assay.report.html import render_html
 from tests.report.html._frames import WinRates, small_bench
-from tests.report.html._parse import parse_page
+from tests.report.html._parse import fetched_by, parse_page
 
 CHARTS = """Array.from(document.querySelectorAll('.plot')).map(gd => ({
   id: gd.id,
@@ -40,8 +40,8 @@ def test_every_page_loads_offline_without_errors_and_every_chart_has_data(demo, 
         tab.load(path, offline=True)
         assert tab.problems() == [], path.name
         assert tab.evaluate("window.assay.errors") == []
-        # The only request is the page itself: no script, style, font or image is fetched.
-        assert tab.requested_urls() == [path.resolve().as_uri()]
+        # The page itself and plotly.min.js beside it: no style, font, image or network.
+        assert tab.requested_urls() == fetched_by(path)
         expected = parse_page(path).data["figures"]
         charts = tab.evaluate(CHARTS)
         assert [c["id"] for c in charts] == [f["id"] for f in expected]
@@ -168,3 +168,43 @@ def test_real_alpaca_eval_scores_page(alpaca_results, tab, tmp_path):
     table = parse_page(paths[1]).table_with("judge", "arm", "opponent")
     assert [(r[0], r[1], r[2]) for r in shown_rows(tab, table.id)] == [
         (r.judge, r.arm, r.opponent) for r in summary.rows]
+
+
+def test_single_file_report_shows_one_tab_at_a_time_and_sizes_its_charts(demo, tab, tmp_path):
+    path = render_html([demo.summary, demo.report], tmp_path, single_file=True)[0]
+    tab.load(path)
+    assert tab.problems() == [] and tab.evaluate("window.assay.errors") == []
+    assert tab.requested_urls() == [path.resolve().as_uri()]  # plotly.js is inside
+    visible = "Array.from(document.querySelectorAll('.tab-panel')).filter(p => !p.hidden).map(p => p.id)"
+    assert tab.evaluate(visible) == ["tab-index"]
+    tab.click('header.top a[href="#benchmark"]')
+    tab.wait_for("!document.getElementById('tab-benchmark').hidden")
+    assert tab.evaluate(visible) == ["tab-benchmark"]
+    # The benchmark's first chart was drawn hidden (plotly's default 700 px); shown, it is
+    # resized to fill its panel.
+    widths = ("(() => { const gd = document.querySelector('#tab-benchmark .plot');"
+              " return [gd.getBoundingClientRect().width,"
+              " gd.querySelector('.main-svg').getBoundingClientRect().width]; })()")
+    try:
+        tab.wait_for(f"(([a, b]) => a > 800 && Math.abs(a - b) < 2)({widths})", timeout=10)
+    except TimeoutError:
+        pytest.fail(f"chart not resized to its panel: {tab.evaluate(widths)}")
+
+
+def test_optional_columns_hide_until_asked_and_always_export(tab, tmp_path):
+    from assay.report.html import Column, Page, Section, Table
+
+    table = Table.from_records([{"arm": "a", "mean": 0.5, "median": 0.25}],
+                               (Column("arm", "arm"), Column("mean", "mean", "fixed"),
+                                Column("median", "median", "fixed", optional=True)))
+    path = render_html([Page(slug="t", title="T", sections=(Section(title="T", tables=(table,)),))],
+                       tmp_path)[1]
+    tab.load(path)
+    shown = ("Array.from(document.querySelectorAll('#tbl-1 th')).filter(th =>"
+             " getComputedStyle(th).display !== 'none').map(th => th.dataset.key)")
+    assert tab.evaluate(shown) == ["arm", "mean"]
+    assert tab.evaluate("window.assay.tableCsv('tbl-1')").splitlines()[0] == "arm,mean,median"
+    tab.click("button.more-columns")
+    assert tab.evaluate(shown) == ["arm", "mean", "median"]
+    assert tab.evaluate("document.querySelector('button.more-columns').textContent") == \
+        "fewer columns"

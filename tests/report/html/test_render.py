@@ -17,6 +17,7 @@ import pytest
 
 import assay.report.html._write as html_module
 from assay.analysis.benchmark import benchmark_report
+from assay.report._glossary import method_words
 from assay.report.html import Column, Figure, Highlight, Page, Section, Table, page_for, render_html
 from tests.report.html._frames import WinRates, small_bench
 from tests.report.html._parse import parse_page
@@ -35,18 +36,36 @@ def test_pages_link_the_dashboard_and_each_other(demo):
         assert {"index.html", "scores.html", "benchmark.html"} <= set(urls)
 
 
-def test_pages_are_self_contained_with_plotly_from_the_installed_package(demo):
-    plotly_digest = hashlib.sha256(PLOTLY_JS.read_bytes()).hexdigest()
+def test_pages_share_one_plotly_file_copied_from_the_installed_package(demo):
+    folder = demo.pages["index"].parent
+    assert (hashlib.sha256((folder / "plotly.min.js").read_bytes()).hexdigest()
+            == hashlib.sha256(PLOTLY_JS.read_bytes()).hexdigest())
     for path in demo.pages.values():
         page = parse_page(path)
         assert "link" not in page.tags and "img" not in page.tags and "iframe" not in page.tags
-        assert all(not s.attrs.get("src") for s in page.scripts)
-        # Every URL is a sibling page or an anchor: nothing to fetch, no network.
-        assert all(u.endswith(".html") or u.startswith("#") for u in page.urls), page.urls
+        assert page.plotly == ""  # not inlined
+        charts = bool(page.data["figures"])
+        assert [s.attrs.get("src") for s in page.scripts if s.attrs.get("src")] == \
+            ["plotly.min.js"] * charts
+        # Every URL is a sibling page, an anchor or plotly.min.js: no network.
+        assert all(u.endswith((".html", ".js")) or u.startswith("#") for u in page.urls), page.urls
         assert "http://" not in " ".join(page.urls) and "https://" not in " ".join(page.urls)
-        scripts = page.executable_scripts
-        assert len(scripts) == 2
-        assert hashlib.sha256(scripts[0].text.encode()).hexdigest() == plotly_digest
+        assert len(page.executable_scripts) == 1 + charts  # plotly.min.js, assay.js inline
+    assert sum(p.stat().st_size for p in folder.glob("*.html")) < 1_000_000
+
+
+def test_single_file_report_holds_every_page_as_a_tab_and_plotly_once(demo, tmp_path):
+    paths = render_html([demo.summary, demo.report], tmp_path, single_file=True)
+    assert [p.name for p in paths] == ["index.html"]
+    assert not (tmp_path / "plotly.min.js").exists()
+    page = parse_page(paths[0])
+    assert len(page.plotly) == len(PLOTLY_JS.read_text(encoding="utf-8"))
+    assert not [s for s in page.scripts if s.attrs.get("src")]
+    assert 'id="tab-scores"' in page.source and 'id="tab-benchmark"' in page.source
+    assert all(u.startswith("#") for u in page.urls), page.urls
+    ids = [f["id"] for f in page.data["figures"]]
+    assert len(ids) == len(set(ids)) >= 2
+    assert "'self'" not in page.csp
 
 
 def test_content_security_policy_allows_exactly_the_page_scripts(demo):
@@ -54,7 +73,9 @@ def test_content_security_policy_allows_exactly_the_page_scripts(demo):
         page = parse_page(path)
         policy = dict(part.strip().split(" ", 1) for part in page.csp.split(";"))
         expected = {"'sha256-" + base64.b64encode(hashlib.sha256(s.text.encode()).digest()).decode()
-                    + "'" for s in page.executable_scripts}
+                    + "'" for s in page.executable_scripts if not s.attrs.get("src")}
+        if page.data["figures"]:
+            expected.add("'self'")  # plotly.min.js beside the page
         assert set(policy["script-src"].split()) == expected
         assert policy["default-src"] == "'none'"
         assert policy["connect-src"] == "'none'"
@@ -69,7 +90,9 @@ def test_accuracy_table_holds_the_reports_values_at_full_precision(demo):
         for key in ("estimate", "lower", "upper", "standard_error", "rank_lower", "rank_upper"):
             assert float(cells[key].value) == record[key]
         assert cells["estimate"].text == f"{record['estimate']:.3f}"
-        assert cells["method"].text == record["method"]
+        # The method in words; the identifier stays in the JSON (and the cell's tooltip).
+        assert cells["method"].text == method_words(record["method"]) != record["method"]
+        assert f'title="{record["method"]}"' in page.source
 
 
 def test_dashboard_ranks_arms_by_the_reports_accuracy(demo):
@@ -148,10 +171,9 @@ def test_partial_run_marks_every_page_preliminary(demo):
 
 
 def test_pages_stay_small_and_charts_are_aggregated(demo):
-    plotly_size = len(PLOTLY_JS.read_text(encoding="utf-8"))
     for path in demo.pages.values():
         page = parse_page(path)
-        assert len(page.plotly) == plotly_size
+        assert page.plotly == ""
         assert len(page.source) < 150_000
         for figure in page.data["figures"]:
             points = sum(len(t.get("x", t.get("y", []))) for t in figure["data"])
@@ -171,7 +193,7 @@ def test_text_is_escaped_and_chart_data_cannot_close_its_script(tmp_path):
         assert "<script>window.x" not in text and "<b>" not in text
         assert "<!--" not in text
     parsed = parse_page(tmp_path / "evil.html")
-    assert len(parsed.executable_scripts) == 2
+    assert len(parsed.executable_scripts) == 2  # plotly.min.js by src, assay.js inline
     trace = parsed.data["figures"][0]["data"][0]
     assert [html.unescape(trace["y"][0]), html.unescape(trace["name"])] == [evil, evil]
     assert trace["hovertemplate"] == "%{y}<br>x<extra></extra>"  # templates are code
@@ -257,3 +279,30 @@ def test_to_dict_must_give_a_mapping():
 
     with pytest.raises(TypeError, match=r"Odd.to_dict\(\) gave a list, not a mapping"):
         page_for(Odd())
+
+
+def test_p_values_read_as_readers_quote_them(tmp_path):
+    page = Page(slug="p", title="p", sections=(Section(title="p", tables=(Table.from_records(
+        [{"p_value": 3.979e-10}, {"p_value": 0.04321}, {"p_value": 0.5}],
+        (Column("p_value", "p-value", "p"),)),)),))
+    table = parse_page(render_html([page], tmp_path)[1]).table_with("p_value")
+    assert [r[0].text for r in table.rows] == ["< 0.001", "0.0432", "0.500"]
+    assert [float(r[0].value) for r in table.rows] == [3.979e-10, 0.04321, 0.5]  # CSV keeps all
+
+
+def test_glossary_page_beside_the_pages_spells_out_every_abbreviation(demo):
+    glossary = parse_page(demo.pages["index"].parent / "glossary.html")
+    terms = glossary.table_with("term", "full", "meaning")
+    written = {r[0].text: r[1].text for r in terms.rows}
+    assert written["ICC(2,1)"] == "intraclass correlation coefficient"
+    assert written["TARa"] and written["MDD"] and written["CI"]
+    assert "glossary.html" in parse_page(demo.pages["benchmark"]).urls
+    # An abbreviated header carries its meaning as a tooltip.
+    source = parse_page(demo.pages["benchmark"]).source
+    assert '<abbr title="minimum detectable difference: ' in source or "MDD" not in source
+    assert '<abbr title="total agreement rate of answers: ' in source
+
+
+def test_tables_name_things_as_readers_do(demo):
+    page = parse_page(demo.pages["benchmark"])
+    assert ">system</button>" in page.source and ">arm</button>" not in page.source

@@ -8,5 +8,5 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     "._coverage": ["interaction_page"],
     "._judges": ["judge_report_page", "score_distribution_page"],
     "._model": ["Column", "Figure", "Highlight", "Page", "Section", "Table"],
-    "._write": ["page_for", "render_html"],
+    "._write": ["HTML_ASSETS", "page_for", "render_html"],
 })

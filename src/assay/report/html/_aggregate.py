@@ -19,8 +19,9 @@ from assay.report.html._render import PALETTE
 
 RUN_COLUMNS = (
     Column("judge", "judge"), Column("num_runs", "runs", "int"), Column("mean", "mean of run means", "fixed"),
-    Column("median", "median", "fixed"), Column("std_dev", "sd of run means", "fixed"),
-    Column("minimum", "min", "fixed"), Column("maximum", "max", "fixed"),
+    Column("median", "median", "fixed", optional=True),
+    Column("std_dev", "sd of run means", "fixed"),
+    Column("minimum", "min", "fixed", optional=True), Column("maximum", "max", "fixed", optional=True),
     Column("ci_lower", "run-bootstrap lower", "fixed"), Column("ci_upper", "run-bootstrap upper", "fixed"),
     Column("items_estimate", "mean over items", "fixed"),
     Column("items_lower", "items-interval lower", "fixed"),
@@ -131,7 +132,7 @@ def aggregate_page(report: AggregateReport) -> Page:
                             missing=None if report.flags else "No flag was raised."))
     sections.append(Section(title="Notes", notes=tuple(report.notes),
                             missing=None if report.notes else "The analysis left no notes."))
-    facts = (("runs", str(report.total_runs)), ("quizzes", str(len(report.quiz_ids))),
+    facts = (("trials (runs)", str(report.total_runs)), ("clusters (quizzes)", str(len(report.quiz_ids))),
              ("bootstrap", f"{report.n_resamples} resamples, seed {report.seed}"),
              ("confidence", pct), ("rows left out (not reportable)", str(report.n_not_reportable)),
              ("rows without a score", str(report.n_unscored)))

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assay.analysis.benchmark import BenchmarkReport
+from assay.report._glossary import method_words
 from assay.report.html._figures import (
     ForestPoint,
     FrontierPoint,
@@ -71,7 +72,7 @@ NI = (Column("label", "contrast"), Column("new", "new"), Column("reference", "re
       Column("level", "level", "fixed"), Column("accuracy_holds", "accuracy holds", "bool"),
       Column("cost_diff", "cost difference", "sig"), Column("cost_upper", "cost upper", "sig"),
       Column("cost_holds", "cost holds", "bool"), Column("verdict", "verdict"),
-      Column("p_value", "p-value", "fixed", 4), Column("mdd_design", "MDD (design)", "fixed"),
+      Column("p_value", "p-value", "p"), Column("mdd_design", "MDD (design)", "fixed"),
       Column("mdd_achieved", "MDD (achieved)", "fixed"),
       Column("tango_lower", "Tango lower", "fixed"), Column("tango_upper", "Tango upper", "fixed"),
       Column("tango_agrees", "Tango agrees", "bool"), Column("n_eff", "effective n", "fixed", 1))
@@ -94,7 +95,7 @@ def _accuracy_forest(report: BenchmarkReport, records: Sequence[Record], pct: st
                           detail=f"ranks {r.get('rank_lower', '-')} to {r.get('rank_upper', '-')}")
               for r in records]
     return forest(points, x_title="accuracy",
-                  caption=f"Accuracy per arm {_with(report, pct)} ({report.method})")
+                  caption=f"Accuracy per system {_with(report, pct)} ({method_words(report.method)})")
 
 
 def benchmark_page(report: BenchmarkReport) -> Page:
@@ -135,7 +136,7 @@ def _accuracy(report: BenchmarkReport, pct: str) -> Section:
 def _bayes(report: BenchmarkReport) -> Section:
     if not report.bayes:
         return Section(title="Bayesian posterior", missing="Only reported with method = bayes; "
-                       f"this report used {report.method}.")
+                       f"this report used {method_words(report.method)}.")
     return Section(title="Bayesian posterior",
                    tables=(_table(report.bayes, BAYES, "Posterior per arm", "bayes"),))
 

@@ -83,13 +83,17 @@ def _strata_section(row: Any) -> Section:
                Column("natural", "natural", "int"), Column("rare", "rare", "bool"))
     gaps = [r for r in records if r["count"] == 0 or r["rare"]]
     return Section(title=title, figures=(heatmap(z, labels_x, labels_y, title="items",
-                                                 colorscale="Blues", digits=0,
+                                                 colorscale=COUNT_SCALE, zmin=0, digits=0,
                                                  caption=f"{row.task}: items per stratum "
                                                  f"({first} by {' / '.join(rest) or 'all'})"),),
                    tables=(Table.from_records(records, columns, caption="Items per stratum",
                                               name=f"strata-{row.task}"),),
                    intro=f"{len(gaps)} strata are empty or rare (gaps in coverage); filter the table "
                          "with 'yes' under rare to list them.")
+
+
+COUNT_SCALE = [[0.0, "#f7fbff"], [0.5, "#6baed6"], [1.0, "#08306b"]]
+"""Counts from pale (none) to dark (most): plotly.js's named "Blues" runs the other way."""
 
 
 def interaction_page(source: Any) -> Page | None:

@@ -1,11 +1,15 @@
-"""The dashboard (``index.html``): links to every page and the highlights each page offers."""
+"""The pages every report folder has: the dashboard (``index.html``: links to every page and
+the highlights each page offers) and the glossary (``glossary.html``: every term, abbreviation
+and method name the pages use)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
-from assay.report.html._model import TOPICS, Page, Topic
+from assay.report._glossary import METHOD_WORDS, TERMS
+from assay.report.html._model import TOPICS, Column, Page, Section, Table, Topic
 
 TOPIC_TITLES: dict[Topic, str] = {
     "rankings": "Top-line rankings with intervals",
@@ -45,3 +49,24 @@ def dashboard_context(pages: Sequence[tuple[str, Page]], captions: Mapping[str, 
                        "sections": sections, "missing": None if sections else TOPIC_MISSING[topic]})
     return {"cards": cards, "topics": topics,
             "skipped": [{"name": k, "reason": v} for k, v in skipped.items()]}
+
+
+TERM_COLUMNS = (Column("term", "term"), Column("full", "in full"), Column("meaning", "meaning"),
+                Column("column", "column in the data"))
+METHOD_COLUMNS = (Column("words", "shown as"), Column("identifier", "identifier in the JSON files"))
+
+
+def glossary_page() -> Page:
+    """The page ``glossary.html`` (a tab of a single-file report), linked from every page."""
+    terms = Table.from_records([asdict(t) for t in TERMS], TERM_COLUMNS,
+                               caption="Terms and abbreviations", name="glossary")
+    methods = Table.from_records([{"words": v, "identifier": k} for k, v in METHOD_WORDS.items()],
+                                 METHOD_COLUMNS, caption="Methods", name="methods")
+    return Page(slug="glossary", title="Glossary", sections=(
+        Section(title="Terms", tables=(terms,),
+                intro="The words these pages use. An abbreviated column header shows its line "
+                      "as a tooltip."),
+        Section(title="Methods", tables=(methods,),
+                intro="Interval and test methods as the pages name them; the JSON files carry "
+                      "the identifier.")),
+        summary="What each term, abbreviation and method name on these pages means.")

@@ -95,11 +95,17 @@ def forest(points: Sequence[ForestPoint], *, x_title: str, reference: float | No
     return Figure(data=tuple(traces), layout=layout, caption=caption, filter_table=filter_table)
 
 
+MAX_UNIT_TICKS = 20
+"""Most x values that each get a tick of their own on a line chart."""
+
+
 def lines_with_errors(series: Sequence[tuple[str, Sequence[Any], Sequence[Any], Sequence[Any],
                                              Sequence[Any]]], *,
                       x_title: str, y_title: str, caption: str = "",
-                      filter_table: int | None = 0) -> Figure:
-    """One line per (name, x, y, lower, upper) with asymmetric error bars on y."""
+                      filter_table: int | None = 0,
+                      y_range: tuple[float, float] | None = None) -> Figure:
+    """One line per (name, x, y, lower, upper) with asymmetric error bars on y; ``y_range``
+    fixes the axis to a statistic's own range (a Kendall tau's -1 to 1)."""
     traces: list[Trace] = []
     for s, (name, xs, ys, lowers, uppers) in enumerate(series):
         traces.append({
@@ -113,8 +119,16 @@ def lines_with_errors(series: Sequence[tuple[str, Sequence[Any], Sequence[Any], 
             "hovertemplate": ("<b>%{fullData.name}</b><br>" + x_title + " %{x}<br>" + y_title
                               + " %{y:.3f}<br>interval %{customdata[1]}<extra></extra>"),
         })
-    layout = {"height": 340, "xaxis": {"title": {"text": x_title}, "dtick": 1, "automargin": True},
+    # A tick per value while they fit (runs 1..5); past 20, plotly's own spacing (about 12
+    # ticks), so 161 drift windows do not smear into a bar of labels.
+    n_x = len({x for _, xs, *_ in series for x in xs})
+    ticks = {"dtick": 1} if n_x <= MAX_UNIT_TICKS else {"nticks": 12}
+    layout = {"height": 340,
+              "xaxis": {"title": {"text": x_title}, "automargin": True, **ticks},
               "yaxis": {"title": {"text": y_title}, "gridcolor": "#eeeeee", "automargin": True}}
+    if y_range is not None:
+        pad = 0.03 * (y_range[1] - y_range[0])
+        layout["yaxis"]["range"] = [y_range[0] - pad, y_range[1] + pad]
     return Figure(data=tuple(traces), layout=layout, caption=caption, filter_table=filter_table)
 
 

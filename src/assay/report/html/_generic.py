@@ -104,11 +104,16 @@ def _kind(values: Sequence[Any]) -> ColumnKind:
     return "text"
 
 
+P_KEYS = frozenset({"p_value", "p_adjusted"})
+"""Record keys shown as p-values (``< 0.001`` or three significant digits)."""
+
+
 def _records_section(title: str, records: Sequence[Record], *, slug: str) -> Section:
     keys = list(dict.fromkeys(k for r in records for k in r))
     flat = [{k: (v if _is_scalar(v) else _json(v)) for k, v in r.items()} for r in records]
-    columns = tuple(Column(k, k.replace("_", " "), _kind([r.get(k) for r in flat]),
-                           digits=4 if k in ("p_value", "p_adjusted", "standard_error") else 3)
+    columns = tuple(Column(k, k.replace("_", " "),
+                           "p" if k in P_KEYS else _kind([r.get(k) for r in flat]),
+                           digits=4 if k == "standard_error" else 3)
                     for k in keys)
     table = Table.from_records(flat, columns, caption=title, name=slug)
     figures: tuple[Figure, ...] = ()

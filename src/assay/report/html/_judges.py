@@ -2,7 +2,7 @@
 report and the score distribution (both read from the judgments table).
 
 The consistency page lays the report's numbers out: the agreement per criterion and task, the
-pair statistics as matrices (Spearman, Kendall, ICC, ACR heatmaps), the drift of ICC over
+pair statistics as matrices (Spearman, Kendall, ICC, agreement rate), the drift of ICC over
 item windows, the units the judges disagree on, and positional flip rates.
 
 The judge report and the score distribution are built from a judgments table. There the
@@ -44,7 +44,7 @@ PAIR_COLUMNS = (
     Column("criterion", "criterion"), Column("task", "task"), Column("judge_a", "judge A"),
     Column("judge_b", "judge B"), Column("n", "units", "int"),
     Column("spearman_rho", "Spearman rho", "fixed"), Column("kendall_tau_b", "Kendall tau-b", "fixed"),
-    Column("icc", "ICC(2,1)", "fixed"), Column("agreement_rate", "ACR", "fixed"),
+    Column("icc", "ICC(2,1)", "fixed"), Column("agreement_rate", "agreement rate", "fixed"),
     Column("mad", "MAD", "fixed"), Column("cohen_kappa", "Cohen kappa", "fixed"),
 )
 AGREEMENT_COLUMNS = (
@@ -66,12 +66,13 @@ POSITION_COLUMNS = (
     Column("method", "method"),
 )
 MATRICES = (("spearman_rho", "Spearman rho"), ("kendall_tau_b", "Kendall tau-b"),
-            ("icc", "ICC(2,1)"), ("agreement_rate", "ACR"))
+            ("icc", "ICC(2,1)"), ("agreement_rate", "agreement rate"))
 
 
 def heatmap(z: Sequence[Sequence[Any]], x: Sequence[str], y: Sequence[str], *, title: str,
             caption: str = "", zmin: float | None = None, zmax: float | None = None,
-            text: Sequence[Sequence[str]] | None = None, colorscale: str = "RdBu",
+            text: Sequence[Sequence[str]] | None = None,
+            colorscale: str | list[list[Any]] = "RdBu",
             digits: int = 3) -> Figure:
     """A heatmap of values z[row][column], rows ``y`` and columns ``x``, values written in."""
     trace: Trace = {
@@ -98,23 +99,21 @@ def _records(rows: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def _matrix_figures(pairs: list[Any], criterion: str, task: str | None) -> list[Figure]:
-    judges = list(dict.fromkeys([p.judge_a for p in pairs] + [p.judge_b for p in pairs]))
-    index = {j: i for i, j in enumerate(judges)}
-    figures = []
-    for key, label in MATRICES:
-        z: list[list[Any]] = [[1.0 if i == j else None for j in range(len(judges))]
-                              for i in range(len(judges))]
-        for p in pairs:
-            value = getattr(p, key)
-            z[index[p.judge_a]][index[p.judge_b]] = value
-            z[index[p.judge_b]][index[p.judge_a]] = value
-        if all(is_missing(v) for p in pairs for v in [getattr(p, key)]):
-            continue
-        where = "all tasks" if task is None else f"task {task}"
-        figures.append(heatmap(z, judges, judges, title=label, zmin=-1.0 if key != "agreement_rate"
-                               else 0.0, zmax=1.0,
-                               caption=f"{criterion}, {where}: {label} between judges"))
-    return figures
+    """One judge-pair matrix: a row per pair of judges, a column per statistic.
+
+    Its height follows the number of pairs; with two judges it is one row, not four 2x2
+    maps each holding one number.
+    """
+    shown = [(key, label) for key, label in MATRICES
+             if not all(is_missing(getattr(p, key)) for p in pairs)]
+    if not shown:
+        return []
+    z = [[getattr(p, key) for key, _ in shown] for p in pairs]
+    rows = [f"{p.judge_a} / {p.judge_b}" for p in pairs]
+    where = "all question sets" if task is None else f"question set {task}"
+    return [heatmap(z, [label for _, label in shown], rows, title="value", zmin=-1.0, zmax=1.0,
+                    caption=f"{criterion}, {where}: agreement of each pair of judges "
+                            "(1 = perfect; the agreement rate runs from 0 to 1)")]
 
 
 def judges_page(report: JudgeReport) -> Page:
@@ -122,8 +121,8 @@ def judges_page(report: JudgeReport) -> Page:
     pct = f"{report.conf * 100:g}%"
     sections: list[Section] = []
     agreement = Table.from_records(_records(report.agreement), AGREEMENT_COLUMNS,
-                                   caption="Agreement of all judges per criterion and task "
-                                   "(task '-' = all tasks)", name="judges-agreement")
+                                   caption="Agreement of all judges per criterion and question "
+                                   "set ('-' = all question sets)", name="judges-agreement")
     sections.append(Section(
         title="Agreement per criterion", tables=(agreement,) if report.agreement else (),
         intro=f"ICC(2,1) with its {pct} McGraw-Wong interval on the units every judge scored; "
@@ -136,10 +135,11 @@ def judges_page(report: JudgeReport) -> Page:
         table = Table.from_records(_records(mine), PAIR_COLUMNS,
                                    caption=f"{criterion}: pairs of judges", name=f"pairs-{criterion}")
         sections.append(Section(
-            title=f"Judge pairs: {criterion}" + ("" if task is None else f", task {task}"),
+            title=f"Judge pairs: {criterion}" + ("" if task is None else f", question set {task}"),
             figures=tuple(_matrix_figures(mine, criterion, task)), tables=(table,),
-            intro="Spearman rho, Kendall tau-b, pairwise ICC(2,1) and the agreement "
-                  "consistency rate (ACR, identical scores) of each pair on the units both scored."))
+            intro="Spearman rho (rank correlation), Kendall tau-b, pairwise ICC(2,1) "
+                  "(intraclass correlation: agreement of absolute scores) and the agreement "
+                  "rate (share of identical scores) of each pair on the units both scored."))
     if not groups:
         sections.append(Section(title="Judge pairs", missing="No two judges scored a shared unit."))
     sections.append(_drift_section(report, pct))
@@ -159,7 +159,7 @@ def judges_page(report: JudgeReport) -> Page:
         caption="ICC(2,1) of the judges per criterion", name="dashboard-agreement"),),
         missing=None if report.agreement else "No criterion has two judges.")
     return Page(slug="judges", title="Judge consistency", sections=tuple(sections), facts=facts,
-                summary="Agreement between judges: rank-correlation, ICC and ACR matrices, drift, "
+                summary="Agreement between judges: rank correlation, ICC and agreement-rate matrices, drift, "
                         "uncertain items, positional flip rates.",
                 highlights=(Highlight("agreement", highlight),))
 
@@ -348,7 +348,7 @@ def _reference_section(judgments: Any, calibration: Any | None) -> Section:
                Column("mae_raw", "MAE raw", "fixed"), Column("mae_calibrated", "MAE calibrated",
                                                              "fixed"))
     records = [asdict(e) for e in calibration.entries]
-    points = [ForestPoint(label=str(r["judge"]), group=str(r["task"] or "all tasks"),
+    points = [ForestPoint(label=str(r["judge"]), group=str(r["task"] or "all question sets"),
                           estimate=r["rho_raw"], lower=r["rho_raw"], upper=r["rho_raw"],
                           key=str(r["judge"])) for r in records if not is_missing(r["rho_raw"])]
     figures = (forest(points, x_title="Spearman rho with reference scores",

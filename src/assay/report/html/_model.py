@@ -13,9 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-ColumnKind = Literal["text", "int", "fixed", "sig", "bool"]
+ColumnKind = Literal["text", "int", "fixed", "sig", "bool", "p"]
 """How a column's values are shown: text as is, a count, ``digits`` decimals, ``digits + 1``
-significant digits without an exponent (dollars, tokens), or yes/no."""
+significant digits without an exponent (dollars, tokens), yes/no, or a p-value (``< 0.001``,
+else three significant digits)."""
 
 Topic = Literal["rankings", "cost", "quality", "agreement"]
 """The dashboard's blocks, in the order they are shown."""
@@ -34,6 +35,9 @@ class Column:
     kind: ColumnKind = "text"
     digits: int = 3
     """Decimals of a ``fixed`` column; significant digits minus one of a ``sig`` column."""
+    optional: bool = False
+    """Hidden until the reader asks for every column (a table too wide for 1024 px keeps its
+    secondary columns behind a "more columns" button); always in the CSV export."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,30 @@ class Page:
     facts: tuple[tuple[str, str], ...] = ()
     """(label, value) pairs shown under the title: design, method, settings."""
     highlights: tuple[Highlight, ...] = ()
+
+
+IDENTIFYING: tuple[Column, ...] = (
+    Column("criterion", "criterion"), Column("task", "task"), Column("judge", "judge"),
+    Column("arm", "arm"), Column("opponent", "opponent"))
+"""Columns that tell rows apart, in the order they lead a table."""
+
+
+def distinguishing(records: Sequence[Mapping[str, Any]], columns: Sequence[Column]
+                   ) -> tuple[Column, ...]:
+    """``columns`` with every identifying column (criterion, task, judge, arm, opponent) whose
+    value varies between the records put back in front, so no two rows look alike.
+
+    >>> rows = [{"criterion": "a", "arm": "x", "n": 1}, {"criterion": "b", "arm": "x", "n": 1}]
+    >>> [c.key for c in distinguishing(rows, (Column("arm", "arm"), Column("n", "n")))]
+    ['criterion', 'arm', 'n']
+    """
+    shown = {c.key for c in columns}
+    varying = [c for c in IDENTIFYING if c.key not in shown
+               and len({repr(r.get(c.key)) for r in records}) > 1]
+    lead = [c for c in IDENTIFYING if c in varying or c.key in shown]
+    lead = [next(col for col in columns if col.key == c.key) if c.key in shown else c
+            for c in lead]
+    return (*lead, *(c for c in columns if c.key not in {x.key for x in IDENTIFYING}))
 
 
 def is_missing(value: Any) -> bool:

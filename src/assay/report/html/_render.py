@@ -1,13 +1,16 @@
 """Pages to self-contained HTML: templates, number formats, safe embedding of data and scripts.
 
-Everything a page needs is inside the file: the CSS and JavaScript of
-``assay/report/static``, plotly.js read from the installed ``plotly`` package at render
-time, and the figures' data as JSON. Text from models and users reaches the page only
-through jinja2's autoescaping (tables, notes, titles) or, for charts, as HTML-escaped
-strings inside a JSON block whose ``<``, ``>`` and ``&`` are written as ``\\u003c``,
-``\\u003e`` and ``\\u0026``. A Content-Security-Policy allows only the page's own scripts
-(by their SHA-256) and no network at all, so an escaping slip still could not run a script
-or fetch anything.
+Everything a page needs is inside the file or beside it: the CSS and JavaScript of
+``assay/report/html/static`` and the figures' data as JSON inside; plotly.js, read from the
+installed ``plotly`` package at render time, either inlined (a single-file report) or in
+``plotly.min.js`` beside the pages, loaded by a relative ``<script src>`` that the policy
+allows as a same-origin script (``'self'``, which a page opened from disk also satisfies).
+Text from models and users reaches the page only through jinja2's autoescaping (tables,
+notes, titles) or, for charts, as HTML-escaped strings inside a JSON block whose ``<``,
+``>`` and ``&`` are written as ``\\u003c``, ``\\u003e`` and ``\\u0026``. A
+Content-Security-Policy allows only the page's own inline scripts (by their SHA-256) and
+``plotly.min.js`` beside it, and no network at all, so an escaping slip still could not run
+an inline script or fetch anything.
 """
 
 from __future__ import annotations
@@ -27,11 +30,17 @@ import numpy as np
 
 from assay._version import __version__
 from assay.data.filenames import FileNames, safe_name
+from assay.report._glossary import abbreviation_of, method_words, reader_label
 from assay.report.html._model import Column, Figure, Section, Table, is_missing
+from assay.report.text._format import p_text
 
 MISSING = "-"
 TEMPLATE_KEYS = frozenset({"hovertemplate", "texttemplate"})
 """Figure keys whose strings are plotly templates written by code, so not escaped."""
+METHOD_KEYS = frozenset({"method", "items_method", "interval_method", "test"})
+"""Columns of method identifiers: shown in words, the identifier in the cell's tooltip."""
+PLOTLY_FILE = "plotly.min.js"
+"""plotly.js's file beside the pages of a report folder."""
 
 PALETTE = ("#1f5fa8", "#d9822b", "#2e8b57", "#a23b72", "#6b6ecf", "#8c564b", "#17becf",
            "#7f7f7f", "#bcbd22", "#e377c2")
@@ -67,6 +76,8 @@ def cell(value: Any, column: Column) -> Cell:
     Cell(text='-', value=None)
     >>> cell(367.0, Column("wrong", "wrong", "int"))
     Cell(text='367', value='367.0')
+    >>> cell(3.979e-10, Column("p_value", "p-value", "p"))
+    Cell(text='< 0.001', value='3.979e-10')
     """
     if is_missing(value):
         return Cell(MISSING, None)
@@ -78,6 +89,8 @@ def cell(value: Any, column: Column) -> Cell:
     number = float(value)
     if kind == "int" and number.is_integer():
         text = str(int(number))
+    elif kind == "p":
+        text = p_text(number)
     elif kind == "sig":
         text = np.format_float_positional(number, precision=column.digits + 1, unique=False,
                                           fractional=False, trim="-")
@@ -130,7 +143,7 @@ def script_json(value: Any) -> str:
 
 
 @cache
-def plotly_js() -> str:
+def plotly_source() -> str:
     """plotly.min.js from the installed plotly package (never from a CDN)."""
     path = resources.files("plotly") / "package_data" / "plotly.min.js"
     try:
@@ -138,7 +151,13 @@ def plotly_js() -> str:
     except FileNotFoundError:
         raise RuntimeError("plotly.min.js is missing from the installed plotly package "
                            f"({path}); reinstall plotly") from None
-    return _inline_script(text, "plotly.min.js")
+    return text
+
+
+@cache
+def plotly_js() -> str:
+    """plotly.min.js as an inline script (checked to hold no ``</script`` or ``<!--``)."""
+    return _inline_script(plotly_source(), PLOTLY_FILE)
 
 
 @cache
@@ -161,9 +180,13 @@ def csp_hash(script: str) -> str:
     return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
 
 
-def content_security_policy(scripts: Sequence[str]) -> str:
-    """No network, no plugins, no frames; only the given inline scripts may run."""
-    allowed = " ".join(csp_hash(s) for s in scripts)
+def content_security_policy(scripts: Sequence[str], *, same_origin: bool = False) -> str:
+    """No network, no plugins, no frames; only the given inline scripts may run.
+
+    ``same_origin`` also allows script files of the page's own origin (``plotly.min.js``
+    beside the page); a script element can still only come from the template.
+    """
+    allowed = " ".join(["'self'"] * same_origin + [csp_hash(s) for s in scripts])
     return ("default-src 'none'; "
             f"script-src {allowed}; "
             "style-src 'unsafe-inline'; img-src data: blob:; font-src data:; "
@@ -185,8 +208,10 @@ def environment() -> jinja2.Environment:
 class PageBuilder:
     """Collects one page's view model: table and figure ids are numbered in page order."""
 
-    def __init__(self, *, partial: bool) -> None:
+    def __init__(self, *, partial: bool, inline_plotly: bool = False) -> None:
         self.partial = partial
+        self.inline_plotly = inline_plotly
+        """plotly.js inside the page (one file) rather than in ``plotly.min.js`` beside it."""
         self.figures: list[dict[str, Any]] = []
         self.n_tables = 0
         self.names = FileNames()
@@ -208,14 +233,18 @@ class PageBuilder:
 
     def table(self, table: Table) -> dict[str, Any]:
         self.n_tables += 1
-        numeric = [c.kind in ("int", "fixed", "sig") for c in table.columns]
-        rows = [[{**cell(v, c)._asdict(), "missing": is_missing(v)}
-                 for v, c in zip(row, table.columns, strict=True)] for row in table.rows]
+        numeric = [c.kind in ("int", "fixed", "sig", "p") for c in table.columns]
+        rows = [[_shown(v, c) for v, c in zip(row, table.columns, strict=True)]
+                for row in table.rows]
         name = self.names.claim(safe_name(table.name), "")
+        headers = []
+        for c, n in zip(table.columns, numeric, strict=True):
+            label = reader_label(c.label)
+            headers.append({"key": c.key, "label": label, "numeric": n,
+                            "abbr": abbreviation_of(label), "optional": c.optional})
         return {"id": f"tbl-{self.n_tables}", "caption": table.caption, "name": name,
-                "headers": [{"key": c.key, "label": c.label, "numeric": n}
-                            for c, n in zip(table.columns, numeric, strict=True)],
-                "rows": rows}
+                "headers": headers, "rows": rows,
+                "n_optional": sum(c.optional for c in table.columns)}
 
     def figure(self, figure: Figure, target: str | None) -> dict[str, Any]:
         fid = f"fig-{len(self.figures) + 1}"
@@ -233,17 +262,30 @@ class PageBuilder:
         return {"id": fid, "caption": figure.caption}
 
 
+def _shown(value: Any, column: Column) -> dict[str, Any]:
+    """A cell of the template: a method identifier in words, with the identifier as its title."""
+    shown = {**cell(value, column)._asdict(), "missing": is_missing(value), "title": None,
+             "optional": column.optional}
+    if column.key in METHOD_KEYS and isinstance(value, str) and value:
+        shown.update(text=method_words(value), title=value)
+    return shown
+
+
 def render_document(template: str, context: Mapping[str, Any], builder: PageBuilder) -> str:
     """Fill a template with a page's context, its assets and its policy."""
     scripts = [static_text("assay.js")]
-    if builder.figures:
+    external = []
+    if builder.figures and builder.inline_plotly:
         scripts.insert(0, plotly_js())
+    elif builder.figures:
+        external.append(PLOTLY_FILE)
     return environment().get_template(template).render(
         **context,
         partial=builder.partial,
         version=__version__,
         css=static_text("assay.css"),
         scripts=scripts,
-        csp=content_security_policy(scripts),
+        external_scripts=external,
+        csp=content_security_policy(scripts, same_origin=bool(external)),
         figures_json=script_json({"config": PLOT_CONFIG, "figures": builder.figures}),
     )

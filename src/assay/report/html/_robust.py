@@ -8,6 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from assay.analysis.judges import JudgeConsistency, RobustSummary
+from assay.report._glossary import method_words
 from assay.report.html._figures import ForestPoint, forest, lines_with_errors
 from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table, is_missing
 
@@ -25,7 +26,7 @@ def robust_page(report: RobustSummary) -> Page:
     pct = f"{report.conf * 100:g}%"
     arms = [asdict(r) for r in report.arms]
     points = [ForestPoint(label=r.arm, group="composite Q", estimate=r.estimate, lower=r.lower,
-                          upper=r.upper, key=r.arm, detail=f"rank {r.rank}, {r.method}")
+                          upper=r.upper, key=r.arm, detail=f"rank {r.rank}, {method_words(r.method)}")
               for r in report.arms]
     points += [ForestPoint(label=r.arm, group=f"trimmed mean ({report.trim:g} per tail)",
                            estimate=r.trimmed_mean, lower=None, upper=None, key=r.arm)
@@ -60,6 +61,7 @@ def robust_page(report: RobustSummary) -> Page:
                                      [s.mean_tau for s in by_size], [s.min_tau for s in by_size],
                                      [s.mean_tau for s in by_size])],
                                    x_title="judges in the subset", y_title="Kendall tau",
+                                   y_range=(-1.0, 1.0),
                                    caption="Mean Kendall tau with the full ranking by subset size "
                                            "(bar down to the minimum)"),) if by_size else (),
         tables=(Table.from_records([asdict(s) for s in by_size], (

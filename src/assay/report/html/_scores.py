@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.analysis.scores import ScoreRow, ScoreSummary
+from assay.report._glossary import method_words
 from assay.report.html._figures import ForestPoint, forest
 from assay.report.html._model import (
     Column,
@@ -13,6 +14,7 @@ from assay.report.html._model import (
     Page,
     Section,
     Table,
+    distinguishing,
     is_missing,
 )
 
@@ -47,7 +49,7 @@ def _criterion_section(criterion: str, rows: list[ScoreRow], pct: str) -> Sectio
              + f", with its {pct} interval (method per row). Click a point to filter the table.")
     points = [ForestPoint(label=_label(r), group=r.judge, estimate=r.estimate, lower=r.lower,
                           upper=r.upper, key=f"{r.judge} {_label(r).replace(' vs ', ' ')}",
-                          detail=f"n = {r.n}, {r.method}")
+                          detail=f"n = {r.n}, {method_words(r.method)}")
               for r in rows]
     figures: tuple[Figure, ...] = ()
     if any(not is_missing(r.estimate) for r in rows):
@@ -110,9 +112,9 @@ def _highlights(summary: ScoreSummary, by_criterion: dict[str, list[ScoreRow]],
     quality_tables = []
     if failed:
         quality_tables.append(Table.from_records(
-            _records(failed), (Column("criterion", "criterion"), Column("judge", "judge"),
-                               Column("arm", "arm"), Column("n", "scored", "int"),
-                               Column("n_failed", "failed", "int")),
+            _records(failed), distinguishing(_records(failed), (
+                Column("criterion", "criterion"), Column("judge", "judge"), Column("arm", "arm"),
+                Column("n", "scored", "int"), Column("n_failed", "failed", "int"))),
             caption="Judgments without a score (left out of the means)", name="failed-judgments"))
     if summary.n_invalid:
         quality_tables.append(Table.from_records(

@@ -15,8 +15,10 @@ from typing import Any
 
 from assay.analysis.composite import CompositeScores
 from assay.analysis.systems import SystemsReport
+from assay.report._glossary import method_words
 from assay.report.html._figures import ForestPoint, forest
 from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table, is_missing
+from assay.report.text._format import p_text
 
 RANK_COLUMNS = (
     Column("rank", "rank", "int"), Column("arm", "arm"), Column("estimate", "Q", "fixed"),
@@ -35,7 +37,7 @@ PAIR_COLUMNS = (
     Column("arm", "arm"), Column("opponent", "opponent"), Column("task", "task"),
     Column("estimate", "difference", "fixed"), Column("lower", "lower", "fixed"),
     Column("upper", "upper", "fixed"), Column("standard_error", "standard error", "fixed", 4),
-    Column("p_value", "p", "sig", 2), Column("p_adjusted", "p (Holm)", "sig", 2),
+    Column("p_value", "p-value", "p"), Column("p_adjusted", "p-value (Holm)", "p"),
     Column("n", "shared items", "int"), Column("n_clusters", "clusters", "int"),
     Column("method", "method"),
 )
@@ -68,7 +70,7 @@ def systems_page(report: SystemsReport) -> Page:
     pairs = [_pair_record(asdict(r)) for r in report.head_to_head]
     pair_points = [ForestPoint(label=f"{r.arm} - {r.opponent}", group=r.task or ALL_TASKS,
                                estimate=r.estimate, lower=r.lower, upper=r.upper, key=r.arm,
-                               detail=f"p (Holm) {_text(r.p_adjusted, '.2g')}")
+                               detail=f"p-value (Holm) {p_text(r.p_adjusted)}")
                    for r in report.head_to_head]
     head = Section(
         title="Head-to-head paired differences",
@@ -115,8 +117,7 @@ def composite_page(report: CompositeScores) -> Page:
                                        caption="Systems, highest Q first", name="composite"),),
             intro=f"Mean normalised score over valid units with a {pct} cluster-robust t "
                   "interval on the logit scale. Rank intervals, head-to-head differences and "
-                  "performance by attribute are on the systems report "
-                  "(assay.analysis.systems._report.systems_report).",
+                  "performance by attribute are on the systems page.",
             missing=None if overall else "No system has a composite score."),
         _per_task(report),
         Section(title="Notes", notes=tuple(report.notes),
@@ -152,7 +153,7 @@ def _attribute_sections(report: SystemsReport) -> list[Section]:
     for key in by.attributes:
         rows = [r for r in by.rows if r.attribute == key]
         points = [ForestPoint(label=r.value, group=r.arm, estimate=r.estimate, lower=r.lower,
-                              upper=r.upper, key=r.value, detail=f"{r.n} units, {r.method}")
+                              upper=r.upper, key=r.value, detail=f"{r.n} units, {method_words(r.method)}")
                   for r in rows]
         sections.append(Section(
             title=f"Performance by attribute: {key}",

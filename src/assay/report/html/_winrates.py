@@ -11,9 +11,20 @@ from dataclasses import asdict
 from typing import Any
 
 from assay.analysis.winrates import WinRateReport
+from assay.report._glossary import method_words
 from assay.report.html._figures import ForestPoint, forest
 from assay.report.html._judges import position_section
-from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table, is_missing
+from assay.report.html._model import (
+    Column,
+    Figure,
+    Highlight,
+    Page,
+    Section,
+    Table,
+    distinguishing,
+    is_missing,
+)
+from assay.report.text._format import p_text
 
 RECORD_COLUMNS = (
     Column("judge", "judge"), Column("arm", "arm"), Column("opponent", "opponent"),
@@ -21,14 +32,14 @@ RECORD_COLUMNS = (
     Column("upper", "upper", "fixed"), Column("n", "n", "int"), Column("n_wins", "wins", "int"),
     Column("n_losses", "losses", "int"), Column("n_ties", "ties", "int"),
     Column("n_failed", "failed", "int"), Column("n_clusters", "clusters", "int"),
-    Column("p_value", "p-value", "sig"), Column("p_adjusted", "adjusted p", "sig"),
+    Column("p_value", "p-value", "p"), Column("p_adjusted", "adjusted p-value", "p"),
     Column("significant", "significant", "bool"), Column("test", "test"),
 )
 AA_COLUMNS = (
     Column("judge", "judge"), Column("criterion", "criterion"), Column("task", "task"),
     Column("arm", "arm"), Column("deviation", "deviation from 1/2", "fixed"),
     Column("lower", "lower", "fixed"), Column("upper", "upper", "fixed"), Column("n", "n", "int"),
-    Column("p_value", "p-value", "sig"), Column("p_adjusted", "adjusted p", "sig"),
+    Column("p_value", "p-value", "p"), Column("p_adjusted", "adjusted p-value", "p"),
     Column("significant", "significant", "bool"),
 )
 JUDGE_COLUMNS = (
@@ -37,7 +48,7 @@ JUDGE_COLUMNS = (
     Column("agreement_rate", "verdict agreement", "fixed"), Column("win_rate_a", "win rate A", "fixed"),
     Column("win_rate_b", "win rate B", "fixed"), Column("difference", "A - B", "fixed"),
     Column("lower", "lower", "fixed"), Column("upper", "upper", "fixed"),
-    Column("p_adjusted", "adjusted p", "sig"), Column("significant", "significant", "bool"),
+    Column("p_adjusted", "adjusted p-value", "p"), Column("significant", "significant", "bool"),
 )
 
 
@@ -50,7 +61,7 @@ def _section(report: WinRateReport, criterion: str, task: str | None, pct: str) 
             and r.arm != r.opponent]
     points = [ForestPoint(label=f"{r.arm} vs {r.opponent}", group=r.judge, estimate=r.win_rate,
                           lower=r.lower, upper=r.upper, key=f"{r.judge} {r.arm} {r.opponent}",
-                          detail=f"n = {r.n}, adjusted p = {_p(r.p_adjusted)}")
+                          detail=f"n = {r.n}, adjusted p-value {p_text(r.p_adjusted)}")
               for r in rows]
     figures: tuple[Figure, ...] = ()
     if any(not is_missing(p.estimate) for p in points):
@@ -67,10 +78,6 @@ def _section(report: WinRateReport, criterion: str, task: str | None, pct: str) 
               f"p-values of the {report.test} test, adjusted by {report.correction} within the "
               f"family; significant at alpha = {report.alpha:g} after adjustment.",
         missing=None if rows else "No comparison of two different arms.")
-
-
-def _p(value: Any) -> str:
-    return "-" if is_missing(value) else f"{float(value):.3g}"
 
 
 def winrates_page(report: WinRateReport) -> Page:
@@ -98,13 +105,15 @@ def winrates_page(report: WinRateReport) -> Page:
     sections.append(Section(title="Notes", notes=tuple(report.notes),
                             missing=None if report.notes else "The analysis left no notes."))
     overall = [r for r in report.records if r.task is None and r.arm != r.opponent]
-    highlight = Section(title="Win rates (all tasks)", tables=(Table.from_records(
-        _records(overall), tuple(c for c in RECORD_COLUMNS if c.key in (
-            "judge", "arm", "opponent", "win_rate", "lower", "upper", "p_adjusted", "significant"))
-        , caption="Win rates over all tasks", name="dashboard-winrates"),) if overall else (),
+    shown = tuple(c for c in RECORD_COLUMNS if c.key in (
+        "judge", "arm", "opponent", "win_rate", "lower", "upper", "p_adjusted", "significant"))
+    highlight = Section(title="Win rates (all question sets)", tables=(Table.from_records(
+        _records(overall), distinguishing(_records(overall), shown),
+        caption="Win rates over all question sets", name="dashboard-winrates"),) if overall else (),
         missing=None if overall else "No pairwise comparison.")
-    facts = (("comparisons", str(len(report.records))), ("test", report.test),
-             ("correction", report.correction), ("alpha", f"{report.alpha:g}"), ("confidence", pct))
+    facts = (("comparisons", str(len(report.records))), ("test", method_words(report.test)),
+             ("correction", method_words(report.correction)), ("alpha", f"{report.alpha:g}"),
+             ("confidence", pct))
     return Page(slug="winrates", title="Win rates", sections=tuple(sections), facts=facts,
                 summary="Pairwise win rates per criterion and question set with adjusted p-values.",
                 highlights=(Highlight("rankings", highlight, order=60),))

@@ -9,8 +9,11 @@ object out as a :class:`Page` (:func:`register_page`); until it has one, an obje
 ``to_dict()`` is laid out from that dict (its lists of records as tables, with a forest plot
 where records carry intervals). A :class:`Page` built by hand renders as it is.
 
-Every file opens from disk with the network off: the CSS and JavaScript are inlined and
-plotly.js is read from the installed ``plotly`` package. Tables sort by any column, filter
+Every file opens from disk with the network off: the CSS and assay's JavaScript are inlined;
+plotly.js, read from the installed ``plotly`` package, is written once per folder as
+``plotly.min.js`` beside the pages and loaded with a relative ``<script src>`` (4.7 MB once,
+not once a page). ``single_file=True`` writes one ``index.html`` instead, with plotly.js
+inlined and every page as a tab, for a report to send as one attachment. Tables sort by any column, filter
 by a text box and export the rows shown as CSV (numbers at full precision); a click on a
 chart's point filters the table beside it. Renderers format; they compute nothing.
 """
@@ -36,17 +39,18 @@ from assay.report.html._aggregate import aggregate_page
 from assay.report.html._benchmark import benchmark_page
 from assay.report.html._compare import compare_page
 from assay.report.html._coverage import coverage_page
-from assay.report.html._dashboard import dashboard_context
+from assay.report.html._dashboard import dashboard_context, glossary_page
 from assay.report.html._generic import generic_page
 from assay.report.html._judges import judges_page
 from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table
-from assay.report.html._render import PageBuilder, render_document
+from assay.report.html._render import PLOTLY_FILE, PageBuilder, plotly_source, render_document
 from assay.report.html._robust import consistency_page, robust_page
 from assay.report.html._scores import scores_page
 from assay.report.html._systems import composite_page, systems_page
 from assay.report.html._winrates import winrates_page
 
 __all__ = [
+    "HTML_ASSETS",
     "Column",
     "Figure",
     "Highlight",
@@ -75,6 +79,9 @@ _BUILDERS: dict[type, PageFunction] = {
 }
 
 INDEX = "index.html"
+HTML_ASSETS = ("glossary.html", PLOTLY_FILE)
+"""Files :func:`render_html` writes beside the pages it returns (plotly.min.js only when a
+page has a chart)."""
 
 
 def register_page(kind: type, builder: PageFunction) -> None:
@@ -114,8 +121,9 @@ def render_html(
     captions: Mapping[str, str] | None = None,
     skipped: Mapping[str, str] | None = None,
     title: str = "Evaluation dashboard",
+    single_file: bool = False,
 ) -> list[Path]:
-    """Write one self-contained HTML file per report, and ``index.html`` linking them all.
+    """Write one HTML file per report, ``index.html`` linking them all, and ``plotly.min.js``.
 
     Parameters
     ----------
@@ -136,11 +144,17 @@ def render_html(
         ``{"win rates": "no pairwise judgments"}``.
     title : str
         The dashboard's title.
+    single_file : bool, default False
+        Write one ``index.html`` holding the dashboard and every page as tabs, plotly.js
+        inlined, instead of a file per page and a shared ``plotly.min.js``.
 
     Returns
     -------
     list of Path
-        ``index.html`` first, then each page in the order given.
+        The pages: ``index.html`` first, then each page in the order given (``index.html``
+        alone with ``single_file``). Beside them, every folder also gets ``glossary.html``
+        (linked from each page's navigation) and, when a page has a chart, ``plotly.min.js``
+        (:data:`HTML_ASSETS`).
 
     Examples
     --------
@@ -158,9 +172,13 @@ def render_html(
     captions = dict(captions or {})
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    pages = _unique_slugs([page_for(r) for r in reports])
+    pages = _unique_slugs([*(page_for(r) for r in reports), glossary_page()])
+    if single_file:
+        return [_write(out / INDEX, _single_file(pages, captions, dict(skipped or {}),
+                                                 partial=partial, title=title))]
     nav = [{"href": f"{p.slug}.html", "title": p.title} for p in pages]
     written = []
+    charts = False
     for page in pages:
         builder = PageBuilder(partial=partial)
         sections = [builder.section(s, anchor=f"sec-{i}") for i, s in enumerate(page.sections, 1)]
@@ -169,14 +187,39 @@ def render_html(
             "facts": list(page.facts), "sections": sections,
             "nav": [{**link, "current": link["href"] == f"{page.slug}.html"} for link in nav],
         }, builder)
+        charts = charts or bool(builder.figures)
         written.append(_write(out / f"{page.slug}.html", text))
     builder = PageBuilder(partial=partial)
-    context = dashboard_context([(f"{p.slug}.html", p) for p in pages], captions,
+    # The glossary (last) is linked from the navigation, not carded as a report.
+    context = dashboard_context([(f"{p.slug}.html", p) for p in pages[:-1]], captions,
                                 dict(skipped or {}), builder)
     text = render_document("index.html.j2", {
         "heading": title, "caption": "", "facts": [],
         "nav": [{**link, "current": False} for link in nav], **context}, builder)
-    return [_write(out / INDEX, text), *written]
+    charts = charts or bool(builder.figures)
+    index = _write(out / INDEX, text)
+    if charts:
+        _write(out / PLOTLY_FILE, plotly_source())
+    return [index, *written[:-1]]  # the glossary (last) is an asset, as plotly.min.js
+
+
+def _single_file(pages: list[Page], captions: dict[str, str], skipped: dict[str, str], *,
+                 partial: bool, title: str) -> str:
+    """One document: the dashboard and each page as a tab (``#slug``), one figure numbering."""
+    builder = PageBuilder(partial=partial, inline_plotly=True)
+    nav = [{"href": f"#{p.slug}", "title": p.title, "current": False} for p in pages]
+    tabs = []
+    for page in pages:
+        tabs.append({"slug": page.slug, "heading": page.title,
+                     "caption": captions.get(page.slug, ""), "facts": list(page.facts),
+                     "sections": [builder.section(s, anchor=f"{page.slug}-sec-{i}")
+                                  for i, s in enumerate(page.sections, 1)]})
+    context = dashboard_context([(f"#{p.slug}", p) for p in pages[:-1]], captions, skipped,
+                                builder)
+    return render_document("single.html.j2", {
+        "heading": title, "caption": "", "facts": [], "nav": nav, "tabs": tabs, "home": "#index",
+        **context},
+        builder)
 
 
 def _unique_slugs(pages: list[Page]) -> list[Page]:

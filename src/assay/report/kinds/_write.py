@@ -23,7 +23,8 @@ SKIPPED = "skipped.json"
 
 
 def write_reports(outcome: Outcome, judgments: Judgments, formats: Collection[str], out: Path, *,
-                  html_dir: Path | None = None, partial: bool = False) -> list[Path]:
+                  html_dir: Path | None = None, partial: bool = False,
+                  single_file: bool = False) -> list[Path]:
     """Write every file format in ``formats`` (text is not a file) into ``out``.
 
     Parameters
@@ -42,6 +43,8 @@ def write_reports(outcome: Outcome, judgments: Judgments, formats: Collection[st
         Folder of the HTML pages; ``out`` when not given.
     partial : bool, default False
         The run is still in progress: the HTML pages say their statistics are preliminary.
+    single_file : bool, default False
+        HTML in one ``index.html`` with a tab per page instead of a file per page.
 
     Returns
     -------
@@ -56,7 +59,8 @@ def write_reports(outcome: Outcome, judgments: Judgments, formats: Collection[st
         written.append(write_text(out / SKIPPED, json.dumps(
             {"skipped": outcome.skipped_records()}, indent=2)))
     if "html" in formats:
-        written += _write_html(outcome, judgments, html_dir or out, partial=partial)
+        written += _write_html(outcome, judgments, html_dir or out, partial=partial,
+                               single_file=single_file)
     if "xlsx" in formats:
         from assay.report.office import write_workbook
 
@@ -72,10 +76,12 @@ def write_reports(outcome: Outcome, judgments: Judgments, formats: Collection[st
     return written
 
 
-def _write_html(outcome: Outcome, judgments: Judgments, out: Path, *, partial: bool) -> list[Path]:
+def _write_html(outcome: Outcome, judgments: Judgments, out: Path, *, partial: bool,
+                single_file: bool) -> list[Path]:
     """A page per report, the table's own pages (judge report, score distribution, interaction
     matrix) and the dashboard, whose cards list the skipped reports with their reasons."""
     from assay.report.html import (
+        HTML_ASSETS,
         interaction_page,
         judge_report_page,
         render_html,
@@ -93,5 +99,8 @@ def _write_html(outcome: Outcome, judgments: Judgments, out: Path, *, partial: b
     captions = {KINDS[name].file_stem: made.caption for name, made in outcome.made.items()
                 if made.caption}
     skipped = {KINDS[name].title: reason for name, reason in outcome.skipped.items()}
-    return render_html([*outcome.results("html"), *table_pages], out, partial=partial,
-                       captions=captions, skipped=skipped)
+    pages = render_html([*outcome.results("html"), *table_pages], out, partial=partial,
+                        captions=captions, skipped=skipped, single_file=single_file)
+    if single_file:
+        return pages
+    return [*pages, *(out / name for name in HTML_ASSETS if (out / name).exists())]

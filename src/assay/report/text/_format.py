@@ -43,6 +43,23 @@ def p_value(value: Any, digits: int) -> str:
     return f"<{floor:.{digits}f}" if float(value) < floor else text
 
 
+def p_text(value: Any, missing: str = "-") -> str:
+    """A p-value as readers quote it: ``< 0.001``, else three significant digits.
+
+    The digits say no more than a p-value can carry: ``0.0000000003979`` is ``< 0.001``.
+
+    >>> p_text(3.979e-10), p_text(0.0012345), p_text(0.04321), p_text(0.5), p_text(None)
+    ('< 0.001', '0.00123', '0.0432', '0.500', '-')
+    """
+    text = fixed(value, 3, missing)
+    if text == missing:
+        return missing
+    number = float(value)
+    if number < 0.001:
+        return "< 0.001"
+    return f"{number:#.3g}"  # '#' keeps the trailing zeros: 0.500
+
+
 def percent(conf: float) -> str:
     """A confidence level as a percentage: ``95%``."""
     return f"{100.0 * conf:g}%"

@@ -11,6 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from assay.report.text._format import p_text
 from assay.report.text.categories import format_categories
 
 __all__ = ["format_benchmark_report"]
@@ -239,7 +240,7 @@ def _ni(data: Mapping[str, Any], fmt: _Numbers) -> list[str]:
         ("level", [f"{float(r['level']):.{fmt.digits}g}" for r in rows]),
         ("cost_upper", [fmt.significant(r["cost_upper"]) for r in rows]),
         ("tango", [fmt.interval(r["tango_lower"], r["tango_upper"]) for r in rows]),
-        ("p_value", [fmt.significant(r["p_value"]) for r in rows]),
+        ("p_value", [p_text(r["p_value"]) for r in rows]),
         ("mdd_design", [fmt.fixed(r["mdd_design"]) for r in rows]),
         ("mdd_achieved", [fmt.fixed(r["mdd_achieved"]) for r in rows]),
         ("verdict", [r["verdict"] + ("" if r["confirmatory"] else " (exploratory)")

@@ -54,16 +54,16 @@ def format_judge_report(report: JudgeReport, *, digits: int = 3, max_uncertain: 
                  fixed(p.cohen_kappa_linear, digits), fixed(p.cohen_kappa_quadratic, digits)]
                 for p in report.pairs]
         blocks.append("Judge pairs\n" + _columns(
-            ["criterion", "task", "judges", "n", "rho", "tau-b", "ICC", "MAD", "ACR", "kappa",
-             "kappa lin", "kappa quad"], rows))
+            ["criterion", "question set", "judges", "n", "rho", "tau-b", "ICC", "MAD", "agree",
+             "kappa", "kappa lin", "kappa quad"], rows))
     if report.position:
         rows = [[r.judge, r.criterion, str(r.n), fixed(r.flip_rate, digits),
                  f"[{fixed(r.lower, digits)}, {fixed(r.upper, digits)}]",
                  fixed(r.reversal_rate, digits), fixed(r.first_shown_preference, digits),
                  fixed(r.flip_rate_after, digits)] for r in report.position]
         blocks.append("Positional flip rate (counterbalanced pairwise trials)\n" + _columns(
-            ["judge", "criterion", "trial pairs", "PFR", f"{pct} interval", "reversals",
-             "first shown wins", "PFR after swap+avg"], rows))
+            ["judge", "criterion", "trial pairs", "flip rate", f"{pct} interval", "reversals",
+             "first shown wins", "flip rate after swap+avg"], rows))
     by_criterion: dict[str, list[float]] = {}
     for d in report.drift:
         by_criterion.setdefault(d.criterion, []).append(d.icc)

@@ -18,7 +18,7 @@ from numpy.testing import assert_allclose
 
 from assay.analysis.compare import compare
 from assay.report.html import render_html
-from tests.report.html._parse import parse_page
+from tests.report.html._parse import fetched_by, parse_page
 
 CHARTS = """Array.from(document.querySelectorAll('.plot')).map(gd => ({
   id: gd.id,
@@ -44,9 +44,9 @@ def test_every_page_loads_offline_without_errors_and_every_chart_has_data(demo, 
         tab.load(path, offline=True)
         assert tab.problems() == [], stem
         assert tab.evaluate("window.assay.errors") == [], stem
-        # Only the page itself is fetched; plotly draws heatmaps as data: images it makes.
+        # The page and plotly.min.js beside it; plotly draws heatmaps as data: images it makes.
         assert [u for u in tab.requested_urls() if not u.startswith("data:image/png;base64,")] \
-            == [path.resolve().as_uri()]
+            == fetched_by(path)
         expected = parse_page(path).data["figures"]
         charts = tab.evaluate(CHARTS)
         assert [c["id"] for c in charts] == [f["id"] for f in expected], stem
@@ -106,20 +106,26 @@ def test_winrate_tables_show_adjusted_p_values_per_criterion_and_task(demo, tab)
                                                          for k in tasks)
 
 
-def test_judge_consistency_heatmaps_hold_the_pair_statistics(demo, tab):
+def test_judge_consistency_matrix_holds_the_pair_statistics(demo, tab):
+    """One judge-pair matrix per criterion and question set: a row per pair, a column per
+    statistic, each cell the report's value (not a 2x2 map per statistic)."""
     report = demo.reports["judges"]
     tab.load(demo.pages["judges"])
     figures = parse_page(demo.pages["judges"]).data["figures"]
     heatmaps = [f for f in figures if f["data"][0]["type"] == "heatmap"]
-    assert heatmaps
+    groups = list(dict.fromkeys((p.criterion, p.task) for p in report.pairs))
+    assert len(heatmaps) == len(groups)
     data = figure(tab, heatmaps[0]["id"])[0]
-    judges = data["x"]
-    pairs = [p for p in report.pairs if (p.criterion, p.task) == (report.pairs[0].criterion,
-                                                                   report.pairs[0].task)]
-    for p in pairs:
-        i, j = judges.index(p.judge_a), judges.index(p.judge_b)
-        assert data["z"][i][j] == pytest.approx(p.spearman_rho, abs=1e-12)
-        assert data["z"][j][i] == pytest.approx(p.spearman_rho, abs=1e-12)
+    pairs = [p for p in report.pairs if (p.criterion, p.task) == groups[0]]
+    assert data["y"] == [f"{p.judge_a} / {p.judge_b}" for p in pairs]
+    column = {label: data["x"].index(label) for label in data["x"]}
+    for row, p in enumerate(pairs):
+        assert data["z"][row][column["Spearman rho"]] == pytest.approx(p.spearman_rho, abs=1e-12)
+        assert data["z"][row][column["ICC(2,1)"]] == pytest.approx(p.icc, abs=1e-12)
+        assert data["z"][row][column["agreement rate"]] == pytest.approx(p.agreement_rate,
+                                                                          abs=1e-12)
+    # Its height follows the pairs: one row is a strip, not a square.
+    assert heatmaps[0]["layout"]["height"] <= 140 + 40 * len(pairs)
     if report.drift:
         assert any(f["data"][0].get("mode") == "lines+markers" for f in figures)
 

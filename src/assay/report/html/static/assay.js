@@ -134,6 +134,15 @@
       var table = document.getElementById(input.getAttribute("data-table"));
       input.addEventListener("input", function () { filterTable(table, input.value); });
     });
+    Array.prototype.forEach.call(document.querySelectorAll("button.more-columns"), function (button) {
+      var table = document.getElementById(button.getAttribute("data-table"));
+      var label = button.textContent;
+      button.addEventListener("click", function () {
+        var all = table.classList.toggle("all-columns");
+        button.setAttribute("aria-pressed", all ? "true" : "false");
+        button.textContent = all ? "fewer columns" : label;
+      });
+    });
     Array.prototype.forEach.call(document.querySelectorAll("button.csv-export"), function (button) {
       button.addEventListener("click", function () {
         download(button.getAttribute("data-filename"), tableCsv(button.getAttribute("data-table")));
@@ -165,6 +174,29 @@
     }));
   }
 
+  /* A single-file report: one tab panel shown at a time, chosen by the address's #fragment
+     (a page's slug, or an anchor inside a page); charts drawn hidden are resized when shown. */
+  function showTab() {
+    var panels = document.querySelectorAll(".tab-panel");
+    if (!panels.length) { return; }
+    var name = decodeURIComponent(window.location.hash.slice(1));
+    var target = name ? document.getElementById("tab-" + name) || document.getElementById(name) : null;
+    var panel = target && target.closest ? target.closest(".tab-panel") : null;
+    panel = panel || panels[0];
+    Array.prototype.forEach.call(panels, function (each) { each.hidden = each !== panel; });
+    Array.prototype.forEach.call(document.querySelectorAll("header.top nav a"), function (link) {
+      var href = link.getAttribute("href");
+      if (href === "#" + panel.id.slice(4)) { link.setAttribute("aria-current", "page"); }
+      else { link.removeAttribute("aria-current"); }
+    });
+    if (window.Plotly) {
+      Array.prototype.forEach.call(panel.querySelectorAll(".plot.js-plotly-plot"), function (gd) {
+        window.Plotly.Plots.resize(gd);
+      });
+    }
+    if (target && target !== panel) { target.scrollIntoView(); } else { window.scrollTo(0, 0); }
+  }
+
   state.filterTable = function (id, text) { filterTable(document.getElementById(id), text); };
   state.sortTable = function (id, index, descending) {
     sortTable(document.getElementById(id), index, Boolean(descending));
@@ -173,6 +205,8 @@
   state.decode = decode;
 
   setUpTables();
+  showTab();
+  window.addEventListener("hashchange", showTab);
   drawCharts().then(function () {
     state.ready = true;
   }, function (error) {
