@@ -131,7 +131,6 @@ def report_command(
     = False,
 ) -> None:
     """Turn judgments into reports (see REPORT_HELP)."""
-    from assay.analysis.benchmark import Registration
     from assay.report.kinds import build_reports, options_from, resolve_kinds, write_reports
 
     kinds = resolve_kinds(kind, opted_in={"--calibrate"} if calibrate else ())
@@ -140,6 +139,8 @@ def report_command(
         check_out_folder(out)
     registered = None
     if registration is not None:
+        from assay.analysis.benchmark import Registration  # scipy.stats: only when asked
+
         try:
             registered = Registration.from_json(registration.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
