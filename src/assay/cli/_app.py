@@ -15,16 +15,41 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from assay.errors import AssayError, ConfigError, StorageError, storage_error
+from assay.cli import _usage
+from assay.errors import AssayError, ConfigError, StorageError, did_you_mean, storage_error
+
+_usage.install()
 
 app = typer.Typer(
     name="assay",
-    help="Evaluate LLM systems with LLM judges and read the results with honest statistics.",
+    help="Evaluate LLM systems with LLM judges and read the results with honest statistics.\n\n"
+    "Every command has -h/--help with an example. Also: python -m assay.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from assay._version import __version__
+
+        print(f"assay {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", "-V", callback=_print_version, is_eager=True,
+        help="Print assay's version and exit.")] = False,
+) -> None:
+    """Evaluate LLM systems with LLM judges and read the results with honest statistics.
+
+    Every command has -h/--help with an example. Also: python -m assay.
+    """
 
 
 class _Console(Console):
@@ -53,6 +78,19 @@ MissingOption = Annotated[list[str] | None, typer.Option(
 ScaleOption = Annotated[list[str] | None, typer.Option(
     "--scale", help="Declare a criterion's scale: CRITERION=interval|binary|range:MIN,MAX|"
     "ordinal:L1,L2,...|nominal:L1,L2,... (ordinal levels from lowest to highest).")]
+
+
+def parse_formats(text: str, allowed: tuple[str, ...]) -> list[str]:
+    """``--format a,b``: the formats asked for, in any case, each one of ``allowed``."""
+    formats = [f.strip().lower() for f in text.split(",") if f.strip()]
+    for fmt in formats:
+        if fmt not in allowed:
+            raise ConfigError(f"--format {fmt!r}: expected a comma-separated list of "
+                              f"{', '.join(allowed)}{did_you_mean(fmt, allowed)}")
+    if not formats:
+        raise ConfigError(f"--format {text!r}: expected a comma-separated list of "
+                          f"{', '.join(allowed)}")
+    return formats
 
 
 def _scales(options: list[str] | None) -> dict:
@@ -101,8 +139,9 @@ def _check_scales_used(judgments: Any, scales: dict[str, Any]) -> None:
     """A ``--scale`` for a criterion the data lack is a mistake (a typo), not a no-op."""
     unused = sorted(set(scales) - {str(c) for c in judgments.criteria})
     if unused:
+        criteria = [str(c) for c in judgments.criteria]
         raise ConfigError(f"--scale {unused[0]}=...: no criterion {unused[0]!r} in the data "
-                          f"(criteria: {', '.join(map(str, judgments.criteria))})")
+                          f"(criteria: {', '.join(criteria)}){did_you_mean(unused[0], criteria)}")
 
 
 def load_inputs(files: list[Path], map_: list[str] | None, set_: list[str] | None,

@@ -26,12 +26,12 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, did_you_mean
 from assay.judge.engine.client_config import ClientConfig
 from assay.judge.judges import JudgeContext, JudgeSettings
 
@@ -203,13 +203,35 @@ def _describe(exc: ValidationError, *, prefix: str = "") -> str:
             if p not in ("function-after", "function-before")
         )
         where = (prefix + loc).lstrip(".") or "config"
-        message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        message = ("unknown key" + did_you_mean(str(error["loc"][-1]), _known_keys())
+                   if error["type"] == "extra_forbidden" else error["msg"])
         message = message.removeprefix("Value error, ")
         if message.startswith(("judges[", "llm:")):
             parts.append(message)
         else:
             parts.append(f"{where}: {message}")
     return "; ".join(parts)
+
+
+def _known_keys() -> set[str]:
+    """Every key a config may hold, at any depth: the fields of every pydantic model reachable
+    from :class:`AssayConfig` (for "did you mean" on an unknown key)."""
+    keys: set[str] = set()
+    seen: set[type] = set()
+    todo: list[Any] = [AssayConfig]
+    while todo:
+        kind = todo.pop()
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            if kind in seen:
+                continue
+            seen.add(kind)
+            for name, field in kind.model_fields.items():
+                if not field.exclude:
+                    keys.add(field.alias or name)
+                todo.append(field.annotation)
+        else:
+            todo.extend(get_args(kind))
+    return keys
 
 
 def expand_env(value: Any, *, where: str = "") -> Any:
@@ -318,6 +340,11 @@ def safe_yaml(text: str, source: str) -> Any:
             raise ConfigError(f"{source}: the YAML expands to more than {MAX_CONFIG_VALUES} values "
                               "once its aliases (*name) are expanded: not a config")
         return loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = exc.problem or exc.context or str(exc).splitlines()[0]
+        raise ConfigError(f"{source}{where}: not valid YAML ({problem})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{source}: not valid YAML ({str(exc).splitlines()[0]})") from None
     except RecursionError:

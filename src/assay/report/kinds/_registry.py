@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import AssayError, ConfigError
+from assay.errors import AssayError, ConfigError, did_you_mean
 from assay.report.kinds import _build as build
 from assay.report.kinds._options import (
     AggregateOptions,
@@ -159,14 +159,15 @@ def resolve_kinds(text: str, *, opted_in: Iterable[str] = ()) -> list[ReportKind
     """
     flags = set(opted_in)
     chosen: set[str] = set()
-    for part in (p.strip() for p in text.split(",")):
+    for part in (p.strip().lower() for p in text.split(",")):
         if part in GROUPS:
             chosen.update(n for n in GROUPS[part] if not KINDS[n].opt_in or KINDS[n].opt_in in flags)
         elif part in KINDS:
             chosen.add(part)
         else:
             raise ConfigError(f"--kind {part!r}: expected a report ({', '.join(KINDS)}) or a "
-                              f"group ({', '.join(GROUPS)}); see assay report --help")
+                              f"group ({', '.join(GROUPS)}), listed by assay report --help"
+                              f"{did_you_mean(part, [*KINDS, *GROUPS])}")
     return [kind for kind in REPORTS if kind.name in chosen]
 
 
