@@ -62,7 +62,9 @@ class InputsConfig(BaseModel):
     question_sets: list[str] = Field(default_factory=list)
     """The question sets (the ``task`` column); ``answers_path`` is read once per method and set."""
     answers_path: str = "{input_dir}/{method}/{question_set}_answers.json"
-    """Template of an answer file (a JSON list of records)."""
+    """Template of an answer file, filled with ``{input_dir}``, ``{method}`` and
+    ``{question_set}``: a JSON list of records, or JSON lines, CSV, TSV or Parquet by its
+    suffix (e.g. ``{input_dir}/{method}/{question_set}.csv``)."""
     question_id_key: str = "question_id"
     """The record key of the question id."""
     question_text_key: str = "question"
@@ -85,8 +87,12 @@ class InputsConfig(BaseModel):
     ``{question_id, text, context: [{chunk_id, text, rank?}]}``."""
     retrieval_methods: list[str] | None = None
     """The methods whose retrieval results are read; None for ``methods``."""
+    tables: list[Path] = Field(default_factory=list)
+    """assay's own answer tables, one answer per row with ``item``, ``arm``, ``question``,
+    ``answer`` and optional ``task``, ``cluster``, ``reference`` and judgments-table fields
+    (``usd``...): CSV, TSV, JSON lines, a JSON list or Parquet, by the file's suffix."""
     jsonl: list[Path] = Field(default_factory=list)
-    """assay's own JSONL answer files."""
+    """assay's own JSONL answer files (read as ``tables``, kept for older configs)."""
 
 
 class AssayConfig(BaseModel):
@@ -376,6 +382,7 @@ def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
 
 EXAMPLE_CONFIG = """\
 # assay judge config (version 1). Run: assay judge this.yaml --out runs/first --dry-run
+# Every key with its default and meaning: docs/config.md.
 # Strings may read environment variables: ${VAR} or ${VAR:-default}.
 version: 1
 
@@ -402,20 +409,24 @@ llm:                                   # any OpenAI-compatible chat-completions 
 # `assay cache info|clear RUN` shows or empties it.
 cache: run
 
-# BenchmarkQED's layout: {input_dir}/{method}/{question_set}_answers.json
+# Where the answers are (assay judge --init DIR writes this example set in DIR/example_answers).
+# BenchmarkQED's layout: one file per method (system) and question set; the file may be a
+# JSON list of records, JSON lines, CSV, TSV or Parquet (by its suffix).
 inputs:
   input_dir: ./example_answers
   methods: [vector_rag_short_context, vector_rag_long_context]
   question_sets: [data_global, data_local, data_linked]
+  answers_path: "{input_dir}/{method}/{question_set}_answers.json"   # e.g. .../{question_set}.csv
   question_id_key: question_id
   question_text_key: question
   answer_text_key: answer
-  # cluster_key: document_id           # questions from one document form a cluster
+  cluster_key: document_id             # questions from one document form a cluster
+  # tables: [answers.csv]              # or assay's own table, any of those formats: item, arm,
+                                       # question, answer (+ task, cluster, reference, usd...)
   # reference_method: vector_rag_long_context     # answers used as references
   # references_path: "{input_dir}/{question_set}_references.json"
   # assertions_path: "{input_dir}/{question_set}_assertions.json"   # assertion judges
   # retrieval_path: "{input_dir}/{method}/{question_set}_retrieval_results.json"   # chunk_assertion
-  # jsonl: [answers.jsonl]             # assay's own JSONL: item, arm, question, answer, ...
 
 judges:
   # Every judge may set prompt: FOLDER (system.md, user.md) replacing its packaged prompt.
