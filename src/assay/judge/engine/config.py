@@ -221,10 +221,13 @@ def _describe(exc: ValidationError, *, prefix: str = "") -> str:
 
 def _known_keys() -> set[str]:
     """Every key a config may hold, at any depth: the fields of every pydantic model reachable
-    from :class:`AssayConfig` (for "did you mean" on an unknown key)."""
+    from :class:`AssayConfig` and every judge kind's settings (for "did you mean" on an
+    unknown key)."""
+    from assay.judge.judges import JUDGE_KINDS
+
     keys: set[str] = set()
     seen: set[type] = set()
-    todo: list[Any] = [AssayConfig]
+    todo: list[Any] = [AssayConfig, *(judge.Settings for judge in JUDGE_KINDS.values())]
     while todo:
         kind = todo.pop()
         if isinstance(kind, type) and issubclass(kind, BaseModel):
