@@ -27,6 +27,7 @@ from assay.analysis.aggregate import AggregateReport
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.compare import ComparisonReport
 from assay.analysis.composite import CompositeScores
+from assay.analysis.cost import CostSummary
 from assay.analysis.coverage import CoverageReport
 from assay.analysis.judges import JudgeConsistency, JudgeReport, RobustSummary
 from assay.analysis.scores import ScoreSummary
@@ -35,6 +36,7 @@ from assay.analysis.winrates import WinRateReport
 from assay.report.html._aggregate import aggregate_page
 from assay.report.html._benchmark import benchmark_page
 from assay.report.html._compare import compare_page
+from assay.report.html._cost import cost_page
 from assay.report.html._coverage import coverage_page
 from assay.report.html._dashboard import dashboard_context
 from assay.report.html._generic import generic_page
@@ -72,6 +74,7 @@ _BUILDERS: dict[type, PageFunction] = {
     CoverageReport: coverage_page,
     CompositeScores: composite_page,
     SystemsReport: systems_page,
+    CostSummary: cost_page,
 }
 
 INDEX = "index.html"

@@ -47,6 +47,11 @@ def _check_choice(flag: str, value: str, choices: tuple[str, ...]) -> None:
 
 
 @dataclass(frozen=True)
+class CostOptions:
+    """Options of the cost summary (none: it counts what the data and the run store hold)."""
+
+
+@dataclass(frozen=True)
 class ScoresOptions:
     """Options of the score summary."""
 

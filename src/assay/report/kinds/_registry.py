@@ -23,6 +23,7 @@ from assay.report.kinds._options import (
     BenchmarkOptions,
     CalibrationOptions,
     CompositeOptions,
+    CostOptions,
     CoverageOptions,
     LeaderboardOptions,
     RobustOptions,
@@ -82,6 +83,10 @@ REPORTS: tuple[ReportKind, ...] = (
         "scores", "Scores per criterion, judge and arm",
         "mean score per criterion, judge and arm",
         ScoresOptions, build.scores, _BASIC | {"xlsx"}, "scores.json"),
+    ReportKind(
+        "cost", "Cost and tokens: the judges' spend per judge, arm and criterion; the systems' "
+        "own cost", "judges' spend and tokens; the systems' own cost",
+        CostOptions, build.cost, _BASIC | {"xlsx"}, "cost.json"),
     ReportKind(
         "benchmark", "Benchmark report", "accuracy, paired contrasts, pass^k, cost (hr_report)",
         BenchmarkOptions, build.benchmark, _BASIC | {"xlsx", "latex", "png"}, "benchmark.json"),
