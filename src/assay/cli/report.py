@@ -153,12 +153,17 @@ def report_command(
         trim=trim, attribute_space=space, out=out, refit_calibration=refit_calibration, test=test,
         correction=correction, alpha=alpha, anchor=anchor)
     options = {kind.name: options_from(kind.options, values) for kind in kinds}
-    judgments = load_inputs(src, map_, set_, scale, missing)
+    from assay.cli._progress import status
+
+    with status("reading " + ", ".join(map(str, src))):
+        judgments = load_inputs(src, map_, set_, scale, missing)
     _say_importers(src)
     if exclude_self_judge or exclude_self_teach:
         judgments = judgments.excluding(self_judging=exclude_self_judge,
                                         self_teaching=exclude_self_teach)
-    outcome = build_reports(judgments, kinds, options)
+    with status("making the reports") as show:
+        outcome = build_reports(judgments, kinds, options,
+                                progress=lambda kind: show(f"making the {kind.name} report"))
     if not outcome.made:
         reasons = "; ".join(f"{name}: {reason}" for name, reason in outcome.skipped.items())
         raise ConfigError(reasons if len(outcome.skipped) == 1 else
@@ -168,7 +173,8 @@ def report_command(
             title = KINDS[name].title + (f" ({made.caption})" if made.caption else "")
             console.print(f"\n{title}", style="bold", highlight=False, markup=False)
             console.print(str(made.result), markup=False, highlight=False, soft_wrap=True)
-    written = write_reports(outcome, judgments, formats, out, partial=partial_ok)
+    with status("writing " + ", ".join(f for f in formats if f != "text")):
+        written = write_reports(outcome, judgments, formats, out, partial=partial_ok)
     for name, reason in outcome.skipped.items():
         console.print(f"{name} report skipped: {reason}", markup=False, highlight=False,
                       soft_wrap=True)

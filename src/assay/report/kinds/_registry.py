@@ -197,7 +197,8 @@ class Outcome:
 
 
 def build_reports(judgments: Judgments, kinds: Iterable[ReportKind],
-                  options: Mapping[str, Any] | None = None) -> Outcome:
+                  options: Mapping[str, Any] | None = None, *,
+                  progress: Callable[[ReportKind], None] | None = None) -> Outcome:
     """Make each report of ``kinds`` on its own; skip, with the reason, those the data do not give.
 
     Parameters
@@ -207,6 +208,8 @@ def build_reports(judgments: Judgments, kinds: Iterable[ReportKind],
         From :func:`resolve_kinds` or :data:`REPORTS`.
     options : mapping, optional
         Report name -> its options instance; a report without one gets its defaults.
+    progress : callable, optional
+        Called with each report's kind before it is built (a progress display).
 
     Returns
     -------
@@ -231,6 +234,8 @@ def build_reports(judgments: Judgments, kinds: Iterable[ReportKind],
         if reason is not None:
             skipped[kind.name] = reason
             continue
+        if progress is not None:
+            progress(kind)
         try:
             made[kind.name] = kind.build(judgments, given if given is not None else kind.options())
         except AssayError as exc:
