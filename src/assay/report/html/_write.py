@@ -36,10 +36,9 @@ from assay.analysis.winrates import WinRateReport
 from assay.report.html._aggregate import aggregate_page
 from assay.report.html._benchmark import benchmark_page
 from assay.report.html._compare import compare_page
-from assay.report.html._cost import cost_page
 from assay.report.html._coverage import coverage_page
 from assay.report.html._dashboard import dashboard_context
-from assay.report.html._generic import generic_page
+from assay.report.html._generic import cost_page, generic_page
 from assay.report.html._judges import judges_page
 from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table
 from assay.report.html._render import PageBuilder, render_document
