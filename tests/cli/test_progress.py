@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from assay.cli import _progress
+from assay.cli import _terminal as _progress
 from assay.report.kinds import KINDS, build_reports
 
 

@@ -10,15 +10,60 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args, get_origin
 
 import typer
 from rich.console import Console
+from typer import core as _typer_core
 
-from assay.cli import _usage
 from assay.errors import AssayError, ConfigError, StorageError, did_you_mean, storage_error
 
-_usage.install()
+# Usage lines and help rows in the words of the command line's conventions: typer writes a
+# required argument as ``{files}...`` and a type as ``<list[Path]>``; here they read as in most
+# Unix tools (``assay validate [OPTIONS] FILES...``, ``--out PATH``, ``--kind TEXT``; an
+# option's own metavar still wins). Display only, never parsing.
+_WORDS = {str: "TEXT", int: "INTEGER", float: "NUMBER", bool: "BOOLEAN", Path: "PATH"}
+
+
+def _word(annotation: Any) -> str:
+    """The word for a parameter's type: ``TEXT``, ``INTEGER``, ``PATH``... (a list: its item)."""
+    if get_origin(annotation) is list:
+        return _word(get_args(annotation)[0])
+    return _WORDS.get(annotation, "VALUE")
+
+
+def _argument_name(self: Any) -> str:
+    name = (self.metavar or self.name or "").upper()
+    return name + ("..." if self.nargs != 1 and not name.endswith("...") else "")
+
+
+def _usage_name(self: Any) -> str:
+    name = _argument_name(self)
+    return name if self.required else f"[{name}]"
+
+
+def _argument_row(self: Any, ctx: Any) -> str | None:
+    return None  # the row is the argument's name alone (FILES...), as on the usage line
+
+
+def _option_value(self: Any, ctx: Any) -> str | None:
+    if self.metavar is not None:
+        return str(self.metavar)
+    descriptor = self.type_descriptor
+    if descriptor.is_choice:
+        return "|".join(str(c) for c in descriptor.choices or ())
+    return _word(descriptor.annotation)
+
+
+def _install_usage() -> None:
+    """Make typer's usage lines and help rows read as described in the module docstring."""
+    _typer_core.TyperArgument._usage_display_name = _usage_name  # type: ignore[method-assign]
+    _typer_core.TyperArgument._rich_display_name = _argument_name  # type: ignore[method-assign]
+    _typer_core.TyperArgument.display_type_rich = _argument_row  # type: ignore[method-assign]
+    _typer_core.TyperOption.display_type = _option_value  # type: ignore[method-assign]
+
+
+_install_usage()
 
 app = typer.Typer(
     name="assay",

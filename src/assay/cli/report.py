@@ -153,7 +153,7 @@ def report_command(
         trim=trim, attribute_space=space, out=out, refit_calibration=refit_calibration, test=test,
         correction=correction, alpha=alpha, anchor=anchor)
     options = {kind.name: options_from(kind.options, values) for kind in kinds}
-    from assay.cli._progress import status
+    from assay.cli._terminal import status
 
     with status("reading " + ", ".join(map(str, src))):
         judgments = load_inputs(src, map_, set_, scale, missing)
