@@ -14,7 +14,6 @@ from assay.stats.significance import _permutation, _tests
 
 # the modules whose __all__ lists their functions (each with a doctested example)
 MODULES = (_distributions, _rates, bleu, calibration, _bootstrap, _analytic, _cr2, _multiplicity,
-MODULES = (_distributions, _rates, bleu, calibration, _bootstrap, _analytic, _cr2, _multiplicity,
            _noninferiority, _paired, _passk, _permutation, _reliability, _resampling, _tests,
            _bradley_terry, _length_controlled)
 
