@@ -21,6 +21,7 @@ problem reads as one line naming the file and the cause (the CLI does this centr
 from __future__ import annotations
 
 import errno
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 QUOTE_LIMIT = 200
@@ -47,6 +48,23 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
     text = repr(value) if isinstance(value, (str, bytes, int, float, bool, type(None))) else \
         _bounded_repr(value, limit)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'cluster'?"`` for the choice closest to a mistyped ``word``, else ``""``.
+
+    The closest by difflib's ratio (at least 0.6, the default cut-off), compared without case.
+
+    >>> did_you_mean("clutser", ["item", "cluster", "arm"])
+    "; did you mean 'cluster'?"
+    >>> did_you_mean("zzz", ["item", "cluster"])
+    ''
+    """
+    import difflib
+
+    names = {str(c).lower(): str(c) for c in choices}
+    close = difflib.get_close_matches(str(word).lower(), list(names), n=1)
+    return f"; did you mean {names[close[0]]!r}?" if close else ""
 
 
 def _bounded_repr(value: object, limit: int) -> str:

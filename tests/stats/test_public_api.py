@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 
 import assay.stats as api
-from assay.stats import bleu, calibration
+from assay.stats import _distributions, bleu, calibration
 from assay.stats.agreement import _rates, _reliability
 from assay.stats.contrasts import _mover, _multiplicity, _noninferiority, _paired
 from assay.stats.intervals import _analytic, _bootstrap, _cr2, _passk, _resampling
@@ -13,7 +13,8 @@ from assay.stats.leaderboard import _bradley_terry, _length_controlled
 from assay.stats.significance import _permutation, _tests
 
 # the modules whose __all__ lists their functions (each with a doctested example)
-MODULES = (_rates, bleu, calibration, _bootstrap, _analytic, _cr2, _mover, _multiplicity,
+MODULES = (_distributions, _rates, bleu, calibration, _bootstrap, _analytic, _cr2, _mover,
+           _multiplicity,
            _noninferiority, _paired, _passk, _permutation, _reliability, _resampling, _tests,
            _bradley_terry, _length_controlled)
 

@@ -18,6 +18,7 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
     ],
     ".compare": ["ComparisonReport", "compare"],
     ".composite": ["CompositeScores", "composite_score_by_student"],
+    ".cost": ["CostSummary", "SpendRow", "SystemCost", "cost_summary"],
     ".coverage": [
         "AttributeSpace",
         "CoverageReport",

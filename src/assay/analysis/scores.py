@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from assay._display import Rendered
 from assay.data.table import Judgments
+from assay.stats import t_ppf
 from assay.stats.intervals import (
     cluster_t_interval,
     cr2_ratio_estimate,
@@ -211,7 +211,7 @@ def _row(criterion: str, judge: str, arm: str, opponent: str | None, scale: str,
         return ScoreRow(**base, **common, estimate=result.estimate, lower=nan, upper=nan,
                         method="undefined_no_cluster_variance")
     ratio = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)
-    half = sps.t.ppf((1 + conf) / 2, ratio.df) * ratio.standard_error
+    half = t_ppf((1 + conf) / 2, ratio.df) * ratio.standard_error
     if not ratio.standard_error > 0:
         return ScoreRow(**base, **common, estimate=ratio.estimate, lower=nan, upper=nan,
                         method="undefined_no_cluster_variance")

@@ -10,21 +10,91 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args, get_origin
 
 import typer
 from rich.console import Console
+from typer import core as _typer_core
 
-from assay.errors import AssayError, ConfigError, StorageError, storage_error
+from assay.errors import AssayError, ConfigError, StorageError, did_you_mean, storage_error
+
+# Usage lines and help rows in the words of the command line's conventions: typer writes a
+# required argument as ``{files}...`` and a type as ``<list[Path]>``; here they read as in most
+# Unix tools (``assay validate [OPTIONS] FILES...``, ``--out PATH``, ``--kind TEXT``; an
+# option's own metavar still wins). Display only, never parsing.
+_WORDS = {str: "TEXT", int: "INTEGER", float: "NUMBER", bool: "BOOLEAN", Path: "PATH"}
+
+
+def _word(annotation: Any) -> str:
+    """The word for a parameter's type: ``TEXT``, ``INTEGER``, ``PATH``... (a list: its item)."""
+    if get_origin(annotation) is list:
+        return _word(get_args(annotation)[0])
+    return _WORDS.get(annotation, "VALUE")
+
+
+def _argument_name(self: Any) -> str:
+    name = (self.metavar or self.name or "").upper()
+    return name + ("..." if self.nargs != 1 and not name.endswith("...") else "")
+
+
+def _usage_name(self: Any) -> str:
+    name = _argument_name(self)
+    return name if self.required else f"[{name}]"
+
+
+def _argument_row(self: Any, ctx: Any) -> str | None:
+    return None  # the row is the argument's name alone (FILES...), as on the usage line
+
+
+def _option_value(self: Any, ctx: Any) -> str | None:
+    if self.metavar is not None:
+        return str(self.metavar)
+    descriptor = self.type_descriptor
+    if descriptor.is_choice:
+        return "|".join(str(c) for c in descriptor.choices or ())
+    return _word(descriptor.annotation)
+
+
+def _install_usage() -> None:
+    """Make typer's usage lines and help rows read as described in the module docstring."""
+    _typer_core.TyperArgument._usage_display_name = _usage_name  # type: ignore[method-assign]
+    _typer_core.TyperArgument._rich_display_name = _argument_name  # type: ignore[method-assign]
+    _typer_core.TyperArgument.display_type_rich = _argument_row  # type: ignore[method-assign]
+    _typer_core.TyperOption.display_type = _option_value  # type: ignore[method-assign]
+
+
+_install_usage()
 
 app = typer.Typer(
     name="assay",
-    help="Evaluate LLM systems with LLM judges and read the results with honest statistics.",
+    help="Evaluate LLM systems with LLM judges and read the results with honest statistics.\n\n"
+    "Every command has -h/--help with an example. Also: python -m assay.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from assay._version import __version__
+
+        print(f"assay {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", "-V", callback=_print_version, is_eager=True,
+        help="Print assay's version and exit.")] = False,
+) -> None:
+    """Evaluate LLM systems with LLM judges and read the results with honest statistics.
+
+    Every command has -h/--help with an example. Also: python -m assay.
+    """
 
 
 class _Console(Console):
@@ -53,6 +123,19 @@ MissingOption = Annotated[list[str] | None, typer.Option(
 ScaleOption = Annotated[list[str] | None, typer.Option(
     "--scale", help="Declare a criterion's scale: CRITERION=interval|binary|range:MIN,MAX|"
     "ordinal:L1,L2,...|nominal:L1,L2,... (ordinal levels from lowest to highest).")]
+
+
+def parse_formats(text: str, allowed: tuple[str, ...]) -> list[str]:
+    """``--format a,b``: the formats asked for, in any case, each one of ``allowed``."""
+    formats = [f.strip().lower() for f in text.split(",") if f.strip()]
+    for fmt in formats:
+        if fmt not in allowed:
+            raise ConfigError(f"--format {fmt!r}: expected a comma-separated list of "
+                              f"{', '.join(allowed)}{did_you_mean(fmt, allowed)}")
+    if not formats:
+        raise ConfigError(f"--format {text!r}: expected a comma-separated list of "
+                          f"{', '.join(allowed)}")
+    return formats
 
 
 def _scales(options: list[str] | None) -> dict:
@@ -101,8 +184,9 @@ def _check_scales_used(judgments: Any, scales: dict[str, Any]) -> None:
     """A ``--scale`` for a criterion the data lack is a mistake (a typo), not a no-op."""
     unused = sorted(set(scales) - {str(c) for c in judgments.criteria})
     if unused:
+        criteria = [str(c) for c in judgments.criteria]
         raise ConfigError(f"--scale {unused[0]}=...: no criterion {unused[0]!r} in the data "
-                          f"(criteria: {', '.join(map(str, judgments.criteria))})")
+                          f"(criteria: {', '.join(criteria)}){did_you_mean(unused[0], criteria)}")
 
 
 def load_inputs(files: list[Path], map_: list[str] | None, set_: list[str] | None,

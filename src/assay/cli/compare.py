@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from assay.cli._app import app, console
+from assay.cli._app import app, console, parse_formats
 from assay.errors import ConfigError
 
 FORMATS = ("text", "json", "html")
@@ -34,10 +34,7 @@ def compare_command(
     from assay.analysis.compare import compare
     from assay.data.io import load
 
-    formats = [f.strip() for f in format_.split(",") if f.strip()]
-    if not formats or any(f not in FORMATS for f in formats):
-        raise ConfigError(f"--format {format_!r}: expected a comma-separated list of "
-                          f"{', '.join(FORMATS)}")
+    formats = parse_formats(format_, FORMATS)
     if not 0.0 < conf < 1.0:
         raise ConfigError(f"--conf {conf}: expected a number between 0 and 1")
     report = compare(load(src_a), load(src_b), conf=conf, label_a=str(src_a), label_b=str(src_b))

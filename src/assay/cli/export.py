@@ -22,7 +22,7 @@ from assay.cli._app import (
     load_inputs,
 )
 from assay.cli._terminal import say
-from assay.errors import ConfigError
+from assay.errors import ConfigError, did_you_mean
 
 EXPORT_FORMATS = ("leaderboard-json", "leaderboard-csv", "alpaca-eval-csv", "hf-dataset")
 
@@ -55,7 +55,8 @@ def export_command(
 
     chosen = format_.strip().lower()
     if chosen not in EXPORT_FORMATS:
-        raise ConfigError(f"--format {format_!r}: expected one of {', '.join(EXPORT_FORMATS)}")
+        raise ConfigError(f"--format {format_!r}: expected one of {', '.join(EXPORT_FORMATS)}"
+                          f"{did_you_mean(chosen, EXPORT_FORMATS)}")
     if not 0 < conf < 1:
         raise ConfigError(f"--conf: expected a level in (0, 1), got {conf:g}")
     check_out_folder(out if chosen == "hf-dataset" else out.parent, shown=out)

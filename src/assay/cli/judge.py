@@ -28,7 +28,8 @@ def judge_command(
     config: Annotated[
         Path | None,
         typer.Argument(
-            help="The config (YAML). With --init: where to write the example (default assay.yaml)."
+            help="The config (YAML). With --init: the folder to write assay.yaml and an example "
+            "input set into (default: the current folder), or the config file to write."
         ),
     ] = None,
     out: Annotated[
@@ -46,7 +47,25 @@ def judge_command(
     retry_failed: Annotated[
         bool, typer.Option("--retry-failed", help="Ask again the judgments stored as failed.")
     ] = False,
-    init: Annotated[bool, typer.Option("--init", help="Write a commented example config and exit.")] = False,
+    init: Annotated[bool, typer.Option(
+        "--init", help="Write a commented example config (every key: docs/config.md) and a tiny "
+        "example input set beside it, then exit: the config runs as written.")] = False,
+    max_concurrency: Annotated[
+        int | None,
+        typer.Option("--max-concurrency", metavar="N", min=1,
+                     help="Requests in flight at most (overrides the config's llm.max_concurrency)."),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", metavar="N", min=1,
+                     help="Judge only the first N items of each question set (a smoke run; a later "
+                     "run without --limit resumes and adds the rest)."),
+    ] = None,
+    judges: Annotated[
+        str | None,
+        typer.Option("--judges", metavar="NAME,...",
+                     help="Run only these judges of the config (names as --dry-run lists them)."),
+    ] = None,
     display: Annotated[
         str,
         typer.Option(
@@ -103,7 +122,7 @@ def judge_command(
     cannot be used, a run folder in use); 3 the run finished with failed judgments, or stopped
     early (the cost limit, --max-failures); 130 interrupted (Ctrl-C).
 
-    Example: assay judge --init judge.yaml; assay judge judge.yaml --out runs/first --dry-run
+    Example: assay judge --init exp1; assay judge exp1/assay.yaml --dry-run --limit 2
     """
     from assay.judge.engine import EXAMPLE_CONFIG, load_config
 
@@ -116,20 +135,22 @@ def judge_command(
         raise ConfigError("--cache and --no-cache: give one of them")
     setting = "off" if no_cache else _cache_setting(cache)
     if init:
-        target = config or Path(DEFAULT_CONFIG_NAME)
-        if target.exists():
-            raise ConfigError(f"{target}: already exists; --init does not overwrite a file")
-        target.write_text(EXAMPLE_CONFIG, encoding="utf-8")
-        console.print(f"wrote {target}: edit it, then run: assay judge {target} --dry-run", markup=False)
+        _init(config or Path("."), EXAMPLE_CONFIG)
         return
     if config is None:
         raise ConfigError("CONFIG: give the config file (or --init to write an example)")
-    from assay.judge.inputs import load_inputs
-    from assay.judge.plan import build_plan, preflight
+    from assay.judge.inputs import first_items, load_inputs
+    from assay.judge.plan import build_plan, preflight, select_judges
 
     cfg = load_config(config)
+    if max_concurrency is not None and cfg.llm is not None:
+        cfg = cfg.model_copy(update={"llm": cfg.llm.model_copy(update={"max_concurrency": max_concurrency})})
     inputs = load_inputs(cfg)
+    if limit is not None:
+        inputs = first_items(inputs, limit)
     plan = build_plan(cfg, inputs)
+    if judges is not None:
+        plan = select_judges(plan, [name.strip() for name in judges.split(",") if name.strip()])
     folder = out if out is not None else Path("runs") / config.stem
     if dry_run:
         from assay.cli._judge_output import print_plan
@@ -174,6 +195,25 @@ def _judge(plan: Plan, folder: Path, *, cache: str | None, retry_failed: bool, d
         write_qed_csvs(plan, plan.inputs, folder)
         write_assertion_csvs(plan, folder)
     return print_summary(plan, summary, folder, allow_failures=allow_failures, resume=resume)
+
+
+def _init(target: Path, example: str) -> None:
+    """``--init TARGET``: a folder gets ``assay.yaml`` and the example answers; a ``.yaml`` or
+    ``.yml`` path is the config, with the example answers in its folder."""
+    from assay.judge.example import write_example_inputs
+
+    config = target if target.suffix.lower() in (".yaml", ".yml") else target / DEFAULT_CONFIG_NAME
+    if config.exists():
+        raise ConfigError(f"{config}: already exists; --init does not overwrite a file")
+    if config.parent.exists() and not config.parent.is_dir():
+        raise ConfigError(f"--init {target}: {config.parent} is a file, not a folder")
+    config.parent.mkdir(parents=True, exist_ok=True)
+    written = write_example_inputs(config.parent)
+    config.write_text(example, encoding="utf-8")
+    console.print(f"wrote {config} and {len(written)} example answer files in "
+                  f"{written[0].parents[1]}", markup=False, highlight=False, soft_wrap=True)
+    console.print(f"next: set OPENAI_API_KEY (or edit the llm section), then run: assay judge {config} "
+                  "--dry-run", markup=False, highlight=False, soft_wrap=True)
 
 
 def _cache_setting(cache: str | None) -> str | None:

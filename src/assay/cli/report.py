@@ -22,6 +22,7 @@ from assay.cli._app import (
     check_out_folder,
     console,
     load_inputs,
+    parse_formats,
 )
 from assay.errors import ConfigError
 from assay.report.kinds import FORMATS, KINDS, kinds_help, parse_contrasts
@@ -35,15 +36,6 @@ REPORT_HELP = (
     "is skipped with its reason (printed, in skipped.json and on the HTML dashboard).\n\n"
     "\b\nReports and groups (--kind):\n" + kinds_help() + "\n\n"
     "Example: assay report bench.parquet --kind benchmark --format text,json --out report/")
-
-
-def _formats(text: str) -> list[str]:
-    formats = [f.strip() for f in text.split(",") if f.strip()]
-    unknown = [f for f in formats if f not in FORMATS]
-    if unknown or not formats:
-        raise ConfigError(f"--format {text!r}: expected a comma-separated list of "
-                          f"{', '.join(FORMATS)}")
-    return formats
 
 
 @app.command("report", help=REPORT_HELP)
@@ -69,10 +61,12 @@ def report_command(
         "items at any number of runs.")]
     = "auto",
     resamples: Annotated[int | None, typer.Option(
-        "--B", help="Bootstrap resamples (benchmark: 2000, 5000 when confirmatory; "
-        "aggregate: 10000).")] = None,
+        "--resamples", "--B", metavar="N", help="Bootstrap resamples (benchmark: 2000, 5000 "
+        "when confirmatory; aggregate: 10000). --B is the old spelling.")] = None,
     conf: Annotated[float, typer.Option(help="Confidence level of every interval.")] = 0.95,
-    k: Annotated[str, typer.Option(help="The k of pass^k, comma-separated.")] = "1,3,5",
+    k: Annotated[str, typer.Option(
+        "--pass-k", "--k", metavar="K,...", help="The k of pass^k (every one of k runs of an item "
+        "correct), comma-separated. --k is the old spelling.")] = "1,3,5",
     seed: Annotated[int | None, typer.Option(
         help="Seed of the private random stream (benchmark: 1, aggregate: 42).")] = None,
     contrasts: Annotated[str | None, typer.Option(
@@ -135,15 +129,16 @@ def report_command(
     = False,
 ) -> None:
     """Turn judgments into reports (see REPORT_HELP)."""
-    from assay.analysis.benchmark import Registration
     from assay.report.kinds import build_reports, options_from, resolve_kinds, write_reports
 
     kinds = resolve_kinds(kind, opted_in={"--calibrate"} if calibrate else ())
-    formats = _formats(format_)
+    formats = parse_formats(format_, FORMATS)
     if formats != ["text"]:
         check_out_folder(out)
     registered = None
     if registration is not None:
+        from assay.analysis.benchmark import Registration  # scipy.stats: only when asked
+
         try:
             registered = Registration.from_json(registration.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -162,12 +157,17 @@ def report_command(
         trim=trim, attribute_space=space, out=out, refit_calibration=refit_calibration, test=test,
         correction=correction, alpha=alpha, anchor=anchor)
     options = {kind.name: options_from(kind.options, values) for kind in kinds}
-    judgments = load_inputs(src, map_, set_, scale, missing)
+    from assay.cli._terminal import status
+
+    with status("reading " + ", ".join(map(str, src))):
+        judgments = load_inputs(src, map_, set_, scale, missing)
     _say_importers(src)
     if exclude_self_judge or exclude_self_teach:
         judgments = judgments.excluding(self_judging=exclude_self_judge,
                                         self_teaching=exclude_self_teach)
-    outcome = build_reports(judgments, kinds, options)
+    with status("making the reports") as show:
+        outcome = build_reports(judgments, kinds, options,
+                                progress=lambda kind: show(f"making the {kind.name} report"))
     if not outcome.made:
         reasons = "; ".join(f"{name}: {reason}" for name, reason in outcome.skipped.items())
         raise ConfigError(reasons if len(outcome.skipped) == 1 else
@@ -177,8 +177,9 @@ def report_command(
             title = KINDS[name].title + (f" ({made.caption})" if made.caption else "")
             console.print(f"\n{title}", style="bold", highlight=False, markup=False)
             console.print(str(made.result), markup=False, highlight=False, soft_wrap=True)
-    written = write_reports(outcome, judgments, formats, out, partial=partial_ok,
-                            single_file=single_file)
+    with status("writing " + ", ".join(f for f in formats if f != "text")):
+        written = write_reports(outcome, judgments, formats, out, partial=partial_ok,
+                                single_file=single_file)
     for name, reason in outcome.skipped.items():
         console.print(f"{name} report skipped: {reason}", markup=False, highlight=False,
                       soft_wrap=True)
@@ -202,7 +203,7 @@ def _ks(text: str) -> list[int]:
     try:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise ConfigError(f"--k {text!r}: expected whole numbers such as 1,3,5") from None
+        raise ConfigError(f"--pass-k {text!r}: expected whole numbers such as 1,3,5") from None
 
 
 def _thresholds(options: list[str] | None) -> float | dict[str, float] | None:

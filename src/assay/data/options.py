@@ -7,6 +7,7 @@ raise ``ValueError`` with the part at fault; the CLI turns that into one line an
 from __future__ import annotations
 
 from assay.data.schema import COLUMN_BY_NAME
+from assay.errors import did_you_mean
 
 DROP = "-"
 """Mapping target that drops a column (``--map notes=-``)."""
@@ -46,7 +47,8 @@ def parse_mapping(options: list[str] | None) -> dict[str, str]:
                 raise ValueError(f"--map {source}=: expected SOURCE=COLUMN, e.g. question_id=item")
             if target != DROP and target not in COLUMN_BY_NAME:
                 raise ValueError(f"--map {source}={target}: {target!r} is not a column of the "
-                                 f"judgments table ({', '.join(COLUMN_BY_NAME)}; or - to drop)")
+                                 f"judgments table{did_you_mean(target, COLUMN_BY_NAME)} "
+                                 f"(columns: {', '.join(COLUMN_BY_NAME)}; or - to drop)")
             mapping[source] = target
     return mapping
 
@@ -65,7 +67,8 @@ def parse_assignments(options: list[str] | None) -> dict[str, str]:
                                     continued=True):
             if column not in COLUMN_BY_NAME:
                 raise ValueError(f"--set {column}={value}: {column!r} is not a column of the "
-                                 f"judgments table ({', '.join(COLUMN_BY_NAME)})")
+                                 f"judgments table{did_you_mean(column, COLUMN_BY_NAME)} "
+                                 f"(columns: {', '.join(COLUMN_BY_NAME)})")
             values[column] = value
     return values
 
@@ -84,7 +87,8 @@ def parse_missing(options: list[str] | None) -> dict[str, tuple[str, ...]]:
         for column, values in pairs:
             if column not in COLUMN_BY_NAME or (COLUMN_BY_NAME[column].required and column != "score"):
                 raise ValueError(f"--missing {column}={values}: expected a column of the judgments "
-                                 "table that may be missing (score, usd, ...), e.g. score=-1")
+                                 "table that may be missing (score, usd, ...), e.g. score=-1"
+                                 f"{did_you_mean(column, COLUMN_BY_NAME)}")
             listed = tuple(v.strip() for v in values.split(",") if v.strip())
             if not listed:
                 raise ValueError(f"--missing {column}=: name the value that means missing, e.g. "

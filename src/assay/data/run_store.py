@@ -213,3 +213,47 @@ def load_store(folder: str | Path, *, scales: Mapping[str, Scale] | None = None)
     declared.update(scales or {})
     return judgments_from_records(records, range(1, len(records) + 1), path=str(path),
                                   sources=(str(path),), scales=declared)
+
+
+JUDGE_CALL_COLUMNS = ("judge", "arm", "opponent", "criterion", "model", "share", "tokens_in",
+                      "tokens_out", "usd", "cached", "failed")
+"""The columns of :func:`judge_calls`."""
+
+
+def judge_calls(store: str | Path) -> list[dict[str, Any]]:
+    """What each planned LLM call of a run store cost, one record per judgments-table row it
+    produced, read-only.
+
+    ``store`` is a run folder or its ``judgments.sqlite``. Each record carries the row's
+    ``judge``, ``arm``, ``opponent`` and ``criterion``, the call's ``model``, ``cached`` and
+    ``failed`` flags, and the call's ``tokens_in``, ``tokens_out`` and ``usd`` (None when
+    unknown) with ``share`` = 1 / (rows of the call): summing ``share * usd`` over the
+    records gives the run's spend once, however many rows (criteria, positions) a call
+    produced. A call that produced no row counts as one record with the call's model as
+    its judge. Offline judges (metrics) appear with 0 tokens and no cost.
+
+    Raises
+    ------
+    InputError
+        No store, or one that cannot be read.
+    """
+    path = Path(store)
+    path = path if path.name == STORE_FILENAME else store_path(path)
+    if not path.is_file():
+        raise InputError(str(store), f"no run store ({STORE_FILENAME}) in this folder")
+    with open_read_only(path) as conn:
+        try:
+            selected = selected_rows(conn, "rows, model, tokens_in, tokens_out, usd, cached, failed")
+            records: list[dict[str, Any]] = []
+            for rows_json, model, tokens_in, tokens_out, usd, cached, failed in selected:
+                rows = json.loads(rows_json) or [{"judge": model}]
+                call = {"model": model, "share": 1.0 / len(rows), "tokens_in": tokens_in,
+                        "tokens_out": tokens_out, "usd": usd, "cached": bool(cached),
+                        "failed": bool(failed)}
+                for row in rows:
+                    records.append({"judge": row.get("judge", model), "arm": row.get("arm"),
+                                    "opponent": row.get("opponent"),
+                                    "criterion": row.get("criterion"), **call})
+        except (json.JSONDecodeError, ValueError, TypeError) as exc:
+            raise InputError(str(path), f"holds a record that cannot be read ({exc})") from None
+    return records

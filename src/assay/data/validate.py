@@ -32,7 +32,7 @@ from assay.data.schema import (
     Scale,
 )
 from assay.data.table import Judgments
-from assay.errors import Problem, ValidationError, quote
+from assay.errors import Problem, ValidationError, did_you_mean, quote
 
 MAX_PROBLEMS_PER_CHECK = 200
 _TRUE = {"true", "t", "yes", "y", "1"}
@@ -75,7 +75,8 @@ def build_table(
     for source in mapping:
         if source not in frame.columns and not _nested(frame, source):
             problems.append(Problem(path, None, source,
-                                    "named in the column mapping but not in the file"))
+                                    "named in the column mapping but not in the file"
+                                    + did_you_mean(source, map(str, frame.columns))))
     parents = set()
     for source in mapping:
         if source not in frame.columns and (found := _nested(frame, source)) is not None:

@@ -43,7 +43,9 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
     say("\nThe judgments table (loaded from the run folder)", title=True)
     say(table_overview(judgments))
 
-    outcome = build_reports(judgments, resolve_kinds("all"), {
+    kinds = resolve_kinds("all")
+    say(f"\nMaking every report the data support ({', '.join(k.name for k in kinds)}) ...")
+    outcome = build_reports(judgments, kinds, {
         "benchmark": BenchmarkOptions(criterion="correct", seed=seed),
         "aggregate": AggregateOptions(benchmark_name="assay-demo", benchmark_version="1"),
         "robust": RobustOptions(seed=seed),
@@ -55,9 +57,11 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
         say(str(made.result))
     for name, reason in outcome.skipped.items():
         say(f"{name} report skipped: {reason}")
+    say(f"Writing the reports as JSON, Excel, LaTeX, PNG and HTML into {out} ...")
     files = write_reports(outcome, judgments, ("json", "xlsx", "latex", "png"), out)
     pages = write_reports(outcome, judgments, ("html",), out, html_dir=out / "html")
 
+    say("Running the offline metric judges (assay judge) on run 1's answers ...")
     judged = run_metric_judges(example, out / "metric-judges")
     metric_outcome = build_reports(load(judged), [KINDS["scores"]])
     metric_scores = metric_outcome.made["scores"].result

@@ -7,8 +7,13 @@
 * Reference files (same keys) per question set, or a method's answers used as references.
 * Assertion files per question set: records with the question id and an ``assertions``
   list (or one assertion per record).
-* assay's own JSONL: one answer per line with ``item``, ``arm``, ``question``, ``answer``
-  and optional ``task``, ``cluster``, ``reference`` and judgments-table fields.
+* assay's own answer tables (``tables``, and ``jsonl`` as before): one answer per record with
+  ``item``, ``arm``, ``question``, ``answer`` and optional ``task``, ``cluster``,
+  ``reference`` and judgments-table fields.
+
+Every file is read by its suffix: a JSON list of records (``.json``), JSON lines
+(``.jsonl``), CSV, TSV or Parquet; so ``answers_path`` may name a ``.csv`` or ``.parquet``
+file per method and question set as well.
 
 Question ids that repeat across question sets are made unique as ``{question_set}/{id}``.
 """
@@ -29,9 +34,22 @@ if TYPE_CHECKING:
     from assay.judge.engine import AssayConfig, InputsConfig
 
 
+TABLE_SUFFIXES = (".json", ".jsonl", ".csv", ".tsv", ".parquet")
+"""The answer tables read: a JSON list of records (or pandas' columns orientation), JSON
+lines, CSV, TSV or Parquet, told apart by the file's suffix."""
+
+
 def _read_json_records(path: Path) -> list[dict[str, Any]]:
+    """The records of an answer, reference, assertion or retrieval file, by its suffix: a JSON
+    list of records (the default), JSON lines, CSV, TSV or Parquet (every cell of a CSV read
+    as text, an empty cell as no value)."""
     if not path.is_file():
         raise InputError(str(path), "no such file")
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        return _read_json_lines(path)
+    if suffix in (".csv", ".tsv", ".parquet"):
+        return _read_table(path, suffix)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -46,6 +64,39 @@ def _read_json_records(path: Path) -> list[dict[str, Any]]:
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
         raise InputError(str(path), "expected a JSON list of records (objects)")
     return data
+
+
+def _read_json_lines(path: Path) -> list[dict[str, Any]]:
+    records = []
+    for row, record, why in json_lines(path):  # lines end at \n only (not at U+2028, U+0085...)
+        if why is not None:
+            raise InputError(str(path), why, row=row)
+        if not isinstance(record, dict):
+            raise InputError(str(path), "expected a JSON object", row=row)
+        records.append(record)
+    return records
+
+
+def _read_table(path: Path, suffix: str) -> list[dict[str, Any]]:
+    """The rows of a CSV, TSV or Parquet table as records; a missing cell is left out."""
+    import pandas as pd
+
+    try:
+        if suffix == ".parquet":
+            frame = pd.read_parquet(path)
+        else:
+            frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str,
+                                keep_default_na=False, na_values=[""], encoding="utf-8")
+    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise InputError(str(path), f"cannot read it as a {suffix[1:]} table "
+                         f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+    columns = [str(c) for c in frame.columns]
+    return [{k: v for k, v in zip(columns, values, strict=True) if not _missing(v)}
+            for values in frame.itertuples(index=False, name=None)]
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
 
 
 def _text(record: Mapping[str, Any], key: str, path: Path, row: int) -> str:
@@ -98,17 +149,18 @@ def read_answers(
 
 
 def read_jsonl(path: str | Path) -> list[Answer]:
-    """Read assay's JSONL answers: ``item``, ``arm``, ``question``, ``answer`` (required), ``task``,
-    ``cluster``, ``reference`` and other fields (kept in :attr:`Answer.fields`)."""
+    """Read assay's own answer table: ``item``, ``arm``, ``question``, ``answer`` (required),
+    ``task``, ``cluster``, ``reference`` and other fields (kept in :attr:`Answer.fields`); JSON
+    lines, or any table of :data:`TABLE_SUFFIXES` with those columns."""
     path = Path(path)
-    if not path.is_file():
+    if path.suffix.lower() in (".json", ".csv", ".tsv", ".parquet"):
+        records = _read_json_records(path)
+    elif path.is_file():
+        records = _read_json_lines(path)  # JSON lines whatever the suffix, as before tables
+    else:
         raise InputError(str(path), "no such file")
     out = []
-    for row, record, why in json_lines(path):  # lines end at \n only (not at U+2028, U+0085...)
-        if why is not None:
-            raise InputError(str(path), why, row=row)
-        if not isinstance(record, dict):
-            raise InputError(str(path), "expected a JSON object", row=row)
+    for row, record in enumerate(records, start=1):
         fields = {
             k: v
             for k, v in record.items()
@@ -126,6 +178,39 @@ def read_jsonl(path: str | Path) -> list[Answer]:
             )
         )
     return out
+
+
+def first_items(inputs: JudgeInputs, limit: int) -> JudgeInputs:
+    """``inputs`` with only the first ``limit`` items of each question set (``--limit``, a smoke
+    run): the items in the order read, every arm's answer, reference, assertion and retrieval
+    record of a kept item kept, every other dropped.
+
+    Examples
+    --------
+    >>> a = [Answer(item=f"q{i}", question="?", text="a", arm="x", task=t)
+    ...      for t in ("s1", "s2") for i in range(3)]
+    >>> small = first_items(JudgeInputs(answers={"x": {f"{x.task}{x.item}": x for x in a}}), 2)
+    >>> small.items("x")
+    ('s1q0', 's1q1', 's2q0', 's2q1')
+    """
+    if limit < 1:
+        raise ConfigError(f"--limit {limit}: expected a whole number of items >= 1")
+    kept: dict[str | None, list[str]] = {}
+    for answers in inputs.answers.values():
+        for item, answer in answers.items():
+            chosen = kept.setdefault(answer.task, [])
+            if item not in chosen and len(chosen) < limit:
+                chosen.append(item)
+    keep = {item for items in kept.values() for item in items}
+    return replace(
+        inputs,
+        answers={arm: {i: a for i, a in answers.items() if i in keep}
+                 for arm, answers in inputs.answers.items()},
+        references={i: r for i, r in inputs.references.items() if i in keep},
+        assertions={i: a for i, a in inputs.assertions.items() if i in keep},
+        retrieval={arm: {i: r for i, r in records.items() if i in keep}
+                   for arm, records in inputs.retrieval.items()},
+    )
 
 
 def _fill(template: str, inputs: InputsConfig, base: Path, **names: str) -> Path:
@@ -174,7 +259,7 @@ def load_inputs(config: AssayConfig) -> JudgeInputs:
                 answer_text_key=spec.answer_text_key,
             )
             references.extend((question_set, a) for a in refs.values())
-    for jsonl in spec.jsonl:
+    for jsonl in [*spec.tables, *spec.jsonl]:
         for answer in read_jsonl(config.path(jsonl)):
             found.append((answer.task or "", answer))
             if answer.fields.get("reference") is not None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.data.schema import Scale
-from assay.errors import ConfigError
+from assay.errors import ConfigError, did_you_mean
 from assay.judge.engine import (
     ChatRequest,
     Progress,
@@ -226,6 +226,32 @@ def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
     plan = Plan(judges=parts, config=config, inputs=inputs)
     plan.scales()
     return plan
+
+
+def select_judges(plan: Plan, names: list[str]) -> Plan:
+    """``plan`` with only the judges named (``--judges``), in the config's order.
+
+    A name selects a judge by its full name (``gpt-4.1/rubric``, as ``--dry-run`` lists it),
+    by its label (``rubric``, the part after the model) or by its kind (``pairwise``).
+
+    Raises
+    ------
+    ConfigError
+        No name given, or a name that selects no judge (with the closest one).
+    """
+    def handles(part: JudgePlan) -> set[str]:
+        return {part.judge.name, part.judge.name.rsplit("/", 1)[-1], part.kind}
+
+    known = [part.judge.name for part in plan.judges]
+    if not names:
+        raise ConfigError(f"--judges: name at least one judge ({', '.join(known)})")
+    every = set().union(*(handles(part) for part in plan.judges))
+    for name in names:
+        if name not in every:
+            raise ConfigError(f"--judges {name}: no judge of that name, label or kind in the config "
+                              f"(judges: {', '.join(known)}){did_you_mean(name, sorted(every))}")
+    return Plan(judges=[part for part in plan.judges if handles(part) & set(names)],
+                config=plan.config, inputs=plan.inputs)
 
 
 def online_models(plan: Plan) -> list[str]:

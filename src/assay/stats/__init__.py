@@ -14,6 +14,7 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "BayesResult", "BootstrapRatios", "CR2Estimate", "IntervalResult", "RatioEstimate",
         "TwoWayVariance",
     ],
+    "._distributions": ["beta_ppf", "f_sf", "norm_cdf", "norm_ppf", "t_cdf", "t_ppf", "t_sf"],
     ".agreement": [
         "AgreementRate",
         "AlphaResult",

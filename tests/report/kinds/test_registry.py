@@ -13,6 +13,7 @@ from assay.analysis.aggregate import AggregateReport
 from assay.analysis.assertions._significance import AssertionSignificance
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.composite import CompositeScores
+from assay.analysis.cost import CostSummary
 from assay.analysis.coverage import CoverageReport
 from assay.analysis.judges import CalibrationReport, JudgeReport, RobustSummary
 from assay.analysis.leaderboard import LeaderboardReport
@@ -42,14 +43,14 @@ RESULT_TYPES = {
     "agreement": JudgeReport, "composite": CompositeScores, "robust": RobustSummary,
     "coverage": CoverageReport, "systems": SystemsReport, "calibration": CalibrationReport,
     "winrates": WinRateReport, "assertions": AssertionSignificance,
-    "leaderboard": LeaderboardReport,
+    "leaderboard": LeaderboardReport, "cost": CostSummary,
 }
 """What each report's builder returns, written out here, independently of the registry."""
 
 
 def test_every_report_is_declared_once_with_its_result_type():
     assert set(KINDS) == set(RESULT_TYPES)
-    assert len(REPORTS) == len(KINDS) == 12
+    assert len(REPORTS) == len(KINDS) == 13
     assert not set(GROUPS) & set(KINDS), "a group would hide the report of the same name"
 
 

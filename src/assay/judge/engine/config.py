@@ -26,12 +26,12 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, did_you_mean
 from assay.judge.engine.client_config import ClientConfig
 from assay.judge.judges import JudgeContext, JudgeSettings
 
@@ -62,7 +62,9 @@ class InputsConfig(BaseModel):
     question_sets: list[str] = Field(default_factory=list)
     """The question sets (the ``task`` column); ``answers_path`` is read once per method and set."""
     answers_path: str = "{input_dir}/{method}/{question_set}_answers.json"
-    """Template of an answer file (a JSON list of records)."""
+    """Template of an answer file, filled with ``{input_dir}``, ``{method}`` and
+    ``{question_set}``: a JSON list of records, or JSON lines, CSV, TSV or Parquet by its
+    suffix (e.g. ``{input_dir}/{method}/{question_set}.csv``)."""
     question_id_key: str = "question_id"
     """The record key of the question id."""
     question_text_key: str = "question"
@@ -85,8 +87,12 @@ class InputsConfig(BaseModel):
     ``{question_id, text, context: [{chunk_id, text, rank?}]}``."""
     retrieval_methods: list[str] | None = None
     """The methods whose retrieval results are read; None for ``methods``."""
+    tables: list[Path] = Field(default_factory=list)
+    """assay's own answer tables, one answer per row with ``item``, ``arm``, ``question``,
+    ``answer`` and optional ``task``, ``cluster``, ``reference`` and judgments-table fields
+    (``usd``...): CSV, TSV, JSON lines, a JSON list or Parquet, by the file's suffix."""
     jsonl: list[Path] = Field(default_factory=list)
-    """assay's own JSONL answer files."""
+    """assay's own JSONL answer files (read as ``tables``, kept for older configs)."""
 
 
 class AssayConfig(BaseModel):
@@ -203,13 +209,38 @@ def _describe(exc: ValidationError, *, prefix: str = "") -> str:
             if p not in ("function-after", "function-before")
         )
         where = (prefix + loc).lstrip(".") or "config"
-        message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        message = ("unknown key" + did_you_mean(str(error["loc"][-1]), _known_keys())
+                   if error["type"] == "extra_forbidden" else error["msg"])
         message = message.removeprefix("Value error, ")
         if message.startswith(("judges[", "llm:")):
             parts.append(message)
         else:
             parts.append(f"{where}: {message}")
     return "; ".join(parts)
+
+
+def _known_keys() -> set[str]:
+    """Every key a config may hold, at any depth: the fields of every pydantic model reachable
+    from :class:`AssayConfig` and every judge kind's settings (for "did you mean" on an
+    unknown key)."""
+    from assay.judge.judges import JUDGE_KINDS
+
+    keys: set[str] = set()
+    seen: set[type] = set()
+    todo: list[Any] = [AssayConfig, *(judge.Settings for judge in JUDGE_KINDS.values())]
+    while todo:
+        kind = todo.pop()
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            if kind in seen:
+                continue
+            seen.add(kind)
+            for name, field in kind.model_fields.items():
+                if not field.exclude:
+                    keys.add(field.alias or name)
+                todo.append(field.annotation)
+        else:
+            todo.extend(get_args(kind))
+    return keys
 
 
 def expand_env(value: Any, *, where: str = "") -> Any:
@@ -318,6 +349,11 @@ def safe_yaml(text: str, source: str) -> Any:
             raise ConfigError(f"{source}: the YAML expands to more than {MAX_CONFIG_VALUES} values "
                               "once its aliases (*name) are expanded: not a config")
         return loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = exc.problem or exc.context or str(exc).splitlines()[0]
+        raise ConfigError(f"{source}{where}: not valid YAML ({problem})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{source}: not valid YAML ({str(exc).splitlines()[0]})") from None
     except RecursionError:
@@ -349,6 +385,7 @@ def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
 
 EXAMPLE_CONFIG = """\
 # assay judge config (version 1). Run: assay judge this.yaml --out runs/first --dry-run
+# Every key with its default and meaning: docs/config.md.
 # Strings may read environment variables: ${VAR} or ${VAR:-default}.
 version: 1
 
@@ -375,20 +412,24 @@ llm:                                   # any OpenAI-compatible chat-completions 
 # `assay cache info|clear RUN` shows or empties it.
 cache: run
 
-# BenchmarkQED's layout: {input_dir}/{method}/{question_set}_answers.json
+# Where the answers are (assay judge --init DIR writes this example set in DIR/example_answers).
+# BenchmarkQED's layout: one file per method (system) and question set; the file may be a
+# JSON list of records, JSON lines, CSV, TSV or Parquet (by its suffix).
 inputs:
   input_dir: ./example_answers
   methods: [vector_rag_short_context, vector_rag_long_context]
   question_sets: [data_global, data_local, data_linked]
+  answers_path: "{input_dir}/{method}/{question_set}_answers.json"   # e.g. .../{question_set}.csv
   question_id_key: question_id
   question_text_key: question
   answer_text_key: answer
-  # cluster_key: document_id           # questions from one document form a cluster
+  cluster_key: document_id             # questions from one document form a cluster
+  # tables: [answers.csv]              # or assay's own table, any of those formats: item, arm,
+                                       # question, answer (+ task, cluster, reference, usd...)
   # reference_method: vector_rag_long_context     # answers used as references
   # references_path: "{input_dir}/{question_set}_references.json"
   # assertions_path: "{input_dir}/{question_set}_assertions.json"   # assertion judges
   # retrieval_path: "{input_dir}/{method}/{question_set}_retrieval_results.json"   # chunk_assertion
-  # jsonl: [answers.jsonl]             # assay's own JSONL: item, arm, question, answer, ...
 
 judges:
   # Every judge may set prompt: FOLDER (system.md, user.md) replacing its packaged prompt.

@@ -20,8 +20,9 @@ TOPIC_TITLES: dict[Topic, str] = {
 TOPIC_MISSING: dict[Topic, str] = {
     "rankings": "No report in this set ranks the arms: the benchmark report and the score "
                 "summary do.",
-    "cost": "No report in this set carries cost: the benchmark report shows dollars and tokens "
-            "when the judgments have usd or tokens columns.",
+    "cost": "No report in this set carries cost: the cost report (--kind cost) shows the judges' "
+            "spend from a run folder and the systems' cost when the judgments have usd or "
+            "tokens columns; the benchmark report shows dollars per correct answer.",
     "quality": "No report in this set counts failures or invalid records.",
     "agreement": "No report in this set measures agreement between judges: that is the judges "
                  "report (ICC, Krippendorff's alpha, pairwise correlations), which needs two or "

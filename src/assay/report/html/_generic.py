@@ -11,7 +11,8 @@ null, one vocabulary), so their ``to_dict()`` can be laid out without knowing th
   a mapping of scalars a two-column table;
 - ``notes`` become the notes section.
 
-A bespoke builder (:func:`assay.report.html._write.register_page`) replaces this for a type.
+A bespoke builder (:func:`assay.report.html._write.register_page`) replaces this for a type;
+:func:`cost_page` is this layout with the cost summary's tables offered to the dashboard.
 """
 
 from __future__ import annotations
@@ -19,16 +20,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from assay.report.html._figures import ForestPoint, forest
-from assay.report.html._model import Column, ColumnKind, Figure, Page, Section, Table
+from assay.report.html._model import Column, ColumnKind, Figure, Highlight, Page, Section, Table
 
 MAX_FOREST_ROWS = 60
 """Above this many records a table gets no forest plot (it would not be readable)."""
 ESTIMATE_KEYS = ("estimate", "win_rate")
 LABEL_KEYS = ("criterion", "task", "judge", "judge_a", "judge_b", "arm", "opponent", "label")
 Record = Mapping[str, Any]
+
+if TYPE_CHECKING:
+    from assay.analysis.cost import CostSummary
 
 
 def generic_page(report: Any) -> Page:
@@ -147,3 +152,22 @@ def _unique(labels: list[str]) -> list[str]:
         seen[label] = seen.get(label, 0) + 1
         out.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
     return out
+
+
+def cost_page(report: CostSummary) -> Page:
+    """The cost summary as a page; its per-judge spend and systems' cost tables are the
+    dashboard's cost highlights."""
+    page = generic_page(report)
+    total = report.total
+    summary = ("Judges' spend: " + ("no price" if total is None or total.usd is None
+                                     else f"${total.usd:,.4f}")
+               + (f" for {total.calls:,.0f} calls, {total.tokens_in + total.tokens_out:,.0f} tokens"
+                  if total is not None else "")
+               if total is not None else "The systems' own cost (no run store: no judges' spend)")
+    wanted = {"judge spend by judge": 0} if report.by_judge else {}
+    if report.systems:
+        wanted["system cost"] = 1
+    highlights = tuple(Highlight("cost", section, order=10 + wanted[section.title])
+                       for section in page.sections if section.title in wanted)
+    return replace(page, slug="cost", title="Cost and tokens", summary=summary,
+                   highlights=highlights)

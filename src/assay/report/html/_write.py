@@ -30,6 +30,7 @@ from assay.analysis.aggregate import AggregateReport
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.compare import ComparisonReport
 from assay.analysis.composite import CompositeScores
+from assay.analysis.cost import CostSummary
 from assay.analysis.coverage import CoverageReport
 from assay.analysis.judges import JudgeConsistency, JudgeReport, RobustSummary
 from assay.analysis.scores import ScoreSummary
@@ -40,7 +41,7 @@ from assay.report.html._benchmark import benchmark_page
 from assay.report.html._compare import compare_page
 from assay.report.html._coverage import coverage_page
 from assay.report.html._dashboard import dashboard_context, glossary_page
-from assay.report.html._generic import generic_page
+from assay.report.html._generic import cost_page, generic_page
 from assay.report.html._judges import judges_page
 from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table
 from assay.report.html._render import PLOTLY_FILE, PageBuilder, plotly_source, render_document
@@ -76,6 +77,7 @@ _BUILDERS: dict[type, PageFunction] = {
     CoverageReport: coverage_page,
     CompositeScores: composite_page,
     SystemsReport: systems_page,
+    CostSummary: cost_page,
 }
 
 INDEX = "index.html"

@@ -7,7 +7,8 @@ from assay._lazy import attach as _attach
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._build": ["Made", "parse_contrasts"],
     "._options": ["AggregateOptions", "AgreementOptions", "AssertionsOptions", "BenchmarkOptions",
-                  "CalibrationOptions", "CompositeOptions", "CoverageOptions", "LeaderboardOptions",
+                  "CalibrationOptions", "CompositeOptions", "CostOptions", "CoverageOptions",
+                  "LeaderboardOptions",
                   "RobustOptions",
                   "ScoresOptions", "SystemsOptions", "WinratesOptions", "options_from"],
     "._registry": ["FORMATS", "GROUPS", "KINDS", "REPORTS", "Outcome", "ReportKind",

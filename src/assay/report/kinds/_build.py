@@ -35,6 +35,17 @@ def scores(judgments: Judgments, options: opt.ScoresOptions) -> Made:
     return Made(score_summary(judgments, conf=options.conf))
 
 
+def cost(judgments: Judgments, options: opt.CostOptions) -> Made:
+    """The judges' spend from the run stores among the sources, and the systems' cost."""
+    from assay.analysis.cost import cost_summary
+    from assay.data.run_store import STORE_FILENAME, judge_calls
+
+    stores = [s for s in judgments.sources if Path(s).name == STORE_FILENAME]
+    calls = [call for store in stores for call in judge_calls(store)]
+    caption = f"judges' calls from {', '.join(stores)}" if stores else ""
+    return Made(cost_summary(judgments, calls), caption)
+
+
 def benchmark(judgments: Judgments, options: opt.BenchmarkOptions) -> Made:
     from assay.analysis.benchmark import benchmark_report, benchmark_rows, reference_hash
 

@@ -31,7 +31,7 @@ def _check_conf(conf: float) -> None:
 
 def _check_resamples(resamples: int | None) -> None:
     if resamples is not None and int(resamples) < 2:
-        raise ConfigError(f"--B {resamples!r}: expected at least 2 resamples")
+        raise ConfigError(f"--resamples {resamples!r}: expected at least 2 resamples")
 
 
 def _check_tests(alpha: float, correction: str) -> None:
@@ -44,6 +44,11 @@ def _check_tests(alpha: float, correction: str) -> None:
 def _check_choice(flag: str, value: str, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise ConfigError(f"{flag} {value!r}: expected one of {', '.join(choices)}")
+
+
+@dataclass(frozen=True)
+class CostOptions:
+    """Options of the cost summary (none: it counts what the data and the run store hold)."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,7 @@ class BenchmarkOptions:
         _check_resamples(self.resamples)
         _check_choice("--method", self.method, ("auto", "bootstrap", "cluster_t", "bayes", "exact"))
         if not self.k or any(int(k) < 1 for k in self.k):
-            raise ConfigError(f"--k {','.join(map(str, self.k))!r}: expected whole numbers >= 1")
+            raise ConfigError(f"--pass-k {','.join(map(str, self.k))!r}: expected whole numbers >= 1")
         if self.registration is not None:
             self.registration.verify()
             self.registration.check_version()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import AssayError, ConfigError
+from assay.errors import AssayError, ConfigError, did_you_mean
 from assay.report.kinds import _build as build
 from assay.report.kinds._options import (
     AggregateOptions,
@@ -23,6 +23,7 @@ from assay.report.kinds._options import (
     BenchmarkOptions,
     CalibrationOptions,
     CompositeOptions,
+    CostOptions,
     CoverageOptions,
     LeaderboardOptions,
     RobustOptions,
@@ -82,6 +83,10 @@ REPORTS: tuple[ReportKind, ...] = (
         "scores", "Scores per criterion, judge and arm",
         "mean score per criterion, judge and arm",
         ScoresOptions, build.scores, _BASIC | {"xlsx"}, "scores.json"),
+    ReportKind(
+        "cost", "Cost and tokens: the judges' spend per judge, arm and criterion; the systems' "
+        "own cost", "judges' spend and tokens; the systems' own cost",
+        CostOptions, build.cost, _BASIC | {"xlsx"}, "cost.json"),
     ReportKind(
         "benchmark", "Benchmark report", "accuracy, paired contrasts, pass^k, cost (hr_report)",
         BenchmarkOptions, build.benchmark, _BASIC | {"xlsx", "latex", "png"}, "benchmark.json"),
@@ -159,14 +164,15 @@ def resolve_kinds(text: str, *, opted_in: Iterable[str] = ()) -> list[ReportKind
     """
     flags = set(opted_in)
     chosen: set[str] = set()
-    for part in (p.strip() for p in text.split(",")):
+    for part in (p.strip().lower() for p in text.split(",")):
         if part in GROUPS:
             chosen.update(n for n in GROUPS[part] if not KINDS[n].opt_in or KINDS[n].opt_in in flags)
         elif part in KINDS:
             chosen.add(part)
         else:
             raise ConfigError(f"--kind {part!r}: expected a report ({', '.join(KINDS)}) or a "
-                              f"group ({', '.join(GROUPS)}); see assay report --help")
+                              f"group ({', '.join(GROUPS)}), listed by assay report --help"
+                              f"{did_you_mean(part, [*KINDS, *GROUPS])}")
     return [kind for kind in REPORTS if kind.name in chosen]
 
 
@@ -191,7 +197,8 @@ class Outcome:
 
 
 def build_reports(judgments: Judgments, kinds: Iterable[ReportKind],
-                  options: Mapping[str, Any] | None = None) -> Outcome:
+                  options: Mapping[str, Any] | None = None, *,
+                  progress: Callable[[ReportKind], None] | None = None) -> Outcome:
     """Make each report of ``kinds`` on its own; skip, with the reason, those the data do not give.
 
     Parameters
@@ -201,6 +208,8 @@ def build_reports(judgments: Judgments, kinds: Iterable[ReportKind],
         From :func:`resolve_kinds` or :data:`REPORTS`.
     options : mapping, optional
         Report name -> its options instance; a report without one gets its defaults.
+    progress : callable, optional
+        Called with each report's kind before it is built (a progress display).
 
     Returns
     -------
@@ -225,6 +234,8 @@ def build_reports(judgments: Judgments, kinds: Iterable[ReportKind],
         if reason is not None:
             skipped[kind.name] = reason
             continue
+        if progress is not None:
+            progress(kind)
         try:
             made[kind.name] = kind.build(judgments, given if given is not None else kind.options())
         except AssayError as exc:

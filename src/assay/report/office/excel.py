@@ -48,6 +48,7 @@ import xlsxwriter
 
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.composite import CompositeScores
+from assay.analysis.cost import CostSummary
 from assay.analysis.coverage import CoverageReport
 from assay.analysis.judges import CalibrationReport, JudgeReport, RobustSummary
 from assay.analysis.scores import ScoreSummary
@@ -102,7 +103,8 @@ def write_workbook(reports: Sequence[Any] | Mapping[str, Any], judgments: Any,
     ----------
     reports : sequence or mapping of report objects
         Any of ``ScoreSummary``, ``BenchmarkReport``, ``CompositeScores``, ``RobustSummary``,
-        ``CoverageReport``, ``JudgeReport``, ``CalibrationReport``, ``WinRateReport`` (a
+        ``CoverageReport``, ``JudgeReport``, ``CalibrationReport``, ``WinRateReport``,
+        ``CostSummary`` (a
         mapping's values are used; ``(title, report)`` pairs are accepted). Others are ignored.
     judgments : Judgments or None
         The table the reports came from; its ``invalid`` records fill ``FailedRecords``.
@@ -152,6 +154,13 @@ def write_workbook(reports: Sequence[Any] | Mapping[str, Any], judgments: Any,
             sheets.table("Calibration", _calibration(found[CalibrationReport].to_dict()))
         if WinRateReport in found:
             sheets.table("WinRates", found[WinRateReport].to_dict()["records"])
+        if CostSummary in found:
+            cost = found[CostSummary].to_dict()
+            spend = [{"by": by, **row} for by in ("judge", "arm", "criterion")
+                     for row in cost[f"judge_spend_by_{by}"]]
+            sheets.table("JudgeSpend", spend, empty="no run store: the judges' calls are in a run "
+                         "folder (assay report RUN_FOLDER)")
+            sheets.table("SystemCost", cost["system_cost"], empty="no usd or tokens column")
         if BenchmarkReport in found:
             bench = found[BenchmarkReport].to_dict()
             for key, name in BENCHMARK_SHEETS.items():
@@ -171,7 +180,7 @@ def _by_type(reports: Sequence[Any] | Mapping[str, Any]) -> dict[type, Any]:
 
 
 _KNOWN = (ScoreSummary, BenchmarkReport, CompositeScores, RobustSummary, CoverageReport, JudgeReport,
-          CalibrationReport, WinRateReport)
+          CalibrationReport, WinRateReport, CostSummary)
 
 
 def _summary(found: dict[type, Any]) -> list[dict[str, Any]]:

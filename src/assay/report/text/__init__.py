@@ -14,6 +14,7 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     ".assertions": ["format_significance"],
     ".benchmark": ["format_benchmark_report"],
     ".compare": ["format_comparison"],
+    ".cost": ["format_cost_summary"],
     ".coverage": ["format_coverage"],
     ".leaderboard": ["format_leaderboard"],
     ".judges": ["format_calibration", "format_consistency", "format_differentiation",
@@ -30,6 +31,7 @@ RENDERERS: dict[str, str] = {
     "assay.analysis.benchmark._report.BenchmarkReport": ".benchmark:format_benchmark_report",
     "assay.analysis.compare.ComparisonReport": ".compare:format_comparison",
     "assay.analysis.composite.CompositeScores": ".systems:format_composite",
+    "assay.analysis.cost.CostSummary": ".cost:format_cost_summary",
     "assay.analysis.coverage._report.CoverageReport": ".coverage:format_coverage",
     "assay.analysis.judges._calibration.CalibrationReport": ".judges:format_calibration",
     "assay.analysis.judges._differentiation.DifferentiationReport":

@@ -13,8 +13,9 @@ import math
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import special
 
+from assay.stats._distributions import beta_ppf, t_ppf
 from assay.stats._results import Alternative, IntervalResult, RatioEstimate, SmallSample
 from assay.stats._validate import (
     _check_alternative,
@@ -178,7 +179,7 @@ def cluster_t_interval(sums: ArrayLike, sizes: ArrayLike, *, conf: float = 0.95,
     _check_in_range(s, n, 0.0, "sums")
     r, var, se, df = _small_sample_variance(s, n, variance, sumsq)
     c = s.size
-    t_crit = float(stats.t.ppf((1.0 + conf) / 2.0, df))
+    t_crit = float(t_ppf((1.0 + conf) / 2.0, df))
     if var > 0.0 and 0.0 < r < 1.0:
         centre = float(special.logit(r))
         half = t_crit * se / (r * (1.0 - r))
@@ -306,14 +307,14 @@ def korn_graubard_interval(
     tail = (1.0 - conf) / 2.0 if side == "two-sided" else 1.0 - conf
     q = 1.0 - tail
     raw = r * (1.0 - r) / variance if variance > 0.0 else total
-    factor = (float(stats.t.ppf(q, total - 1.0)) / float(stats.t.ppf(q, c - 1))) ** 2
+    factor = (float(t_ppf(q, total - 1.0)) / float(t_ppf(q, c - 1))) ** 2
     n_eff = min(raw * factor, total)
     x = r * n_eff
     lower, upper = 0.0, 1.0
     if side != "less" and r > 0.0:
-        lower = float(stats.beta.ppf(tail, x, n_eff - x + 1.0))
+        lower = float(beta_ppf(tail, x, n_eff - x + 1.0))
     if side != "greater" and r < 1.0:
-        upper = float(stats.beta.ppf(1.0 - tail, x + 1.0, n_eff - x))
+        upper = float(beta_ppf(1.0 - tail, x + 1.0, n_eff - x))
     return IntervalResult(
         estimate=r,
         lower=lower,
