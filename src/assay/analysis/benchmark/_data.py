@@ -79,6 +79,8 @@ class BenchData:
     """Rows left out because they carry neither a score nor a failure kind."""
     n_items_unlabelled: int
     """Items left out because none of their rows carries a label."""
+    evidence_checked: bool = False
+    """Whether the rows were checked to be evidence (test or final split, all reportable)."""
 
     @property
     def n_items(self) -> int:
@@ -231,6 +233,7 @@ def prepare_bench(frame: pd.DataFrame, *, evidence: bool) -> BenchData:
         n_rows_not_reportable=n_not_reportable,
         n_rows_unlabelled=n_unlabelled,
         n_items_unlabelled=int(n_items_all - n_items),
+        evidence_checked=evidence,
     )
 
 
