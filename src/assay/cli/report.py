@@ -129,9 +129,16 @@ def report_command(
     exclude_self_teach: Annotated[bool, typer.Option(
         "--exclude-self-teach", help="Leave out rows where the item's generator is the arm.")]
     = False,
+    engine: Annotated[str, typer.Option(
+        help="auto | duckdb | pandas. DuckDB reads Parquet, CSV or JSONL (a file, a folder, a "
+        "glob, a hive-partitioned dataset) and reduces the rows to sums per cluster where "
+        "they lie, for the scores and benchmark reports; auto takes it for a folder, a glob or "
+        "a file above 64 MiB, pandas otherwise. The engine used is printed.")] = "auto",
 ) -> None:
     """Turn judgments into reports (see REPORT_HELP)."""
     from assay.analysis.benchmark import Registration
+    from assay.cli._app import _scales
+    from assay.cli._engine import choose_engine, engine_outcome
     from assay.report.kinds import build_reports, options_from, resolve_kinds, write_reports
 
     kinds = resolve_kinds(kind, opted_in={"--calibrate"} if calibrate else ())
@@ -158,12 +165,24 @@ def report_command(
         trim=trim, attribute_space=space, out=out, refit_calibration=refit_calibration, test=test,
         correction=correction, alpha=alpha, anchor=anchor)
     options = {kind.name: options_from(kind.options, values) for kind in kinds}
-    judgments = load_inputs(src, map_, set_, scale, missing)
-    _say_importers(src)
-    if exclude_self_judge or exclude_self_teach:
-        judgments = judgments.excluding(self_judging=exclude_self_judge,
-                                        self_teaching=exclude_self_teach)
-    outcome = build_reports(judgments, kinds, options)
+    scales = _scales(scale)
+    chosen, line = choose_engine(engine, src, [k.name for k in kinds], formats, scales=scales,
+                                 table_options={"--map": bool(map_), "--set": bool(set_),
+                                                "--missing": bool(missing),
+                                                "--exclude-self-judge": exclude_self_judge,
+                                                "--exclude-self-teach": exclude_self_teach})
+    if line is not None:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    judgments = None
+    if chosen == "duckdb":
+        outcome = engine_outcome(src[0], kinds, options, scales)
+    else:
+        judgments = load_inputs(src, map_, set_, scale, missing)
+        _say_importers(src)
+        if exclude_self_judge or exclude_self_teach:
+            judgments = judgments.excluding(self_judging=exclude_self_judge,
+                                            self_teaching=exclude_self_teach)
+        outcome = build_reports(judgments, kinds, options)
     if not outcome.made:
         reasons = "; ".join(f"{name}: {reason}" for name, reason in outcome.skipped.items())
         raise ConfigError(reasons if len(outcome.skipped) == 1 else
