@@ -73,6 +73,15 @@ def row_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_Che
                 _Check(name, f"NOT {_blank(name)} AND {number} IS NULL",
                        lambda v: f"expected a number, got {_show(v)}"),
                 _Check(name, f"{number} < 0", lambda v: "expected a number >= 0")]
+    if "position" in raw:
+        position = "TRY_CAST(position AS DOUBLE)"
+        checks.append(_Check("position", f"NOT {_blank('position')} AND {position} IS NULL",
+                             lambda v: f"expected a number, got {_show(v)}"))
+        checks.append(_Check("position", f"{position} IS NOT NULL AND {position} NOT IN (1, 2)",
+                             lambda v: "expected 1 or 2 (where arm was shown to the judge)"))
+        opponent = "opponent" if "opponent" in raw else "NULL"
+        checks.append(_Check("opponent", f"{position} IS NOT NULL AND {_blank(opponent)}",
+                             lambda v: "a pairwise row (with a position) needs the opponent arm"))
     if "usd_provenance" in raw:
         allowed = ", ".join(sql_text(s) for s in USD_PROVENANCES)
         checks.append(_Check("usd_provenance", f"NOT {_blank('usd_provenance')} AND "
@@ -91,9 +100,18 @@ def _score_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_
     criterion = (f"coalesce(CAST(criterion AS VARCHAR), {sql_text(DEFAULT_CRITERION)})"
                  if "criterion" in raw else sql_text(DEFAULT_CRITERION))
     number = "TRY_CAST(score AS DOUBLE)"
-    checks = [_Check("score", f"score IS NOT NULL AND NOT isfinite({number})",
-                     lambda v: f"criterion {quote(v[0])}: expected a finite number, "
-                     f"got {_show(v[1])}", value=f"[{criterion}, CAST(score AS VARCHAR)]")]
+    declared = ", ".join(sql_text(name) for name in scales) or "NULL"
+    checks = [_Check("score", f"NOT {_blank('score')} AND {number} IS NULL AND {criterion} IN "
+                     f"({declared})", lambda v: f"criterion {quote(v['c'])}: expected a number, "
+                     f"got {_show(v['v'])}", value=f"struct_pack(c := {criterion}, v := score)"),
+              _Check("score", f"NOT {_blank('score')} AND {number} IS NULL AND {criterion} NOT IN "
+                     f"({declared})", lambda v: f"non numeric score for criterion {quote(v['c'])} "
+                     f"(e.g. {_show(v['v'])}): the engine reads numbers; declare the criterion's "
+                     "scale and read it with --engine pandas",
+                     value=f"struct_pack(c := {criterion}, v := score)"),
+              _Check("score", f"score IS NOT NULL AND NOT isfinite({number})",
+                     lambda v: f"criterion {quote(v['c'])}: expected a finite number, "
+                     f"got {_show(v['v'])}", value=f"struct_pack(c := {criterion}, v := score)")]
     for name, scale in scales.items():
         if scale.kind == "binary":
             condition = f"{number} NOT IN (0, 1)"
@@ -105,24 +123,16 @@ def _score_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_
             continue
 
         def message(v: Any, expected: str = expected) -> str:
-            return f"criterion {quote(v[0])}: {expected}, got {_show(_number(v[1]))}"
+            return f"criterion {quote(v['c'])}: {expected}, got {_show(v['v'])}"
 
         checks.append(_Check("score", f"{criterion} = {sql_text(name)} AND isfinite({number}) "
                              f"AND {condition}", message,
-                             value=f"[{criterion}, CAST(score AS VARCHAR)]"))
+                             value=f"struct_pack(c := {criterion}, v := score)"))
     failure = "failure_kind" if "failure_kind" in raw else "NULL"
     checks.append(_Check("score", f"score IS NULL AND {_blank(failure)}",
                          lambda v: "missing score: a row without a score needs a failure_kind "
                          "saying why"))
     return checks
-
-
-def _number(text: str) -> object:
-    """A score as the file holds it: an integer shows without a decimal point."""
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
 
 
 def check_table(connection: Any, source: TableSource, raw: Mapping[str, str],
@@ -165,9 +175,8 @@ def check_table(connection: Any, source: TableSource, raw: Mapping[str, str],
         if count > MAX_PROBLEMS_PER_CHECK:
             problems.append(Problem(source.given, None, check.column,
                                     _MORE.format(n=count - MAX_PROBLEMS_PER_CHECK)))
-    if not problems:
-        problems += _duplicates(connection, source, raw, view)
-        problems += _run_numbers(connection, source, view)
+    problems += _duplicates(connection, source, raw, view)
+    problems += _run_numbers(connection, source, view)
     if problems:
         problems.sort(key=lambda p: (p.row is not None, p.path, p.row or 0))
         raise ValidationError(problems)
@@ -176,16 +185,13 @@ def check_table(connection: Any, source: TableSource, raw: Mapping[str, str],
 def _duplicates(connection: Any, source: TableSource, raw: Mapping[str, str],
                 view: str) -> list[Problem]:
     keys = [c for c in KEY_COLUMNS if c in raw or c in ("run", "judge", "criterion")]
-    if "position" in keys:
-        keys.remove("position")
-        keys.insert(KEY_COLUMNS.index("position"), "TRY_CAST(position AS BIGINT)")
     listed = ", ".join(keys)
     found = connection.execute(
         f"SELECT count(*) FROM (SELECT 1 FROM {view} GROUP BY {listed} HAVING count(*) > 1)"
     ).fetchone()[0]
     if not found:
         return []
-    names = ", ".join(k if "(" not in k else "position" for k in keys)
+    names = ", ".join(keys)
     rows = connection.execute(
         f"SELECT __file, __row, first_file, first_row, n FROM ("
         f"SELECT __file, __row, count(*) OVER w AS n, "
@@ -205,8 +211,9 @@ def _duplicates(connection: Any, source: TableSource, raw: Mapping[str, str],
 
 def _run_numbers(connection: Any, source: TableSource, view: str) -> list[Problem]:
     gaps = connection.execute(
-        f"SELECT judge, criterion, arm, list(DISTINCT run) FROM {view} WHERE run IS NOT NULL "
-        f"GROUP BY judge, criterion, arm HAVING count(DISTINCT run) <> max(run) "
+        f"SELECT judge, criterion, arm, list(DISTINCT run) FROM {view} "
+        "WHERE run IS NOT NULL AND arm IS NOT NULL "
+        f"GROUP BY judge, criterion, arm HAVING count(DISTINCT run) <> max(run) OR min(run) < 1 "
         f"ORDER BY min(struct_pack(f := __file, r := __row))").fetchall()
     problems = []
     for judge, criterion, arm, runs in gaps:

@@ -113,8 +113,6 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
         if scale.kind not in ENGINE_SCALES:
             raise ConfigError(f"criterion {name!r} has a labelled scale ({scale.spelling()}): "
                               "use --engine pandas")
-    if "score" in raw and raw["score"] == "VARCHAR":
-        raise ConfigError(f"{source.given}: the scores are text (labels): use --engine pandas")
     columns = frozenset(c for c in raw if c in COLUMN_BY_NAME)
     if all(c in columns for c in REQUIRED_COLUMNS):
         connection.execute(f"CREATE TEMP VIEW {VIEW} AS {_canonical_sql(source, columns)}")
@@ -144,7 +142,8 @@ def _canonical_sql(source: TableSource, columns: frozenset[str]) -> str:
         if "cluster" in columns else f"{text_sql('item')} AS cluster",
         col("arm", text_sql("arm")),
         col("opponent", text_sql("opponent")),
-        col("run", "CAST(run AS BIGINT)", "CAST(1 AS BIGINT)"),
+        col("position", "TRY_CAST(position AS BIGINT)"),
+        col("run", "TRY_CAST(run AS BIGINT)", "CAST(1 AS BIGINT)"),
         f"coalesce({text_sql('judge')}, {sql_text(DEFAULT_JUDGE)}) AS judge"
         if "judge" in columns else f"{sql_text(DEFAULT_JUDGE)} AS judge",
         f"coalesce({text_sql('criterion')}, {sql_text(DEFAULT_CRITERION)}) AS criterion"

@@ -55,6 +55,8 @@ def scan_sql(source: TableSource) -> str:
 
     Parquet gives each row's number in its file directly; CSV and JSONL number the rows
     of each file in the order they are read (DuckDB keeps it: insertion order is kept).
+    CSV cells are read as text, as the pandas path reads them, so a message shows a value
+    as the file wrote it and an id such as ``007`` stays text.
     """
     files = "[" + ", ".join(sql_text(f) for f in source.files) + "]"
     hive = "true" if source.hive else "false"
@@ -62,7 +64,8 @@ def scan_sql(source: TableSource) -> str:
         return (f"(SELECT * EXCLUDE (filename, file_row_number), filename AS {FILE}, "
                 f"file_row_number + 1 AS {ROW} FROM read_parquet({files}, filename = true, "
                 f"file_row_number = true, union_by_name = true, hive_partitioning = {hive}))")
-    reader = (f"read_csv({files}, header = true, union_by_name = true, filename = true, "
+    reader = (f"read_csv({files}, header = true, all_varchar = true, union_by_name = true, "
+              f"filename = true, "
               f"hive_partitioning = {hive})" if source.format == "csv" else
               f"read_json({files}, format = 'newline_delimited', union_by_name = true, "
               f"filename = true, hive_partitioning = {hive})")

@@ -1,0 +1,66 @@
+"""The engine's reports equal the pandas path's (1e-9) on every input layout it reads."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import assay
+from assay.analysis.benchmark import benchmark_report, benchmark_rows
+from assay.analysis.pushdown import engine_benchmark_report, engine_score_summary, open_table
+from assay.analysis.scores import score_summary
+from tests.analysis.pushdown._tables import SCALES, assert_same, rich_table, write
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return rich_table()
+
+
+@pytest.fixture(scope="module")
+def loaded(frame, tmp_path_factory):
+    path = write(frame, tmp_path_factory.mktemp("pandas"), "parquet")
+    return assay.load(path, scales=SCALES)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl", "folder", "hive"])
+def test_benchmark_and_scores_equal_the_pandas_path(fmt, frame, loaded, tmp_path):
+    table = open_table(write(frame, tmp_path, fmt), scales=SCALES)
+    if fmt == "hive":  # the rows come in the order of the files: judge=claude, then judge=gpt
+        ordered = pd.concat([frame[frame["judge"] == "claude"], frame[frame["judge"] == "gpt"]])
+        loaded = assay.load(write(ordered, tmp_path, "parquet"), scales=SCALES)
+    report, judge, criterion = engine_benchmark_report(table, B=200, seed=5)
+    assert (judge, criterion) == ("gpt", "correct")
+    expected = benchmark_report(benchmark_rows(loaded), B=200, seed=5)
+    assert report.failures[0]["n_failures"] > 0 and report.cost is not None
+    assert_same(report.to_dict(), expected.to_dict())
+    assert_same(engine_score_summary(table).to_dict(), score_summary(loaded).to_dict())
+
+
+@pytest.mark.parametrize("method", ["cluster_t", "bootstrap", "exact"])
+def test_every_interval_method_equals_the_pandas_path(method, frame, loaded, tmp_path):
+    table = open_table(write(frame, tmp_path, "parquet"), scales=SCALES)
+    report, _, _ = engine_benchmark_report(table, B=300, method=method, k=(1, 2))
+    expected = benchmark_report(benchmark_rows(loaded), B=300, method=method, k=(1, 2))
+    assert_same(report.to_dict(), expected.to_dict())
+
+
+def test_confirmatory_refuses_the_dev_rows_as_pandas_does(frame, loaded, tmp_path):
+    table = open_table(write(frame, tmp_path, "parquet"), scales=SCALES)
+    with pytest.raises(assay.errors.DesignError) as engine:
+        engine_benchmark_report(table, B=200, confirmatory=True)
+    with pytest.raises(assay.errors.DesignError) as pandas:
+        benchmark_report(benchmark_rows(loaded), B=200, confirmatory=True)
+    assert str(engine.value) == str(pandas.value)
+    assert "outside the test and final splits" in str(engine.value)
+
+
+def test_an_unbalanced_design_names_the_same_cells(frame, tmp_path):
+    cut = frame[~((frame["item"] == "q5") & (frame["arm"] == "mid") & (frame["run"] == 3))]
+    path = write(cut.reset_index(drop=True), tmp_path, "parquet")
+    with pytest.raises(assay.errors.DesignError) as engine:
+        engine_benchmark_report(open_table(path, scales=SCALES), B=200)
+    with pytest.raises(assay.errors.DesignError) as pandas:
+        benchmark_report(benchmark_rows(assay.load(path, scales=SCALES)), B=200)
+    assert str(engine.value) == str(pandas.value)
+    assert "item q5" in str(engine.value) and "arm mid, run 3" in str(engine.value)
