@@ -38,6 +38,7 @@ def connect(*, threads: int | None = None, memory_limit: str | None = None) -> A
 
     connection = duckdb.connect(":memory:")
     connection.execute("SET preserve_insertion_order = true")
+    connection.execute("SET enable_progress_bar = false")
     if threads is not None:
         connection.execute(f"SET threads = {int(threads)}")
     if memory_limit is not None:
