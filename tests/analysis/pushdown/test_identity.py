@@ -64,3 +64,29 @@ def test_an_unbalanced_design_names_the_same_cells(frame, tmp_path):
         benchmark_report(benchmark_rows(assay.load(path, scales=SCALES)), B=200)
     assert str(engine.value) == str(pandas.value)
     assert "item q5" in str(engine.value) and "arm mid, run 3" in str(engine.value)
+
+
+def test_exported_tables_merge_into_one_dataset_with_their_stored_scales(frame, tmp_path):
+    """Tables saved by assay (``assay import table RUN -o runA.parquet``: the run folder's store
+    exported with its scales) stack into one folder that the engine reads as one table."""
+    folder = tmp_path / "merged"
+    halves = {"A": frame[frame["arm"] != "mid"], "B": frame[frame["arm"] == "mid"]}
+    for name, part in halves.items():
+        written = tmp_path / f"run{name}.parquet"
+        part.to_parquet(written, index=False)
+        assay.load(written, scales=SCALES).save(folder / f"run{name}.parquet")
+    engine = engine_score_summary(open_table(folder))  # the scales come from the files
+    stacked = assay.load_many([folder / "runA.parquet", folder / "runB.parquet"])
+    assert_same(engine.to_dict(), score_summary(stacked).to_dict())
+    assert {r.scale for r in engine.rows} == {"binary", "range:1,5", "interval"}  # pref: undeclared
+
+
+def test_files_that_store_different_scales_are_refused(frame, tmp_path):
+    folder = tmp_path / "merged"
+    for name, scale in (("a", "range:1,5"), ("b", "range:0,10")):
+        written = tmp_path / f"{name}.parquet"
+        frame.to_parquet(written, index=False)
+        scales = dict(SCALES, quality=assay.Scale.parse(scale))
+        assay.load(written, scales=scales).save(folder / f"{name}.parquet")
+    with pytest.raises(assay.errors.InputError, match="differ from those of"):
+        open_table(folder)

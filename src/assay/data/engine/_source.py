@@ -79,21 +79,45 @@ def resolve_source(path: str | Path) -> TableSource | None:
 
 
 def stored_metadata(source: TableSource) -> dict[str, object]:
-    """The assay metadata stored with the first file (Parquet key, or ``NAME.assay.json``)."""
+    """The assay metadata stored with the files (Parquet key, or ``NAME.assay.json``).
+
+    Files of one dataset (the exports of several run folders) must declare the same
+    scales; the first file that declares others is named.
+
+    Raises
+    ------
+    InputError
+        Corrupt metadata, or two files whose stored scales differ.
+    """
+    found: dict[str, object] = {}
+    first = ""
+    for file in source.files:
+        metadata = _metadata_of(Path(file), source.format)
+        if not metadata:
+            continue
+        if not found:
+            found, first = metadata, file
+        elif (metadata.get("scales") or {}) != (found.get("scales") or {}):
+            raise InputError(file, f"its stored scales {metadata.get('scales')} differ from "
+                             f"those of {first} ({found.get('scales')}): one dataset has one "
+                             "scale per criterion")
+    return found
+
+
+def _metadata_of(file: Path, fmt: str) -> dict[str, object]:
     import json
 
     from assay.data._readers import METADATA_KEY, _read_sidecar
 
-    first = Path(source.files[0])
-    if source.format != "parquet":
-        return dict(_read_sidecar(first))
+    if fmt != "parquet":
+        return dict(_read_sidecar(file))
     import pyarrow.parquet as pq
 
-    raw = (pq.read_schema(first).metadata or {}).get(METADATA_KEY)
+    raw = (pq.read_schema(file).metadata or {}).get(METADATA_KEY)
     if not raw:
         return {}
     try:
         loaded = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
-        raise InputError(str(first), "its assay metadata is corrupt") from None
+        raise InputError(str(file), "its assay metadata is corrupt") from None
     return loaded if isinstance(loaded, dict) else {}
