@@ -166,8 +166,11 @@ def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
     has_failure = "failure_kind" in columns
     select = [f"(b.i * {shape[1]} + a.a) * {shape[2]} + r.r AS cell",
               "CASE WHEN l.failure_kind IS NOT NULL THEN 0.0 ELSE l.score END AS score"]
-    cubes: dict[str, Any] = {"score": np.empty(n_cells, dtype=np.float64),
-                             "failure": np.full(n_cells, -1, dtype=np.int32)}
+    cubes: dict[str, Any] = {"score": np.empty(n_cells, dtype=np.float64)}
+    # Without a failure_kind column no run failed: one -1 seen through the cube's shape
+    # (read-only, no memory) instead of a cube of -1.
+    cubes["failure"] = (np.full(n_cells, -1, dtype=np.int32) if has_failure
+                        else np.broadcast_to(np.int32(-1), (n_cells,)))
     if has_failure:
         codes = " ".join(f"WHEN {sql_text(k)} THEN {n}" for n, k in enumerate(kinds))
         select.append(f"CAST(CASE l.failure_kind {codes} ELSE -1 END AS INTEGER) AS failure"
@@ -212,7 +215,9 @@ def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
                                                                         "agreement")
                       else column.to_numpy(zero_copy_only=False).astype(np.float64))
             cube[cell] = values
-    out: dict[str, Any] = {name: cube.reshape(shape) for name, cube in cubes.items()}
+    out: dict[str, Any] = {name: (np.broadcast_to(np.int32(-1), shape) if name == "failure"
+                                  and not has_failure else cube.reshape(shape))
+                           for name, cube in cubes.items()}
     if "agreement" in out:
         out["agreement"] = out["agreement"].view(np.int64)
     out["seen"], out["duplicated"] = seen, duplicated

@@ -7,6 +7,9 @@ install it when it is absent.
 from __future__ import annotations
 
 import importlib.util
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from assay.data.engine._source import TableSource
@@ -18,13 +21,20 @@ ROW = "__row"
 """Column of the scan holding the row's 1-based record number in its file."""
 
 
+MEMORY_LIMIT = "1GB"
+"""DuckDB's memory limit by default: a report's peak follows its clusters, not its rows."""
+
+
 def duckdb_available() -> bool:
     """Whether the ``duckdb`` package can be imported."""
     return importlib.util.find_spec("duckdb") is not None
 
 
-def connect(*, threads: int | None = None, memory_limit: str | None = None) -> Any:
+def connect(*, threads: int | None = None, memory_limit: str | None = MEMORY_LIMIT) -> Any:
     """An in-memory DuckDB connection that keeps the order rows are read in.
+
+    DuckDB holds at most ``memory_limit`` (its default is 80% of the machine) and spills
+    the rest of a large aggregation to a folder under the system's temporary folder.
 
     Raises
     ------
@@ -37,6 +47,8 @@ def connect(*, threads: int | None = None, memory_limit: str | None = None) -> A
     import duckdb
 
     connection = duckdb.connect(":memory:")
+    spill = Path(tempfile.gettempdir()) / f"assay-duckdb-{os.getpid()}"
+    connection.execute(f"SET temp_directory = {sql_text(str(spill))}")
     connection.execute("SET preserve_insertion_order = true")
     connection.execute("SET enable_progress_bar = false")
     if threads is not None:
