@@ -27,9 +27,16 @@ import numpy as np
 import numpy.typing as npt
 
 from assay.analysis.benchmark import BenchmarkReport, Registration, benchmark_report
-from assay.analysis.benchmark._data import SHOWN_CELLS, BenchData
+from assay.analysis.benchmark._data import (
+    SHOWN_CELLS,
+    BenchData,
+    CellNamer,
+    duplicated_cells_error,
+    empty_cells_error,
+    unlabelled_arms_error,
+)
 from assay.analysis.benchmark._errors import DevNotEvidenceError
-from assay.analysis.benchmark._selection import PREFERRED_CRITERIA
+from assay.analysis.benchmark._selection import choose_correctness, is_correctness
 from assay.analysis.pushdown._table import VIEW, EngineTable
 from assay.data.engine import sql_text
 from assay.data.schema import EVIDENCE_SPLITS
@@ -64,32 +71,13 @@ def engine_benchmark_report(table: EngineTable, *, judge: str | None = None,
     return report, judge_name, criterion_name
 
 
-def choose_correctness(table: EngineTable, judge: str | None,
-                       criterion: str | None) -> tuple[str, str]:
+def correctness_pair(table: EngineTable, judge: str | None,
+                     criterion: str | None) -> tuple[str, str]:
     """The judge and criterion of the correctness scores, as ``benchmark_rows`` chooses them."""
     pairs = table.query(f"SELECT judge, criterion FROM {VIEW} WHERE opponent IS NULL "
                         f"GROUP BY judge, criterion ORDER BY {_FIRST}")
-    candidates = []
-    for j, c in pairs:
-        scale = table.scale(str(c))
-        if scale.kind == "binary" or (scale.kind == "range" and scale.minimum == 0.0
-                                      and scale.maximum == 1.0):
-            candidates.append((str(j), str(c)))
-    chosen = [(j, c) for j, c in candidates
-              if (judge is None or j == judge) and (criterion is None or c == criterion)]
-    if len(chosen) > 1 and criterion is None:
-        chosen = [(j, c) for j, c in chosen if c.lower() in PREFERRED_CRITERIA] or chosen
-    listing = ", ".join(f"{j}/{c}" for j, c in candidates) or "none"
-    if not chosen:
-        raise ConfigError(
-            "the benchmark report needs one judge's correctness scores (a binary or range:0,1 "
-            f"criterion, not pairwise); judge/criterion pairs that fit: {listing}. Name one "
-            "with --judge and --criterion, or declare the scale with --scale NAME=binary")
-    if len(chosen) > 1:
-        raise ConfigError("several judge/criterion pairs could be the correctness scores "
-                          f"({', '.join(f'{j}/{c}' for j, c in chosen)}): name one with "
-                          "--judge and --criterion")
-    return chosen[0]
+    return choose_correctness([(str(j), str(c)) for j, c in pairs
+                               if is_correctness(table.scale(str(c)))], judge, criterion)
 
 
 def engine_bench_data(table: EngineTable, *, judge: str | None = None,
@@ -101,7 +89,7 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
     messages: DevNotEvidenceError, DesignError (no labelled rows, an arm with no label,
     duplicated or missing cells).
     """
-    judge_name, criterion_name = choose_correctness(table, judge, criterion)
+    judge_name, criterion_name = correctness_pair(table, judge, criterion)
     con = table.connection
     con.execute(f"CREATE OR REPLACE TEMP VIEW bench_rows AS SELECT * FROM {VIEW} WHERE "
                 f"judge = {sql_text(judge_name)} AND criterion = {sql_text(criterion_name)} "
@@ -228,42 +216,26 @@ def _check_cells(table: EngineTable, seen: npt.NDArray[np.bool_], duplicated: bo
                  items: npt.NDArray[np.object_], clusters: npt.NDArray[np.object_],
                  arms: list[str], runs: list[Any]) -> None:
     n_arms, n_runs = len(arms), len(runs)
-
-    def describe(cells: list[int], total: int) -> str:
-        shown = []
-        for cell in cells[:SHOWN_CELLS]:
-            item, rest = divmod(int(cell), n_arms * n_runs)
-            arm, run = divmod(rest, n_runs)
-            shown.append(f"item {items[item]} (cluster {clusters[item]}), arm {arms[arm]}, "
-                         f"run {runs[run]}")
-        more = total - len(shown)
-        return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
-
+    describe = CellNamer(items, clusters, np.asarray(arms, dtype=object),
+                         np.asarray(runs, dtype=object))
     if duplicated:
         rows = table.query(
             f"SELECT cell, count(*) OVER () FROM (SELECT (b.i * {n_arms} + a.a) * {n_runs} + r.r "
             "AS cell FROM bench_labelled l JOIN bench_items b ON l.cluster = b.cluster AND "
             "l.item = b.item JOIN bench_arms a ON l.arm = a.arm JOIN bench_runs r ON "
             f"l.run = r.run) GROUP BY cell HAVING count(*) > 1 ORDER BY cell LIMIT {SHOWN_CELLS}")
-        raise DesignError(
-            f"{rows[0][1]} (item, arm, run) cell(s) have more than one row (filter the "
-            f"table to one judge and criterion): {describe([r[0] for r in rows], rows[0][1])}")
+        cells = np.array([r[0] for r in rows], dtype=np.int64)
+        raise duplicated_cells_error(rows[0][1], describe(cells, rows[0][1]))
     empty = np.flatnonzero(~seen)
     if empty.size:
-        raise DesignError(
-            f"unbalanced design: every arm needs every run on every item, and an item is "
-            f"scored on every run or on none; {empty.size} cell(s) have no scored row: "
-            f"{describe(empty[:SHOWN_CELLS].tolist(), int(empty.size))}")
+        raise empty_cells_error(int(empty.size), describe(empty))
 
 
 def _check_arms_labelled(table: EngineTable, labelled: str) -> None:
     rows = table.query(f"SELECT arm, count(*) FROM bench_rows WHERE reportable AND arm IS NOT "
                        f"NULL GROUP BY arm HAVING count_if({labelled}) = 0 ORDER BY {_FIRST}")
     if rows:
-        counts = ", ".join(f"{arm!s} ({int(n)} rows)" for arm, n in rows[:5])
-        raise DesignError(
-            f"arm(s) with no score and no failure kind on any row: {counts}; score them, mark "
-            "their failures in failure_kind, or leave the arm out of the table")
+        raise unlabelled_arms_error([(arm, int(n)) for arm, n in rows])
 
 
 def _check_evidence(table: EngineTable) -> None:
