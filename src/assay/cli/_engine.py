@@ -81,9 +81,7 @@ def engine_outcome(path: Path, kinds: Sequence[Any], options: Mapping[str, Any],
                    scales: Mapping[str, Any]) -> Any:
     """The reports of ``kinds`` made through DuckDB, as an Outcome; the others skipped."""
     from assay.analysis.pushdown import engine_benchmark_report, engine_score_summary, open_table
-    from assay.report.kinds import parse_contrasts
-    from assay.report.kinds._build import Made
-    from assay.report.kinds._registry import Outcome
+    from assay.report.kinds import Made, Outcome, parse_contrasts
 
     table = open_table(path, scales=scales)
     made: dict[str, Any] = {}
