@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -90,3 +91,19 @@ def test_files_that_store_different_scales_are_refused(frame, tmp_path):
         assay.load(written, scales=scales).save(folder / f"{name}.parquet")
     with pytest.raises(assay.errors.InputError, match="differ from those of"):
         open_table(folder)
+
+
+def test_row_weights_weight_the_scores_and_the_benchmark_refuses_them(frame, tmp_path):
+    weighted = frame.assign(weight=np.where(frame["run"] == 1, 3.0, 1.0))
+    path = write(weighted, tmp_path, "parquet")
+    table = open_table(path, scales=SCALES)
+    loaded = assay.load(path, scales=SCALES)
+    engine = engine_score_summary(table).to_dict()
+    assert_same(engine, score_summary(loaded).to_dict())
+    assert engine != engine_score_summary(open_table(write(frame, tmp_path / "..", "csv"),
+                                                     scales=SCALES)).to_dict()
+    with pytest.raises(assay.errors.DesignError) as info:
+        engine_benchmark_report(table, B=200)
+    with pytest.raises(assay.errors.DesignError) as pandas:
+        benchmark_report(benchmark_rows(loaded), B=200)
+    assert str(info.value) == str(pandas.value)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from assay.analysis._weights import weights_error
 from assay.analysis.benchmark import BenchmarkReport, Registration, benchmark_report
 from assay.analysis.benchmark._data import (
     SHOWN_CELLS,
@@ -94,6 +95,10 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
     con.execute(f"CREATE OR REPLACE TEMP VIEW bench_rows AS SELECT * FROM {VIEW} WHERE "
                 f"judge = {sql_text(judge_name)} AND criterion = {sql_text(criterion_name)} "
                 "AND opponent IS NULL")
+    if "weight" in table.columns:
+        (weighted,) = table.query("SELECT count_if(weight <> 1.0) FROM bench_rows")[0]
+        if weighted:
+            raise weights_error(int(weighted), "benchmark reports")
     if evidence:
         _check_evidence(table)
     has_failure = "failure_kind" in table.columns

@@ -82,6 +82,13 @@ def row_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_Che
         opponent = "opponent" if "opponent" in raw else "NULL"
         checks.append(_Check("opponent", f"{position} IS NOT NULL AND {_blank(opponent)}",
                              lambda v: "a pairwise row (with a position) needs the opponent arm"))
+    if "weight" in raw:
+        number = "TRY_CAST(weight AS DOUBLE)"
+        checks += [
+            _Check("weight", f"NOT {_blank('weight')} AND {number} IS NULL",
+                   lambda v: f"expected a number, got {_show(v)}"),
+            _Check("weight", f"NOT ({number} > 0)",
+                   lambda v: "expected a number > 0 (how many times the row counts in a mean)")]
     if "usd_provenance" in raw:
         allowed = ", ".join(sql_text(s) for s in USD_PROVENANCES)
         checks.append(_Check("usd_provenance", f"NOT {_blank('usd_provenance')} AND "

@@ -36,10 +36,11 @@ def engine_score_summary(table: EngineTable, *, conf: float = 0.95) -> ScoreSumm
         f"SELECT {_GROUP}, count(*), count(score), max(CASE WHEN score IS NOT NULL THEN run END) "
         f"FROM {VIEW} WHERE reportable GROUP BY {_GROUP} ORDER BY {_FIRST}")
     clusters = table.connection.execute(
-        f"WITH items AS (SELECT {_GROUP} AS g4, cluster, item, avg({value}) AS m "
-        f"FROM {VIEW} WHERE reportable AND score IS NOT NULL GROUP BY {_GROUP}, cluster, item) "
-        f"SELECT criterion AS g1, judge AS g2, arm AS g3, g4, sum(m) AS s, count(*) AS n, "
-        f"sum(m * m) AS ss FROM items GROUP BY g1, g2, g3, g4, cluster "
+        f"WITH items AS (SELECT {_GROUP} AS g4, cluster, item, "
+        f"sum(weight * ({value})) / sum(weight) AS m, avg(weight) AS w FROM {VIEW} "
+        f"WHERE reportable AND score IS NOT NULL GROUP BY {_GROUP}, cluster, item) "
+        f"SELECT criterion AS g1, judge AS g2, arm AS g3, g4, sum(w * m) AS s, sum(w) AS n, "
+        f"sum(w * m * m) AS ss, count(*) AS k FROM items GROUP BY g1, g2, g3, g4, cluster "
         f"ORDER BY g1, g2, g3, g4, cluster").fetchnumpy()
     keys = list(zip(*(np.asarray(clusters[g], dtype=object).tolist()
                       for g in ("g1", "g2", "g3", "g4")), strict=True))
@@ -52,6 +53,7 @@ def engine_score_summary(table: EngineTable, *, conf: float = 0.95) -> ScoreSumm
     sums = np.asarray(clusters["s"], dtype=np.float64)
     sizes = np.asarray(clusters["n"], dtype=np.float64)
     sumsq = np.asarray(clusters["ss"], dtype=np.float64)
+    counts = np.asarray(clusters["k"], dtype=np.int64)
     rows: list[ScoreRow] = []
     nan = float("nan")
     for criterion, judge, arm, opponent, total, n, runs in groups:
@@ -64,7 +66,8 @@ def engine_score_summary(table: EngineTable, *, conf: float = 0.95) -> ScoreSumm
                                  lower=nan, upper=nan, method="no_scores"))
             continue
         lo, hi = bounds[(criterion, judge, arm, opponent)]
-        rows.append(row_from_sums(base, sums[lo:hi], sizes[lo:hi], sumsq[lo:hi], runs=int(runs),
+        rows.append(row_from_sums(base, sums[lo:hi], sizes[lo:hi], sumsq[lo:hi],
+                                  n_items=int(counts[lo:hi].sum()), runs=int(runs),
                                   conf=conf, binary=scale.kind == "binary",
                                   bounded=scale.kind != "interval"))
     return ScoreSummary(rows=rows, conf=conf, n_invalid=0, invalid_by_class={}, notes=notes)

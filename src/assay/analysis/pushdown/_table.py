@@ -154,6 +154,7 @@ def _canonical_sql(source: TableSource, columns: frozenset[str]) -> str:
         else (f"{split_reportable} AS reportable" if "split" in columns else "true AS reportable"),
         col("failure_kind", text_sql("failure_kind")),
         col("outcome", text_sql("outcome")),
+        col("weight", "coalesce(TRY_CAST(weight AS DOUBLE), 1.0)", "1.0"),
         col("usd", "TRY_CAST(usd AS DOUBLE)"),
         col("usd_provenance", text_sql("usd_provenance")),
         col("tokens_in", "TRY_CAST(tokens_in AS DOUBLE)"),
