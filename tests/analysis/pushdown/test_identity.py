@@ -107,3 +107,10 @@ def test_row_weights_weight_the_scores_and_the_benchmark_refuses_them(frame, tmp
     with pytest.raises(assay.errors.DesignError) as pandas:
         benchmark_report(benchmark_rows(loaded), B=200)
     assert str(info.value) == str(pandas.value)
+
+
+def test_a_table_of_several_tasks_is_left_to_pandas_for_its_per_task_breakdown(frame, tmp_path):
+    tasked = frame.assign(task=np.where(frame["item"].str[1:].astype(int) % 2 == 0, "a", "b"))
+    table = open_table(write(tasked, tmp_path, "parquet"), scales=SCALES)
+    with pytest.raises(assay.errors.ConfigError, match=r"per-task breakdown.*--engine pandas"):
+        engine_benchmark_report(table, B=200)

@@ -364,8 +364,10 @@ def benchmark_report(
         ni=ni, registration=None if registration is None else {
             "hash": registration.hash, "created_at": registration.created_at,
             "reference_hash": registration.reference_hash},
-        notes=notes, **_by_task(frame, conf=conf, seed=seed, notes=notes,
-                                descriptive=choice.descriptive))
+        notes=notes, **({"categories": None, "category_contrasts": None}
+                        if isinstance(frame, BenchData) else
+                        _by_task(frame, conf=conf, seed=seed, notes=notes,
+                                 descriptive=choice.descriptive)))
 
 
 def _by_task(frame: pd.DataFrame, *, conf: float, seed: int, notes: list[str],

@@ -99,6 +99,10 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
         (weighted,) = table.query("SELECT count_if(weight <> 1.0) FROM bench_rows")[0]
         if weighted:
             raise weights_error(int(weighted), "benchmark reports")
+    if "task" in table.columns and table.query(
+            "SELECT count(DISTINCT task) FROM bench_rows")[0][0] > 1:
+        raise ConfigError("the benchmark report's per-task breakdown reads the rows, and this "
+                          "table has several tasks: use --engine pandas")
     if evidence:
         _check_evidence(table)
     has_failure = "failure_kind" in table.columns

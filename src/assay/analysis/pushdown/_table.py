@@ -153,6 +153,7 @@ def _canonical_sql(source: TableSource, columns: frozenset[str]) -> str:
         "coalesce(TRY_CAST(reportable AS BOOLEAN), true) AS reportable" if "reportable" in columns
         else (f"{split_reportable} AS reportable" if "split" in columns else "true AS reportable"),
         col("failure_kind", text_sql("failure_kind")),
+        col("task", text_sql("task")),
         col("outcome", text_sql("outcome")),
         col("weight", "coalesce(TRY_CAST(weight AS DOUBLE), 1.0)", "1.0"),
         col("usd", "TRY_CAST(usd AS DOUBLE)"),
