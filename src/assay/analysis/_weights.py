@@ -27,6 +27,11 @@ def refuse_weights(frame: pd.DataFrame, analysis: str) -> None:
         return
     weighted = int((pd.to_numeric(frame["weight"], errors="coerce").fillna(1.0) != 1.0).sum())
     if weighted:
-        rows = "1 row has" if weighted == 1 else f"{weighted} rows have"
-        raise DesignError(f"{analysis} do not weight rows yet, and {rows} a weight other than 1 "
-                          "(the 'weight' column): use --kind scores, whose means weight rows")
+        raise weights_error(weighted, analysis)
+
+
+def weights_error(weighted: int, analysis: str) -> DesignError:
+    """The refusal of ``analysis`` for ``weighted`` rows with a weight other than 1."""
+    rows = "1 row has" if weighted == 1 else f"{weighted} rows have"
+    return DesignError(f"{analysis} do not weight rows yet, and {rows} a weight other than 1 "
+                       "(the 'weight' column): use --kind scores, whose means weight rows")

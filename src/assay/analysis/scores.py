@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from assay._display import Rendered
@@ -191,8 +192,24 @@ def _row(criterion: str, judge: str, arm: str, opponent: str | None, scale: str,
     sizes = item_weights.groupby(level="cluster", sort=False).sum().to_numpy(dtype=np.float64)
     sumsq = (item_weights * items**2).groupby(level="cluster", sort=False).sum().to_numpy(
         dtype=np.float64)
-    runs = int(scored["run"].max())
-    common = dict(n_items=len(items), n_clusters=len(sums), runs=runs)
+    return row_from_sums(base, sums, sizes, sumsq, n_items=len(items),
+                         runs=int(scored["run"].max()), conf=conf, binary=binary, bounded=bounded)
+
+
+def row_from_sums(base: dict[str, Any], sums: npt.NDArray[np.float64],
+                  sizes: npt.NDArray[np.float64], sumsq: npt.NDArray[np.float64], *,
+                  n_items: int, runs: int, conf: float, binary: bool, bounded: bool) -> ScoreRow:
+    """One row of the summary from its cluster-level sufficient statistics.
+
+    ``sums``, ``sizes`` and ``sumsq`` are, per cluster, the sum of the weighted item means
+    times the item weights, the sum of the item weights (the number of items when every
+    weight is 1) and the weighted sum of the squared item means
+    (:func:`weighted_item_means`); ``base`` holds the row's criterion, judge, arm,
+    opponent, scale, n, n_failed and conf. Whoever computed the sums (pandas here, an
+    engine in :mod:`assay.analysis.pushdown`), the row is the same.
+    """
+    nan = float("nan")
+    common = dict(n_items=n_items, n_clusters=len(sums), runs=runs)
     if len(sums) < 2:
         return ScoreRow(**base, **common, estimate=float(sums.sum() / sizes.sum()), lower=nan,
                         upper=nan, method="too_few_clusters")

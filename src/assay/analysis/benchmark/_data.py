@@ -79,6 +79,8 @@ class BenchData:
     """Rows left out because they carry neither a score nor a failure kind."""
     n_items_unlabelled: int
     """Items left out because none of their rows carries a label."""
+    evidence_checked: bool = False
+    """Whether the rows were checked to be evidence (test or final split, all reportable)."""
 
     @property
     def n_items(self) -> int:
@@ -179,18 +181,13 @@ def prepare_bench(frame: pd.DataFrame, *, evidence: bool) -> BenchData:
     counts = np.bincount(flat, minlength=n_items * n_arms * n_runs)
     item_labels = item_names[unique_pairs % np.int64(len(item_names))]
     clusters = cluster_labels[used_clusters]
-    describe = _CellNamer(item_labels, clusters[item_cluster], arm_labels, run_labels)
+    describe = CellNamer(item_labels, clusters[item_cluster], arm_labels, run_labels)
     duplicated = np.flatnonzero(counts > 1)
     if duplicated.size:
-        raise DesignError(
-            f"{duplicated.size} (item, arm, run) cell(s) have more than one row (filter the "
-            f"table to one judge and criterion): {describe(duplicated)}")
+        raise duplicated_cells_error(duplicated.size, describe(duplicated))
     empty = np.flatnonzero(counts == 0)
     if empty.size:
-        raise DesignError(
-            f"unbalanced design: every arm needs every run on every item, and an item is "
-            f"scored on every run or on none; {empty.size} cell(s) have no scored row: "
-            f"{describe(empty)}")
+        raise empty_cells_error(empty.size, describe(empty))
 
     shape = (n_items, n_arms, n_runs)
     scores = _cube(flat, score, shape)
@@ -231,6 +228,7 @@ def prepare_bench(frame: pd.DataFrame, *, evidence: bool) -> BenchData:
         n_rows_not_reportable=n_not_reportable,
         n_rows_unlabelled=n_unlabelled,
         n_items_unlabelled=int(n_items_all - n_items),
+        evidence_checked=evidence,
     )
 
 
@@ -243,20 +241,40 @@ def _check_arms_labelled(arms: pd.Series, labelled: npt.NDArray[np.bool_]) -> No
     scored = set(arms[labelled].dropna().unique())
     empty = [arm for arm in arms.dropna().unique() if arm not in scored]
     if empty:
-        counts = ", ".join(f"{arm!s} ({int((arms == arm).sum())} rows)" for arm in empty[:5])
-        raise DesignError(
-            f"arm(s) with no score and no failure kind on any row: {counts}; score them, mark "
-            "their failures in failure_kind, or leave the arm out of the table")
+        raise unlabelled_arms_error([(arm, int((arms == arm).sum())) for arm in empty])
 
 
-class _CellNamer:
+def unlabelled_arms_error(arms: list[tuple[object, int]]) -> DesignError:
+    """The error for arms none of whose rows has a label: (arm, number of rows) each."""
+    counts = ", ".join(f"{arm!s} ({n} rows)" for arm, n in arms[:5])
+    return DesignError(
+        f"arm(s) with no score and no failure kind on any row: {counts}; score them, mark "
+        "their failures in failure_kind, or leave the arm out of the table")
+
+
+def duplicated_cells_error(n: int, described: str) -> DesignError:
+    """The error for ``n`` (item, arm, run) cells with more than one row."""
+    return DesignError(
+        f"{n} (item, arm, run) cell(s) have more than one row (filter the table to one judge "
+        f"and criterion): {described}")
+
+
+def empty_cells_error(n: int, described: str) -> DesignError:
+    """The error for ``n`` (item, arm, run) cells with no scored row."""
+    return DesignError(
+        f"unbalanced design: every arm needs every run on every item, and an item is scored "
+        f"on every run or on none; {n} cell(s) have no scored row: {described}")
+
+
+class CellNamer:
     """Names the first few cells of a flat (item, arm, run) index list, then the count."""
 
     def __init__(self, items: npt.NDArray[np.object_], clusters: npt.NDArray[np.object_],
                  arms: npt.NDArray[np.object_], runs: npt.NDArray[np.object_]) -> None:
         self.items, self.clusters, self.arms, self.runs = items, clusters, arms, runs
 
-    def __call__(self, cells: IntArray) -> str:
+    def __call__(self, cells: IntArray, total: int | None = None) -> str:
+        """The first cells of ``cells``, then how many more of ``total`` (``cells.size``)."""
         n_arms, n_runs = len(self.arms), len(self.runs)
         shown = []
         for cell in cells[:SHOWN_CELLS]:
@@ -264,7 +282,7 @@ class _CellNamer:
             arm, run = divmod(rest, n_runs)
             shown.append(f"item {self.items[item]} (cluster {self.clusters[item]}), "
                          f"arm {self.arms[arm]}, run {self.runs[run]}")
-        more = cells.size - len(shown)
+        more = (cells.size if total is None else total) - len(shown)
         return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
 
 

@@ -170,7 +170,7 @@ class BenchmarkReport(Rendered):
 
 
 def benchmark_report(
-    frame: pd.DataFrame | Judgments,
+    frame: pd.DataFrame | Judgments | BenchData,
     *,
     contrasts: Sequence[tuple[str, str]] | None = None,
     B: int | None = None,
@@ -186,9 +186,12 @@ def benchmark_report(
 
     Parameters
     ----------
-    frame : pandas.DataFrame or Judgments
-        A :class:`~assay.data.table.Judgments` table is narrowed to its correctness
-        scores first (:func:`assay.analysis.benchmark._selection.benchmark_rows`: the one binary or
+    frame : pandas.DataFrame, Judgments or BenchData
+        A :class:`~assay.analysis.benchmark._data.BenchData` is a bench already reduced
+        (by an engine: :func:`assay.analysis.pushdown.engine_bench_data`); it must have
+        been checked as evidence when the report is. A
+        :class:`~assay.data.table.Judgments` table is narrowed to its correctness scores
+        first (:func:`assay.analysis.benchmark._selection.benchmark_rows`: the one binary or
         range:0,1 judge and criterion, ``correct`` preferred), and its reference hash is
         the hash of its (cluster, item) pairs unless ``reference_hash`` is given.
         Otherwise one row per (item, arm, run): ``cluster`` (defaults to ``item``), ``item``,
@@ -283,9 +286,16 @@ def benchmark_report(
     n_resamples = _check_options(B, conf, k, method, seed, confirmatory=bool(confirmatory))
     if isinstance(registration, Registration):
         registration.verify()
-    data = prepare_bench(frame, evidence=evidence)
+    if isinstance(frame, BenchData):
+        if evidence and not frame.evidence_checked:
+            raise ConfigError("a confirmatory or registered report needs a bench checked as "
+                              "evidence; this one was prepared without that check")
+        data = frame
+    else:
+        data = prepare_bench(frame, evidence=evidence)
     if registration is not None:
-        given = reference_hash if reference_hash is not None else frame.attrs.get("reference_hash")
+        given = reference_hash if reference_hash is not None or isinstance(frame, BenchData) \
+            else frame.attrs.get("reference_hash")
         check_registration(registration, data.arms, given)
     pairs = resolve_contrasts(data.arms, contrasts)
     k = list(dict.fromkeys(int(x) for x in k))
@@ -354,8 +364,10 @@ def benchmark_report(
         ni=ni, registration=None if registration is None else {
             "hash": registration.hash, "created_at": registration.created_at,
             "reference_hash": registration.reference_hash},
-        notes=notes, **_by_task(frame, conf=conf, seed=seed, notes=notes,
-                                descriptive=choice.descriptive))
+        notes=notes, **({"categories": None, "category_contrasts": None}
+                        if isinstance(frame, BenchData) else
+                        _by_task(frame, conf=conf, seed=seed, notes=notes,
+                                 descriptive=choice.descriptive)))
 
 
 def _by_task(frame: pd.DataFrame, *, conf: float, seed: int, notes: list[str],

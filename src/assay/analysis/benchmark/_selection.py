@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from assay.data.schema import Scale
 from assay.data.table import Judgments
 from assay.errors import ConfigError
 
@@ -30,25 +31,26 @@ def correctness_candidates(judgments: Judgments) -> list[tuple[str, str]]:
     """(judge, criterion) pairs whose scores are correctness in [0, 1], table order."""
     frame = judgments.frame
     pointwise = frame[frame["opponent"].isna()] if "opponent" in frame else frame
-    out = []
-    for (judge, criterion), _ in pointwise.groupby(["judge", "criterion"], sort=False):
-        scale = judgments.scale(str(criterion))
-        if scale.kind == "binary" or (scale.kind == "range" and scale.minimum == 0.0
-                                      and scale.maximum == 1.0):
-            out.append((str(judge), str(criterion)))
-    return out
+    return [(str(judge), str(criterion)) for (judge, criterion), _ in
+            pointwise.groupby(["judge", "criterion"], sort=False)
+            if is_correctness(judgments.scale(str(criterion)))]
 
 
-def benchmark_rows(judgments: Judgments, *, judge: str | None = None,
-                   criterion: str | None = None) -> pd.DataFrame:
-    """The rows of one judge's correctness criterion, for :func:`benchmark_report`.
+def is_correctness(scale: Scale) -> bool:
+    """Whether a criterion on ``scale`` can be correctness: binary, or range 0..1."""
+    return scale.kind == "binary" or (scale.kind == "range" and scale.minimum == 0.0
+                                      and scale.maximum == 1.0)
+
+
+def choose_correctness(candidates: Sequence[tuple[str, str]], judge: str | None,
+                       criterion: str | None) -> tuple[str, str]:
+    """The (judge, criterion) of the correctness scores among ``candidates``.
 
     Raises
     ------
     ConfigError
-        When no judge and criterion fit, or several do and none was named.
+        When none fits, or several do and none was named.
     """
-    candidates = correctness_candidates(judgments)
     chosen = [(j, c) for j, c in candidates
               if (judge is None or j == judge) and (criterion is None or c == criterion)]
     if len(chosen) > 1 and criterion is None:
@@ -64,7 +66,20 @@ def benchmark_rows(judgments: Judgments, *, judge: str | None = None,
         raise ConfigError("several judge/criterion pairs could be the correctness scores "
                           f"({', '.join(f'{j}/{c}' for j, c in chosen)}): name one with "
                           "--judge and --criterion")
-    judge_name, criterion_name = chosen[0]
+    return chosen[0]
+
+
+def benchmark_rows(judgments: Judgments, *, judge: str | None = None,
+                   criterion: str | None = None) -> pd.DataFrame:
+    """The rows of one judge's correctness criterion, for :func:`benchmark_report`.
+
+    Raises
+    ------
+    ConfigError
+        When no judge and criterion fit, or several do and none was named.
+    """
+    judge_name, criterion_name = choose_correctness(correctness_candidates(judgments), judge,
+                                                    criterion)
     frame = judgments.frame
     mask = (frame["judge"] == judge_name) & (frame["criterion"] == criterion_name)
     if "opponent" in frame:

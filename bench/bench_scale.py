@@ -1,0 +1,131 @@
+"""Time and peak memory of ``assay report`` on 1 M to 100 M judgments (issue 16), by hand.
+
+    python bench/bench_scale.py --rows 1000000 10000000 30000000 [--pandas-max 3000000]
+
+For each size, writes a Parquet folder (20,000 clusters, string ids, 5 arms, 10 runs,
+binary scores and a usd column; a file per 1,000 clusters) under ``--data`` (default
+bench/out/scale), then runs ``assay report DIR --kind benchmark`` and ``--kind scores``
+through DuckDB, each in its own process, and prints the wall time and the peak resident
+memory of that process (``os.wait4``). Up to ``--pandas-max`` rows it also writes the
+same rows as one Parquet file and runs the pandas path (``--engine pandas``) on it, and
+checks that the JSON of both reports agrees to 1e-9. Results go to stdout; keep them in
+bench/results/scale.txt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+ARMS, RUNS, CLUSTERS = 5, 10, 20_000
+CLUSTERS_PER_FILE = 1_000
+
+
+def write_folder(rows: int, folder: Path, single: Path | None, seed: int = 0) -> None:
+    """rows = items x 5 arms x 10 runs; items spread evenly over 20,000 clusters."""
+    folder.mkdir(parents=True, exist_ok=True)
+    n_items = rows // (ARMS * RUNS)
+    per_cluster = max(1, n_items // CLUSTERS)
+    rng = np.random.default_rng(seed)
+    skill = np.array([0.62, 0.66, 0.7, 0.72, 0.75])
+    writer = None
+    for start in range(0, CLUSTERS, CLUSTERS_PER_FILE):
+        clusters = np.arange(start, min(start + CLUSTERS_PER_FILE, CLUSTERS))
+        items = np.arange(clusters[0] * per_cluster, (clusters[-1] + 1) * per_cluster)
+        n = items.size * ARMS * RUNS
+        item = np.repeat(items, ARMS * RUNS)
+        arm = np.tile(np.repeat(np.arange(ARMS), RUNS), items.size)
+        difficulty = rng.normal(0, 1.0, items.size)[np.repeat(np.arange(items.size), ARMS * RUNS)]
+        p = 1 / (1 + np.exp(-(np.log(skill[arm] / (1 - skill[arm])) + difficulty)))
+        table = pa.table({
+            "cluster": pa.array(np.char.add("doc-", (item // per_cluster).astype(str))),
+            "item": pa.array(np.char.add("question-", item.astype(str))),
+            "arm": pa.array(np.array([f"model-{a}" for a in range(ARMS)])[arm]),
+            "run": pa.array(np.tile(np.arange(1, RUNS + 1), items.size * ARMS)),
+            "score": pa.array((rng.random(n) < p).astype(np.int64)),
+            "usd": pa.array(rng.gamma(2.0, 0.0005, n)),
+        })
+        pq.write_table(table, folder / f"part-{start // CLUSTERS_PER_FILE:03d}.parquet")
+        if single is not None:
+            writer = writer or pq.ParquetWriter(single, table.schema)
+            writer.write_table(table)
+    if writer is not None:
+        writer.close()
+
+
+def timed(args: list[str]) -> tuple[float, float, int, str]:
+    """(wall seconds, peak RSS MiB, exit status, stderr tail) of ``python -m assay ARGS``."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as err:
+        process = subprocess.Popen([sys.executable, "-m", "assay", *args],
+                                   stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        err.seek(0)
+        tail = err.read().decode(errors="replace").strip().splitlines()[-1:]
+    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), "".join(tail)
+
+
+def close(a: object, b: object) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    return a == b
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    parser.add_argument("--pandas-max", type=int, default=3_000_000)
+    parser.add_argument("--data", type=Path, default=Path(__file__).parent / "out" / "scale")
+    parser.add_argument("--keep", action="store_true", help="keep the generated data")
+    args = parser.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; B = 2000 (the default); "
+          f"load average {os.getloadavg()[0]:.1f} at the start (the cores are shared)")
+    for rows in args.rows:
+        folder = args.data / f"rows-{rows}"
+        single = args.data / f"rows-{rows}.parquet" if rows <= args.pandas_max else None
+        start = time.perf_counter()
+        if not folder.exists():
+            write_folder(rows, folder, single)
+        size = sum(f.stat().st_size for f in folder.iterdir()) / 2**20
+        print(f"\n{rows:,} rows: {size:,.0f} MiB of Parquet in {len(list(folder.iterdir()))} "
+              f"files (written in {time.perf_counter() - start:.1f} s)")
+        for kind in ("benchmark", "scores"):
+            runs = [("duckdb", folder)] + ([("pandas", single)] if single else [])
+            outputs = {}
+            for engine, source in runs:
+                out = args.data / f"out-{rows}-{kind}-{engine}"
+                wall, rss, code, tail = timed([
+                    "report", str(source), "--kind", kind, "--scale", "score=binary",
+                    "--engine", engine, "--format", "json", "--out", str(out)])
+                status = "" if code == 0 else f"  FAILED ({code}): {tail}"
+                print(f"  {kind:9s} {engine:6s} {wall:7.1f} s  peak RSS {rss:7,.0f} MiB  "
+                      f"(load {os.getloadavg()[0]:.1f}){status}")
+                if code == 0:
+                    outputs[engine] = json.loads((out / f"{kind}.json").read_text())
+            if len(outputs) == 2:
+                same = close(outputs["duckdb"], outputs["pandas"])
+                print(f"  {kind:9s} duckdb and pandas agree to 1e-9: {same}")
+        if not args.keep:
+            for path in [folder, single]:
+                if path is not None and path.exists():
+                    subprocess.run(["rm", "-rf", str(path)], check=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,269 @@
+"""The benchmark report's reduction as engine queries: rows in, the dense (items, arms, runs) cube out.
+
+The benchmark report (hr_report) needs each item's score on each arm and run: stability,
+TARa, pass^k and the run-effect tests look at runs within an item, so its sufficient
+statistic is the (items x arms x runs) cube, and every later sum (per cluster, arm and
+run) is a vectorised reduction of it. The engine does what loading a table costs: it
+reads the files, picks the judge and criterion, leaves out rows that are not reportable
+or not labelled, numbers the clusters, items, arms and runs (sorted as
+:func:`~assay.analysis.benchmark._data.prepare_bench` sorts them: clusters and items by
+label, runs by value, arms by first appearance) and streams, in batches, each row's cell
+and numbers, which are scattered into preallocated cubes. No string column reaches
+Python but the labels, so memory is a few bytes per cell rather than a data frame of the
+rows, and the numbers equal those of the pandas path.
+
+TARa compares each run's scored output (outcome, else failure kind, else score) within
+an item; the engine gives each a 64-bit hash of its kind and value instead of a code
+(equal outputs, equal hashes; a collision among an item's runs has probability about
+R^2 / 2^65).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from assay.analysis._weights import weights_error
+from assay.analysis.benchmark import BenchmarkReport, Registration, benchmark_report
+from assay.analysis.benchmark._data import (
+    SHOWN_CELLS,
+    BenchData,
+    CellNamer,
+    duplicated_cells_error,
+    empty_cells_error,
+    unlabelled_arms_error,
+)
+from assay.analysis.benchmark._errors import DevNotEvidenceError
+from assay.analysis.benchmark._selection import choose_correctness, is_correctness
+from assay.analysis.pushdown._table import VIEW, EngineTable
+from assay.data.engine import sql_text
+from assay.data.schema import EVIDENCE_SPLITS
+from assay.errors import ConfigError, DesignError
+
+BATCH_ROWS = 1 << 20
+"""Rows per batch streamed from the engine into the cubes."""
+
+_FIRST = "min(struct_pack(f := __file, r := __row))"
+
+
+def engine_benchmark_report(table: EngineTable, *, judge: str | None = None,
+                            criterion: str | None = None,
+                            contrasts: Sequence[tuple[str, str]] | None = None,
+                            **options: Any) -> tuple[BenchmarkReport, str, str]:
+    """The benchmark report of an engine table: (report, judge, criterion).
+
+    ``options`` are those of :func:`~assay.analysis.benchmark.benchmark_report`. A
+    registration is refused: its reference hash covers the answers of the rows, which the
+    pandas path reads (``--engine pandas``).
+    """
+    if options.get("registration") is not None:
+        raise ConfigError("a registered report reads the reference answers: use --engine pandas")
+    registration: Registration | None = options.get("registration")
+    confirmatory = options.get("confirmatory")
+    evidence = bool(confirmatory) or registration is not None
+    data, judge_name, criterion_name = engine_bench_data(table, judge=judge, criterion=criterion,
+                                                         evidence=evidence)
+    if callable(contrasts):
+        contrasts = contrasts(list(data.arms))
+    report = benchmark_report(data, contrasts=contrasts, **options)
+    return report, judge_name, criterion_name
+
+
+def correctness_pair(table: EngineTable, judge: str | None,
+                     criterion: str | None) -> tuple[str, str]:
+    """The judge and criterion of the correctness scores, as ``benchmark_rows`` chooses them."""
+    pairs = table.query(f"SELECT judge, criterion FROM {VIEW} WHERE opponent IS NULL "
+                        f"GROUP BY judge, criterion ORDER BY {_FIRST}")
+    return choose_correctness([(str(j), str(c)) for j, c in pairs
+                               if is_correctness(table.scale(str(c)))], judge, criterion)
+
+
+def engine_bench_data(table: EngineTable, *, judge: str | None = None,
+                      criterion: str | None = None,
+                      evidence: bool = False) -> tuple[BenchData, str, str]:
+    """Reduce the correctness rows of one judge to the benchmark cubes in the engine.
+
+    Raises what :func:`~assay.analysis.benchmark._data.prepare_bench` raises, with its
+    messages: DevNotEvidenceError, DesignError (no labelled rows, an arm with no label,
+    duplicated or missing cells).
+    """
+    judge_name, criterion_name = correctness_pair(table, judge, criterion)
+    con = table.connection
+    con.execute(f"CREATE OR REPLACE TEMP VIEW bench_rows AS SELECT * FROM {VIEW} WHERE "
+                f"judge = {sql_text(judge_name)} AND criterion = {sql_text(criterion_name)} "
+                "AND opponent IS NULL")
+    if "weight" in table.columns:
+        (weighted,) = table.query("SELECT count_if(weight <> 1.0) FROM bench_rows")[0]
+        if weighted:
+            raise weights_error(int(weighted), "benchmark reports")
+    if "task" in table.columns and table.query(
+            "SELECT count(DISTINCT task) FROM bench_rows")[0][0] > 1:
+        raise ConfigError("the benchmark report's per-task breakdown reads the rows, and this "
+                          "table has several tasks: use --engine pandas")
+    if evidence:
+        _check_evidence(table)
+    has_failure = "failure_kind" in table.columns
+    labelled = "(score IS NOT NULL OR failure_kind IS NOT NULL)"
+    n_not_reportable, n_unlabelled, n_items_all = table.query(
+        f"SELECT count_if(NOT reportable), count_if(reportable AND NOT {labelled}), "
+        "count(DISTINCT CASE WHEN reportable THEN [cluster, item] END) FROM bench_rows")[0]
+    if n_unlabelled:
+        _check_arms_labelled(table, labelled)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW bench_labelled AS SELECT * FROM bench_rows "
+                f"WHERE reportable AND {labelled}")
+    con.execute("CREATE OR REPLACE TEMP TABLE bench_items AS SELECT cluster, item, "
+                "(row_number() OVER (ORDER BY cluster, item) - 1)::BIGINT AS i FROM "
+                "(SELECT DISTINCT cluster, item FROM bench_labelled)")
+    con.execute("CREATE OR REPLACE TEMP TABLE bench_arms AS SELECT arm, "
+                "(row_number() OVER (ORDER BY first) - 1)::BIGINT AS a FROM "
+                f"(SELECT arm, {_FIRST} AS first FROM bench_labelled GROUP BY arm)")
+    con.execute("CREATE OR REPLACE TEMP TABLE bench_runs AS SELECT run, "
+                "(row_number() OVER (ORDER BY run) - 1)::BIGINT AS r FROM "
+                "(SELECT DISTINCT run FROM bench_labelled)")
+    items = con.execute("SELECT cluster, item FROM bench_items ORDER BY i").fetchnumpy()
+    if len(items["item"]) == 0:
+        raise DesignError("no reportable, labelled rows: nothing to report")
+    arms = [str(r[0]) for r in table.query("SELECT arm FROM bench_arms ORDER BY a")]
+    runs = [r[0] for r in table.query("SELECT run FROM bench_runs ORDER BY r")]
+    kinds = ([str(r[0]) for r in table.query(
+        "SELECT DISTINCT failure_kind FROM bench_labelled WHERE failure_kind IS NOT NULL "
+        "ORDER BY failure_kind")] if has_failure else [])
+    n_items, n_arms, n_runs = len(items["item"]), len(arms), len(runs)
+    shape = (n_items, n_arms, n_runs)
+    cubes = _stream_cubes(table, shape, kinds)
+    item_labels = np.asarray(items["item"], dtype=object)
+    cluster_of_item = np.asarray(items["cluster"], dtype=object)
+    _check_cells(table, cubes.pop("seen"), cubes.pop("duplicated"), item_labels,
+                 cluster_of_item, arms, runs)
+    changes = np.flatnonzero(cluster_of_item[1:] != cluster_of_item[:-1]) + 1
+    starts = np.concatenate(([0], changes)).astype(np.int64)
+    sizes = np.diff(np.append(starts, n_items)).astype(np.float64)
+    item_cluster = np.repeat(np.arange(starts.size, dtype=np.int64), sizes.astype(np.int64))
+    scores = cubes["score"]
+    data = BenchData(
+        arms=tuple(arms), runs=tuple(runs), cluster_labels=cluster_of_item[starts],
+        item_labels=item_labels, item_cluster=item_cluster, cluster_starts=starts, sizes=sizes,
+        scores=scores, binary=bool(np.all((scores == 0.0) | (scores == 1.0))),
+        agreement=cubes.get("agreement"), failure=cubes["failure"],
+        failure_kinds=tuple(kinds), usd=cubes.get("usd"),
+        usd_estimated=cubes.get("estimated"), tokens=cubes.get("tokens"),
+        n_rows_not_reportable=int(n_not_reportable), n_rows_unlabelled=int(n_unlabelled),
+        n_items_unlabelled=int(n_items_all - n_items), evidence_checked=evidence)
+    return data, judge_name, criterion_name
+
+
+def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
+                  kinds: list[str]) -> dict[str, Any]:
+    """Stream (cell, numbers) from the engine into preallocated cubes."""
+    columns = table.columns
+    n_cells = shape[0] * shape[1] * shape[2]
+    has_failure = "failure_kind" in columns
+    select = [f"(b.i * {shape[1]} + a.a) * {shape[2]} + r.r AS cell",
+              "CASE WHEN l.failure_kind IS NOT NULL THEN 0.0 ELSE l.score END AS score"]
+    cubes: dict[str, Any] = {"score": np.empty(n_cells, dtype=np.float64)}
+    # Without a failure_kind column no run failed: one -1 seen through the cube's shape
+    # (read-only, no memory) instead of a cube of -1.
+    cubes["failure"] = (np.full(n_cells, -1, dtype=np.int32) if has_failure
+                        else np.broadcast_to(np.int32(-1), (n_cells,)))
+    if has_failure:
+        codes = " ".join(f"WHEN {sql_text(k)} THEN {n}" for n, k in enumerate(kinds))
+        select.append(f"CAST(CASE l.failure_kind {codes} ELSE -1 END AS INTEGER) AS failure"
+                      if kinds else "CAST(-1 AS INTEGER) AS failure")
+    if "outcome" in columns or has_failure:
+        outcome = "l.outcome" if "outcome" in columns else "NULL"
+        select.append(f"CAST(CASE WHEN {outcome} IS NOT NULL THEN hash('o', {outcome}) "
+                      "WHEN l.failure_kind IS NOT NULL THEN hash('f', l.failure_kind) "
+                      "ELSE hash('s', CASE WHEN l.failure_kind IS NOT NULL THEN 0.0 "
+                      "ELSE l.score END) END AS UBIGINT) AS agreement")
+        cubes["agreement"] = np.empty(n_cells, dtype=np.uint64)
+    if "usd" in columns:
+        select.append("l.usd AS usd")
+        cubes["usd"] = np.empty(n_cells, dtype=np.float64)
+        if "usd_provenance" in columns:
+            select.append("coalesce(l.usd_provenance = 'estimated', false) AS estimated")
+            cubes["estimated"] = np.zeros(n_cells, dtype=bool)
+    tokens = [c for c in ("tokens_in", "tokens_out") if c in columns]
+    if tokens:
+        known = " AND ".join(f"l.{c} IS NULL" for c in tokens)
+        total = " + ".join(f"coalesce(l.{c}, 0)" for c in tokens)
+        select.append(f"CASE WHEN {known} THEN NULL ELSE {total} END AS tokens")
+        cubes["tokens"] = np.empty(n_cells, dtype=np.float64)
+    seen = np.zeros(n_cells, dtype=bool)
+    duplicated = False
+    relation = table.connection.sql(
+        f"SELECT {', '.join(select)} FROM bench_labelled l "
+        "JOIN bench_items b ON l.cluster = b.cluster AND l.item = b.item "
+        "JOIN bench_arms a ON l.arm = a.arm JOIN bench_runs r ON l.run = r.run")
+    reader = (relation.to_arrow_reader(BATCH_ROWS) if hasattr(relation, "to_arrow_reader")
+              else relation.fetch_arrow_reader(BATCH_ROWS))
+    for batch in reader:
+        cell = batch.column("cell").to_numpy()
+        if not duplicated and (seen[cell].any() or np.unique(cell).size < cell.size):
+            duplicated = True
+        seen[cell] = True
+        for name, cube in cubes.items():
+            if name == "failure" and not has_failure:
+                continue
+            column = batch.column(name)
+            values = (column.to_numpy(zero_copy_only=False) if name in ("estimated", "failure",
+                                                                        "agreement")
+                      else column.to_numpy(zero_copy_only=False).astype(np.float64))
+            cube[cell] = values
+    out: dict[str, Any] = {name: (np.broadcast_to(np.int32(-1), shape) if name == "failure"
+                                  and not has_failure else cube.reshape(shape))
+                           for name, cube in cubes.items()}
+    if "agreement" in out:
+        out["agreement"] = out["agreement"].view(np.int64)
+    out["seen"], out["duplicated"] = seen, duplicated
+    return out
+
+
+def _check_cells(table: EngineTable, seen: npt.NDArray[np.bool_], duplicated: bool,
+                 items: npt.NDArray[np.object_], clusters: npt.NDArray[np.object_],
+                 arms: list[str], runs: list[Any]) -> None:
+    n_arms, n_runs = len(arms), len(runs)
+    describe = CellNamer(items, clusters, np.asarray(arms, dtype=object),
+                         np.asarray(runs, dtype=object))
+    if duplicated:
+        rows = table.query(
+            f"SELECT cell, count(*) OVER () FROM (SELECT (b.i * {n_arms} + a.a) * {n_runs} + r.r "
+            "AS cell FROM bench_labelled l JOIN bench_items b ON l.cluster = b.cluster AND "
+            "l.item = b.item JOIN bench_arms a ON l.arm = a.arm JOIN bench_runs r ON "
+            f"l.run = r.run) GROUP BY cell HAVING count(*) > 1 ORDER BY cell LIMIT {SHOWN_CELLS}")
+        cells = np.array([r[0] for r in rows], dtype=np.int64)
+        raise duplicated_cells_error(rows[0][1], describe(cells, rows[0][1]))
+    empty = np.flatnonzero(~seen)
+    if empty.size:
+        raise empty_cells_error(int(empty.size), describe(empty))
+
+
+def _check_arms_labelled(table: EngineTable, labelled: str) -> None:
+    rows = table.query(f"SELECT arm, count(*) FROM bench_rows WHERE reportable AND arm IS NOT "
+                       f"NULL GROUP BY arm HAVING count_if({labelled}) = 0 ORDER BY {_FIRST}")
+    if rows:
+        raise unlabelled_arms_error([(arm, int(n)) for arm, n in rows])
+
+
+def _check_evidence(table: EngineTable) -> None:
+    if "split" not in table.columns:
+        raise DevNotEvidenceError(
+            "a confirmatory or registered report is evidence, and this bench has no split "
+            "column to show its rows are from the test or final split")
+    allowed = ", ".join(sql_text(s) for s in sorted(EVIDENCE_SPLITS))
+    outside = table.query(f"SELECT coalesce(split, '<none>'), count(*) FROM bench_rows WHERE "
+                          f"split IS NULL OR split NOT IN ({allowed}) GROUP BY split "
+                          f"ORDER BY {_FIRST}")
+    if outside:
+        summary = ", ".join(f"{k}: {v}" for k, v in outside)
+        raise DevNotEvidenceError(
+            f"a confirmatory or registered report is evidence, and "
+            f"{sum(v for _, v in outside)} row(s) are outside the test and final splits "
+            f"({summary})")
+    (hidden,) = table.query("SELECT count_if(NOT reportable) FROM bench_rows")[0]
+    if hidden:
+        raise DevNotEvidenceError(
+            f"a confirmatory or registered report is evidence, and {hidden} row(s) are marked "
+            "not reportable")

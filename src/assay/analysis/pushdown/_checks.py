@@ -1,0 +1,237 @@
+"""The checks of a judgments table as engine queries, with the messages pandas gives.
+
+:func:`check_table` asks the engine, in one pass over the files, how many rows fail each
+check of :func:`assay.data.validate.build_table` that applies to a table of numbers
+(missing ids, run numbers, negative costs, unknown splits, scores off their scale, a
+missing score with no failure kind), then fetches only the first
+``MAX_PROBLEMS_PER_CHECK`` rows of each failing check, with their file and row; then the
+duplicate judgment keys and the run numbers 1..R of each judge, criterion and arm. The
+problems are raised together as one :class:`~assay.errors.ValidationError`, sorted as
+pandas sorts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from assay.data.engine import TableSource, scan_sql, sql_text
+from assay.data.schema import (
+    COLUMN_BY_NAME,
+    DEFAULT_CRITERION,
+    KEY_COLUMNS,
+    REQUIRED_COLUMNS,
+    SPLITS,
+    USD_PROVENANCES,
+    Scale,
+)
+from assay.data.validate import MAX_PROBLEMS_PER_CHECK
+from assay.errors import Problem, ValidationError, quote
+
+_MORE = "... the same problem in {n} more rows"
+
+
+@dataclass(frozen=True)
+class _Check:
+    column: str
+    condition: str
+    """SQL, true on a failing row of the scan."""
+    message: Callable[[Any], str]
+    """The message, from the failing row's value of ``column``."""
+    value: str = ""
+    """SQL of the value shown (the column by default)."""
+
+
+def _show(value: object) -> str:
+    return quote(value, limit=60)
+
+
+def _blank(column: str) -> str:
+    return f"({column} IS NULL OR trim(CAST({column} AS VARCHAR)) = '')"
+
+
+def row_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_Check]:
+    """The per-row checks that apply to the columns ``raw`` (name -> engine type)."""
+    checks: list[_Check] = []
+    for name in ("item", "arm"):
+        checks.append(_Check(name, _blank(name), lambda v: "required value is missing"))
+    if "run" in raw:
+        number = "TRY_CAST(run AS DOUBLE)"
+        checks += [
+            _Check("run", "run IS NULL", lambda v: "required value is missing (a run number 1..R)"),
+            _Check("run", f"run IS NOT NULL AND {number} IS NULL",
+                   lambda v: f"expected a number, got {_show(v)}"),
+            _Check("run", f"{number} IS NOT NULL AND ({number} % 1 <> 0 OR abs({number}) > 2147483648)",
+                   lambda v: f"expected a whole number, got {_show(v)}"),
+            _Check("run", f"{number} % 1 = 0 AND {number} < 1",
+                   lambda v: "expected a run number >= 1")]
+    for name in ("usd", "tokens_in", "tokens_out", "latency_s"):
+        if name in raw:
+            number = f"TRY_CAST({name} AS DOUBLE)"
+            checks += [
+                _Check(name, f"NOT {_blank(name)} AND {number} IS NULL",
+                       lambda v: f"expected a number, got {_show(v)}"),
+                _Check(name, f"{number} < 0", lambda v: "expected a number >= 0")]
+    if "position" in raw:
+        position = "TRY_CAST(position AS DOUBLE)"
+        checks.append(_Check("position", f"NOT {_blank('position')} AND {position} IS NULL",
+                             lambda v: f"expected a number, got {_show(v)}"))
+        checks.append(_Check("position", f"{position} IS NOT NULL AND {position} NOT IN (1, 2)",
+                             lambda v: "expected 1 or 2 (where arm was shown to the judge)"))
+        opponent = "opponent" if "opponent" in raw else "NULL"
+        checks.append(_Check("opponent", f"{position} IS NOT NULL AND {_blank(opponent)}",
+                             lambda v: "a pairwise row (with a position) needs the opponent arm"))
+    if "weight" in raw:
+        number = "TRY_CAST(weight AS DOUBLE)"
+        checks += [
+            _Check("weight", f"NOT {_blank('weight')} AND {number} IS NULL",
+                   lambda v: f"expected a number, got {_show(v)}"),
+            _Check("weight", f"NOT ({number} > 0)",
+                   lambda v: "expected a number > 0 (how many times the row counts in a mean)")]
+    if "usd_provenance" in raw:
+        allowed = ", ".join(sql_text(s) for s in USD_PROVENANCES)
+        checks.append(_Check("usd_provenance", f"NOT {_blank('usd_provenance')} AND "
+                             f"usd_provenance NOT IN ({allowed})",
+                             lambda v: "expected 'reported' or 'estimated'"))
+    if "split" in raw:
+        allowed = ", ".join(sql_text(s) for s in SPLITS)
+        checks.append(_Check("split", f"NOT {_blank('split')} AND split NOT IN ({allowed})",
+                             lambda v: f"expected one of {', '.join(SPLITS)}"))
+    if "score" in raw:
+        checks += _score_checks(raw, scales)
+    return checks
+
+
+def _score_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_Check]:
+    criterion = (f"coalesce(CAST(criterion AS VARCHAR), {sql_text(DEFAULT_CRITERION)})"
+                 if "criterion" in raw else sql_text(DEFAULT_CRITERION))
+    number = "TRY_CAST(score AS DOUBLE)"
+    declared = ", ".join(sql_text(name) for name in scales) or "NULL"
+    checks = [_Check("score", f"NOT {_blank('score')} AND {number} IS NULL AND {criterion} IN "
+                     f"({declared})", lambda v: f"criterion {quote(v['c'])}: expected a number, "
+                     f"got {_show(v['v'])}", value=f"struct_pack(c := {criterion}, v := score)"),
+              _Check("score", f"NOT {_blank('score')} AND {number} IS NULL AND {criterion} NOT IN "
+                     f"({declared})", lambda v: f"non numeric score for criterion {quote(v['c'])} "
+                     f"(e.g. {_show(v['v'])}): the engine reads numbers; declare the criterion's "
+                     "scale and read it with --engine pandas",
+                     value=f"struct_pack(c := {criterion}, v := score)"),
+              _Check("score", f"score IS NOT NULL AND NOT isfinite({number})",
+                     lambda v: f"criterion {quote(v['c'])}: expected a finite number, "
+                     f"got {_show(v['v'])}", value=f"struct_pack(c := {criterion}, v := score)")]
+    for name, scale in scales.items():
+        if scale.kind == "binary":
+            condition = f"{number} NOT IN (0, 1)"
+            expected = "expected 0 or 1 (binary scale)"
+        elif scale.kind == "range":
+            condition = f"({number} < {scale.minimum!r} OR {number} > {scale.maximum!r})"
+            expected = f"outside its scale {scale.spelling()}"
+        else:
+            continue
+
+        def message(v: Any, expected: str = expected) -> str:
+            return f"criterion {quote(v['c'])}: {expected}, got {_show(v['v'])}"
+
+        checks.append(_Check("score", f"{criterion} = {sql_text(name)} AND isfinite({number}) "
+                             f"AND {condition}", message,
+                             value=f"struct_pack(c := {criterion}, v := score)"))
+    failure = "failure_kind" if "failure_kind" in raw else "NULL"
+    checks.append(_Check("score", f"score IS NULL AND {_blank(failure)}",
+                         lambda v: "missing score: a row without a score needs a failure_kind "
+                         "saying why"))
+    return checks
+
+
+def check_table(connection: Any, source: TableSource, raw: Mapping[str, str],
+                scales: Mapping[str, Scale], *, view: str = "judgments") -> None:
+    """Raise the problems of the table, as :func:`~assay.data.validate.build_table` words them.
+
+    Raises
+    ------
+    ValidationError
+        Every problem found, the first ``MAX_PROBLEMS_PER_CHECK`` rows of each check.
+    """
+    problems: list[Problem] = []
+    columns = [c for c in raw if not c.startswith("__")]
+    for column in columns:
+        if column not in COLUMN_BY_NAME:
+            problems.append(Problem(
+                source.given, None, column,
+                "unknown column: map it to a column of the judgments table with "
+                f"--map {column}=COLUMN, or drop it with --map {column}=-"))
+    for column in REQUIRED_COLUMNS:
+        if column not in raw:
+            problems.append(Problem(source.given, None, column, "required column is missing "
+                                    "(use --map SOURCE=" + column + " if it has another name)"))
+    if problems:
+        raise ValidationError(problems)
+    scan = scan_sql(source)
+    checks = row_checks(raw, scales)
+    counts = connection.execute(
+        "SELECT " + ", ".join(f"count_if({c.condition})" for c in checks) + f" FROM {scan}"
+    ).fetchone()
+    for check, count in zip(checks, counts, strict=True):
+        if not count:
+            continue
+        value = check.value or check.column
+        for file, row, shown in connection.execute(
+                f"SELECT __file, __row, {value} FROM {scan} WHERE {check.condition} "
+                f"ORDER BY __file, __row LIMIT {MAX_PROBLEMS_PER_CHECK}").fetchall():
+            problems.append(Problem(source.label(file), int(row), check.column,
+                                    check.message(shown)))
+        if count > MAX_PROBLEMS_PER_CHECK:
+            problems.append(Problem(source.given, None, check.column,
+                                    _MORE.format(n=count - MAX_PROBLEMS_PER_CHECK)))
+    problems += _duplicates(connection, source, raw, view)
+    problems += _run_numbers(connection, source, view)
+    if problems:
+        problems.sort(key=lambda p: (p.row is not None, p.path, p.row or 0))
+        raise ValidationError(problems)
+
+
+def _duplicates(connection: Any, source: TableSource, raw: Mapping[str, str],
+                view: str) -> list[Problem]:
+    keys = [c for c in KEY_COLUMNS if c in raw or c in ("run", "judge", "criterion")]
+    listed = ", ".join(keys)
+    # Grouping by a 64-bit hash of the key holds 16 bytes per row instead of the strings:
+    # equal keys have equal hashes, so no duplicate escapes; a collision is only a
+    # candidate, which the exact query below then clears.
+    found = connection.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM {view} GROUP BY hash({listed}) "
+        "HAVING count(*) > 1)").fetchone()[0]
+    if not found:
+        return []
+    names = ", ".join(keys)
+    rows = connection.execute(
+        f"SELECT __file, __row, first_file, first_row, n FROM ("
+        f"SELECT __file, __row, count(*) OVER w AS n, "
+        f"first_value(__file) OVER w AS first_file, first_value(__row) OVER w AS first_row "
+        f"FROM {view} WINDOW w AS (PARTITION BY {listed} ORDER BY __file, __row)) "
+        f"WHERE NOT (__file = first_file AND __row = first_row) "
+        f"ORDER BY __file, __row").fetchall()
+    problems = [Problem(source.label(file), int(row), None,
+                        f"duplicate judgment: same {names} as row {int(first_row)}"
+                        + (f" of {first_file}" if first_file != file else ""))
+                for file, row, first_file, first_row, _ in rows[:MAX_PROBLEMS_PER_CHECK]]
+    if len(rows) > MAX_PROBLEMS_PER_CHECK:
+        problems.append(Problem(source.given, None, None, f"... and "
+                                f"{len(rows) - MAX_PROBLEMS_PER_CHECK} more duplicate judgments"))
+    return problems
+
+
+def _run_numbers(connection: Any, source: TableSource, view: str) -> list[Problem]:
+    gaps = connection.execute(
+        f"SELECT judge, criterion, arm, list(DISTINCT run) FROM {view} "
+        "WHERE run IS NOT NULL AND arm IS NOT NULL "
+        f"GROUP BY judge, criterion, arm HAVING count(DISTINCT run) <> max(run) OR min(run) < 1 "
+        f"ORDER BY min(struct_pack(f := __file, r := __row))").fetchall()
+    problems = []
+    for judge, criterion, arm, runs in gaps:
+        present = {int(r) for r in runs}
+        missing = sorted(set(range(1, max(present) + 1)) - present)
+        problems.append(Problem(
+            source.given, None, "run",
+            f"run numbers of arm {quote(arm)} (judge {quote(judge)}, criterion "
+            f"{quote(criterion)}) must be 1..R with none missing; missing: "
+            f"{', '.join(map(str, missing[:10]))}"))
+    return problems

@@ -1,0 +1,123 @@
+"""The files of one table as an engine reads them: a file, a folder, a glob, a hive dataset."""
+
+from __future__ import annotations
+
+import glob as globbing
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay.errors import InputError
+
+ENGINE_FORMATS: dict[str, str] = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv",
+                                  ".jsonl": "jsonl", ".ndjson": "jsonl"}
+"""File suffix -> the format an engine reads it as."""
+
+_RUN_FOLDER_FILES = ("judgments.sqlite", "datapoints.jsonl", "evaluations.jsonl")
+_GLOB_CHARS = "*?["
+
+
+@dataclass(frozen=True)
+class TableSource:
+    """The files of one judgments table, all of one format."""
+
+    given: str
+    """The path or pattern as the user gave it (named in messages)."""
+    files: tuple[str, ...]
+    """The files, sorted, so row order and first appearance are the same on every run."""
+    format: str
+    """parquet, csv or jsonl."""
+    hive: bool
+    """Whether the folders carry hive partitions (``key=value``), read as columns."""
+
+    def label(self, file: str) -> str:
+        """How a message names ``file``: the file itself for a one-file source."""
+        return file if len(self.files) > 1 else self.given
+
+    @property
+    def size_bytes(self) -> int:
+        return sum(Path(f).stat().st_size for f in self.files)
+
+
+def resolve_source(path: str | Path) -> TableSource | None:
+    """The engine source of ``path``, or None when an engine does not read it.
+
+    A run folder (``judgments.sqlite``, ``datapoints.jsonl``...), a JSON list, TSV or a
+    spreadsheet is read by the pandas path; None says so.
+
+    Raises
+    ------
+    InputError
+        A folder or glob with no table files, or with files of several formats.
+    """
+    text = str(path)
+    if any(c in text for c in _GLOB_CHARS):
+        files = sorted(f for f in globbing.glob(text, recursive=True) if Path(f).is_file())
+        root = None
+    elif Path(text).is_dir():
+        root = Path(text)
+        if any((root / name).exists() for name in _RUN_FOLDER_FILES):
+            return None
+        files = sorted(str(f) for f in root.rglob("*") if f.is_file()
+                       and f.suffix.lower() in ENGINE_FORMATS and not f.name.startswith((".", "_")))
+    else:
+        suffix = Path(text).suffix.lower()
+        if suffix not in ENGINE_FORMATS or not Path(text).is_file():
+            return None
+        return TableSource(text, (text,), ENGINE_FORMATS[suffix], hive=False)
+    tables = [f for f in files if Path(f).suffix.lower() in ENGINE_FORMATS]
+    if not tables:
+        raise InputError(text, "no Parquet, CSV or JSONL files here")
+    formats = sorted({ENGINE_FORMATS[Path(f).suffix.lower()] for f in tables})
+    if len(formats) > 1:
+        raise InputError(text, f"holds files of several formats ({', '.join(formats)}): "
+                         "point at one format (a glob such as DIR/*.parquet)")
+    hive = any("=" in part for f in tables
+               for part in Path(f).parent.relative_to(root if root is not None else
+                                                      Path(f).parent).parts) \
+        if root is not None else any("=" in part for f in tables for part in Path(f).parent.parts)
+    return TableSource(text, tuple(tables), formats[0], hive=hive)
+
+
+def stored_metadata(source: TableSource) -> dict[str, object]:
+    """The assay metadata stored with the files (Parquet key, or ``NAME.assay.json``).
+
+    Files of one dataset (the exports of several run folders) must declare the same
+    scales; the first file that declares others is named.
+
+    Raises
+    ------
+    InputError
+        Corrupt metadata, or two files whose stored scales differ.
+    """
+    found: dict[str, object] = {}
+    first = ""
+    for file in source.files:
+        metadata = _metadata_of(Path(file), source.format)
+        if not metadata:
+            continue
+        if not found:
+            found, first = metadata, file
+        elif (metadata.get("scales") or {}) != (found.get("scales") or {}):
+            raise InputError(file, f"its stored scales {metadata.get('scales')} differ from "
+                             f"those of {first} ({found.get('scales')}): one dataset has one "
+                             "scale per criterion")
+    return found
+
+
+def _metadata_of(file: Path, fmt: str) -> dict[str, object]:
+    import json
+
+    from assay.data._readers import METADATA_KEY, _read_sidecar
+
+    if fmt != "parquet":
+        return dict(_read_sidecar(file))
+    import pyarrow.parquet as pq
+
+    raw = (pq.read_schema(file).metadata or {}).get(METADATA_KEY)
+    if not raw:
+        return {}
+    try:
+        loaded = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise InputError(str(file), "its assay metadata is corrupt") from None
+    return loaded if isinstance(loaded, dict) else {}
