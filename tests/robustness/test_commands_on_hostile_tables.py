@@ -41,7 +41,8 @@ def _check(name: str, args: list[str], code: int, output: str) -> None:
     assert "Traceback" not in output, f"{where} printed a traceback:\n{output[-2000:]}"
     assert "internal error" not in output, f"{where}:\n{output[-2000:]}"
     if code == 2:  # a refusal is one clear line starting with "error:"
-        assert re.search(r"^error: \S", output, re.MULTILINE), f"{where} refused without saying why:\n{output}"
+        assert re.search(r"^error: \S", output, re.MULTILINE), (
+            f"{where} refused without saying why:\n{output}")
 
 
 def _two_judges_share_units(records: list[dict]) -> bool:
@@ -92,7 +93,8 @@ def test_every_command_succeeds_or_refuses_clearly(name: str, tmp_path: Path,
         explained = re.search(r"skip|not available|left out|cannot|no report", output, re.IGNORECASE)
         for fmt in FORMATS[1:]:
             assert SUFFIX[fmt] in written or explained, (
-                f"{name}: report exited 0 but wrote no {fmt} file and said nothing about it:\n{output[-1500:]}")
+                f"{name}: report exited 0 but wrote no {fmt} file and said nothing about it:\n"
+                f"{output[-1500:]}")
 
     for kind in KINDS:
         kind_out = work / f"report-{kind}"
