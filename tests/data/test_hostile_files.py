@@ -171,10 +171,7 @@ def _write_hostile(path: Path, kind: str, size: int) -> None:
 
 
 HOSTILE = ["one_long_csv_header", "one_long_csv_row_of_commas",
-           pytest.param("one_long_csv_field", marks=pytest.mark.xfail(
-               strict=False, reason="grows ~52 MB (10.7x) on a 5 MB field, as before: the "
-               "child's own peak shows what ru_maxrss (the parent's) hid; the copies are made "
-               "while validating the one value (data/validate.py)")),
+           "one_long_csv_field",
            "one_long_jsonl_line", "one_long_json_list_of_empty_objects", "jsonl_of_empty_objects",
            "jsonl_of_1000_keys_then_empty_objects", "json_list_nested_in_one_record",
            "jsonl_of_nested_lists"]
@@ -196,9 +193,6 @@ def test_hostile_files_use_at_most_10x_their_size(tmp_path, kind):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="the 50 MB CSV row of commas grows the process by 70 MB "
-                   "(1.4x its size, within the issue's 10x but over this test's 1x), the same "
-                   "before this branch's reader: the child's own peak shows what ru_maxrss hid")
 def test_a_50_mb_line_is_refused_in_bounded_memory(tmp_path):
     """The issue's case: a file that is one 50 MB line grew past 11 GB; now it is refused
     while the process grows by less than its size (about 10 s, hence slow)."""

@@ -42,12 +42,18 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
                                f"fields, got {row.actual_columns}: {quote(row.text, 80)}"))
         return "skip"
 
+    if p.stat().st_size > MAX_RECORD_BYTES and _has_longer_line(p, MAX_RECORD_BYTES):
+        raise InputError(str(p), f"has a line longer than {mebibytes(MAX_RECORD_BYTES)} (not a "
+                         "table's record: a value too large for a table file)")
     columns: list[list[np.ndarray]] = [[] for _ in names]
+    # A block never needs to be larger than the file: Arrow's buffers for a block (and the
+    # next one it reads ahead) then follow the file's size, not MAX_RECORD_BYTES.
+    block = min(MAX_RECORD_BYTES, max(1 << 16, p.stat().st_size + 1))
     try:
         reader = pacsv.open_csv(
             p,
             read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, use_threads=False,
-                                           block_size=MAX_RECORD_BYTES),
+                                           block_size=block),
             parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True,
                                               invalid_row_handler=bad_row),
             convert_options=pacsv.ConvertOptions(
@@ -76,6 +82,24 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
     frame = pd.DataFrame(data, dtype=object)
     frame[ROW_COLUMN] = range(1, len(frame) + 1)
     return frame
+
+
+def _has_longer_line(p: Path, limit: int) -> bool:
+    """Whether a line of the file is longer than ``limit`` bytes, read in 1 MiB chunks (so a
+    50 MB line is refused before the parser holds blocks of it)."""
+    run = 0
+    with p.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            first = chunk.find(b"\n")
+            if first < 0:
+                run += len(chunk)
+            else:
+                if run + first > limit:
+                    return True
+                run = len(chunk) - chunk.rfind(b"\n") - 1
+            if run > limit:
+                return True
+    return False
 
 
 def _header(p: Path, sep: str) -> list[str]:

@@ -91,6 +91,10 @@ def read_records(path: str | Path) -> RawTable:
     return RawTable(frame=frame, path=str(p), metadata=metadata, problems=tuple(problems))
 
 
+LONG_TEXT_BYTES = 512
+"""Above this many bytes a cell on average, a column's values are taken one object each."""
+
+
 def text_objects(column: Any) -> np.ndarray:
     """An Arrow array or chunked array as an object array, None where missing, that holds
     each distinct value once (its cells point to the same Python object).
@@ -109,6 +113,12 @@ def text_objects(column: Any) -> np.ndarray:
         column = column.cast(column.type.value_type)
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
+    if len(column) and column.nbytes / len(column) > LONG_TEXT_BYTES:
+        # long texts (reasoning, answers) rarely repeat: a dictionary would only copy them
+        # twice more (its values and its hash table) before they become Python strings
+        out = np.empty(len(column), dtype=object)
+        out[:] = column.to_pylist()
+        return out
     encoded = column.dictionary_encode()
     values = np.empty(len(encoded.dictionary) + 1, dtype=object)  # the last one: None
     values[:-1] = encoded.dictionary.to_pylist()

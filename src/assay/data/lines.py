@@ -65,8 +65,9 @@ def _lines(p: Path) -> Iterator[tuple[int, bytes | None]]:
             if number == 1 and line.startswith(_BOM):
                 line = line[len(_BOM):]
             if len(line) > MAX_RECORD_BYTES and not line.endswith(b"\n"):
+                line = b"x"  # let the 16 MiB go before skipping the rest in 1 MiB steps
                 while line and not line.endswith(b"\n"):  # skip the rest of the long line
-                    line = handle.readline(MAX_RECORD_BYTES)
+                    line = handle.readline(1 << 20)
                 yield number, None
                 continue
             yield number, line.rstrip(b"\n")

@@ -470,6 +470,11 @@ def _code_scores(values: pd.Series, scale: Scale) -> tuple[pd.Series, pd.Series]
             pd.Series(error_list, index=values.index, dtype=object))
 
 
+MAX_NUMBER_CHARS = 400
+"""Longer text is taken as not a number without parsing it (the longest float literal of
+a table is far shorter; a longer one would be an integer past a float's range)."""
+
+
 def _to_float(values: pd.Series) -> tuple[pd.Series, pd.Series]:
     """Values as floats, and which were given (not missing, not blank).
 
@@ -481,6 +486,10 @@ def _to_float(values: pd.Series) -> tuple[pd.Series, pd.Series]:
         numeric = values.astype(np.float64)
         return numeric, values.notna()
     given = values.notna()
+    # a value longer than any number written out is not parsed (float() copies its text)
+    long = values.map(lambda v: isinstance(v, str) and len(v) > MAX_NUMBER_CHARS).astype(bool)
+    if long.any():
+        values = values.where(~long, "not a number")
     try:
         numeric = pd.to_numeric(values, errors="coerce").astype(np.float64)
     except (OverflowError, ValueError):  # an integer of hundreds of digits: one by one

@@ -220,3 +220,29 @@ def test_a_sparse_pair_gets_the_mover_korn_graubard_interval(make_bench) -> None
                     [contrast["lower"], contrast["upper"]], rtol=1e-12)
     named = benchmark_report(frame, B=200, method="cluster_t").contrasts[0]
     assert named["method"] == "cluster_robust_t"
+
+
+def test_the_noninferiority_bound_of_a_sparse_pair_is_the_mover_lower_end(make_bench) -> None:
+    # The registered test reads the contrasts' interval: at its one-sided level alpha the
+    # bound is the lower end of the MOVER Korn-Graubard interval at confidence 1 - 2 alpha
+    # (the CR2 t bound covered 90% at accuracy 0.02 in the grid).
+    from assay.analysis.benchmark import register_contrasts
+
+    frame = _sparse_bench(make_bench).assign(split="test")
+    reg = register_contrasts([{"new": "short", "reference": "long", "margin": 0.05}],
+                             reference_hash="ref")
+    report = benchmark_report(frame, B=200, registration=reg, reference_hash="ref")
+    (record,) = report.ni
+    sums_1, _, sizes = _cluster_data(frame, "short")
+    sums_2, _, _ = _cluster_data(frame, "long")
+    conf = 1.0 - 2.0 * record["level"]
+    kg_1 = korn_graubard_interval(sums_1, sizes, conf=conf)
+    kg_2 = korn_graubard_interval(sums_2, sizes, conf=conf)
+    e_1, e_2 = sums_1 - kg_1.estimate * sizes, sums_2 - kg_2.estimate * sizes
+    rho = float(e_1 @ e_2 / np.sqrt((e_1 @ e_1) * (e_2 @ e_2)))
+    by_hand = mover_difference_interval((kg_1.estimate, kg_1.lower, kg_1.upper),
+                                        (kg_2.estimate, kg_2.lower, kg_2.upper), correlation=rho)
+    assert_allclose(record["lower"], by_hand.lower, rtol=1e-12)
+    named = benchmark_report(frame, B=200, method="cluster_t", registration=reg,
+                             reference_hash="ref").ni[0]
+    assert named["lower"] != pytest.approx(record["lower"])  # a named method keeps the CR2 t
