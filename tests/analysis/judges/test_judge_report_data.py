@@ -22,6 +22,7 @@ from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
 from assay.analysis.judges import judge_agreement
+from assay.stats.intervals import cr2_ratio_estimate
 from assay.data.importers.alpaca_eval import import_alpaca_eval
 
 
@@ -155,14 +156,18 @@ def test_demo_position_flip_rate_matches_direct_count(demo_judgments, demo_repor
     assert pos.n_flips == int(flips.sum())
     assert pos.n_incomplete == len(rows) - 2 * len(pairs)
     assert_allclose(pos.reversal_rate, np.mean(v1 * v2 < 0), rtol=1e-12)
-    # cluster-robust logit t interval, written out: r = sum S_c / N,
-    # V = C/(C-1) sum (S_c - r n_c)^2 / N^2, bounds expit(logit r -+ t sqrt(V) / (r (1 - r))).
+    # cluster-robust (CR2) logit t interval, written out: r = sum S_c / N; the hat block of
+    # an intercept-only fit is 11'/N, so (I - H_cc)^(-1/2) scales a cluster's residual sum by
+    # 1 / sqrt(1 - n_c / N): V = sum (S_c - r n_c)^2 / (1 - n_c / N) / N^2; bounds
+    # expit(logit r -+ t_df sqrt(V) / (r (1 - r))), df Bell-McCaffrey's (oracle-tested in
+    # tests/stats/intervals/test_cr2.py)
     by = flips.groupby(level="cluster")
     s, n = by.sum().to_numpy(), by.size().to_numpy()
-    c, total = len(s), n.sum()
+    total = n.sum()
     r = s.sum() / total
-    v = c / (c - 1) * np.sum((s - r * n) ** 2) / total**2
-    half = stats.t.ppf(0.975, c - 1) * np.sqrt(v) / (r * (1 - r))
+    v = np.sum((s - r * n) ** 2 / (1 - n / total)) / total**2
+    df = cr2_ratio_estimate(s, n, sumsq=s).df
+    half = stats.t.ppf(0.975, df) * np.sqrt(v) / (r * (1 - r))
     logit = np.log(r / (1 - r))
     assert_allclose([pos.flip_rate, pos.lower, pos.upper],
                     [r, 1 / (1 + np.exp(-(logit - half))), 1 / (1 + np.exp(-(logit + half)))],

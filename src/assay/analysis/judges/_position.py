@@ -130,7 +130,9 @@ def _interval(pairs: pd.DataFrame, estimate: float, conf: float) -> tuple[float,
     sizes = by_cluster.size().to_numpy(dtype=np.float64)
     if sums.size < 2:
         return NAN, NAN, "too_few_clusters"
-    result = cluster_t_interval(sums, sizes, conf=conf)
+    # CR2 with Bell-McCaffrey df, as every cluster-sum interval (C - 1 df when the clusters
+    # have one size); a flip is 0 or 1, so each cluster's sum of squares is its sum
+    result = cluster_t_interval(sums, sizes, conf=conf, variance="CR2", sumsq=sums)
     if not (math.isnan(result.lower) or math.isnan(result.upper)):
         return result.lower, result.upper, result.method
     alternative: Alternative = ("greater" if estimate >= 1 else "less" if estimate <= 0
