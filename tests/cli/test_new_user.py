@@ -121,10 +121,6 @@ def test_the_first_commands_a_user_types(command, capsys):
     assert capsys.readouterr().out.strip()
 
 
-@pytest.mark.xfail(strict=True, reason="assay compare on an interval criterion (judge scores "
-                   "1-10) passes raw differences to paired_difference_interval, which takes "
-                   "differences of proportions in [-1, 1]: an internal error; found by the "
-                   "README test, left to the analysis owners")
 def test_the_readme_compare_on_scores_from_1_to_10(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "runs").mkdir()

@@ -35,7 +35,7 @@ def test_cli_reference_has_every_command_and_option():
     text = (DOCS / "cli.md").read_text(encoding="utf-8")
     for heading in ("## `assay report`", "## `assay judge`", "## `assay cache clear`"):
         assert heading in text
-    assert "`--single-file`" in text and "`--format <str>`" in text
+    assert "`--single-file`" in text and "`--format TEXT`" in text
 
 
 def test_glossary_page_is_current():

@@ -13,8 +13,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
-from scipy import stats
 
+from assay.stats._distributions import f_sf
 from assay.stats._results import CR2Estimate, TwoWayVariance
 from assay.stats._validate import _check_1d, _check_clusters
 from assay.stats.intervals._ratio import _linearised_residuals
@@ -487,4 +487,4 @@ def run_effect_p_value(run_totals: ArrayLike, n_items: int, *, score_sumsq: floa
     if not ms_error * df_error > 1e-12 * scale:
         return 1.0
     f_value = max(ss_runs, 0.0) / (runs - 1) / ms_error
-    return float(stats.f.sf(f_value, runs - 1, df_error))
+    return float(f_sf(f_value, runs - 1, df_error))
