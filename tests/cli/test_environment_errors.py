@@ -19,6 +19,8 @@ import pytest
 from assay.cli import main
 from tests.cli._subprocess import one_error_line, read_only, run_assay
 
+pytestmark = pytest.mark.slow  # a child process per environment fault: about 45 s (.ci/run runs it)
+
 ROWS = 3000
 
 

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from assay.cli import main
 
+pytestmark = pytest.mark.slow  # every command over malformed files: about 26 s (.ci/run runs it)
+
 GOOD_ROWS = [
     {"item": "q1", "cluster": "d1", "arm": "a", "run": 1, "score": 1},
     {"item": "q2", "cluster": "d1", "arm": "a", "run": 1, "score": 0},

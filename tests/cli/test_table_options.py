@@ -14,6 +14,8 @@ import pytest
 
 from tests.cli._subprocess import one_error_line, run_assay
 
+pytestmark = pytest.mark.slow  # child processes per table option: about 36 s (.ci/run runs it)
+
 OK_CSV = "item,arm,score\nq1,a,1\nq1,b,0\n"
 
 

@@ -18,6 +18,8 @@ import pytest
 from assay.cli import main
 from tests.robustness._tables import TABLES, write_csv
 
+pytestmark = pytest.mark.slow  # every command over every hostile table: about 60 s (.ci/run runs it)
+
 FORMATS = ("text", "json", "html", "xlsx", "latex", "png")
 KINDS = ("scores", "benchmark", "aggregate", "judges", "winrate")
 """Each kind on its own as well (``all`` is the default run above): a kind the data do not

@@ -22,8 +22,8 @@ from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
 from assay.analysis.judges import judge_agreement
-from assay.stats.intervals import cr2_ratio_estimate
 from assay.data.importers.alpaca_eval import import_alpaca_eval
+from assay.stats.intervals import cr2_ratio_estimate
 
 
 def _scored(judgments, criterion):

@@ -30,6 +30,8 @@ from tests.cli._judge_helpers import run
 from tests.judge.llm_server import Behaviour, LLMServer
 from tests.judge.workflow._dataset import METHODS, N_ASSERTIONS, N_QUESTIONS, write_dataset
 
+pytestmark = pytest.mark.slow  # a whole judge run against the test server: about 30 s (.ci/run runs it)
+
 MODEL_A, MODEL_B = "judge-model", "judge-model-b"
 TRIALS = 2
 DIFF_CRITERIA = ["relevance", "diversity", "comprehensiveness"]

@@ -31,6 +31,8 @@ from tests.judge.llm_server import Behaviour, LLMServer
 from tests.judge.workflow._dataset import N_ASSERTIONS, N_QUESTIONS, QUESTION_SETS, write_dataset
 from tests.judge.workflow.test_notebook_workflow import MODEL_A, MODEL_B, TRIALS, _Capture, run, write_config
 
+pytestmark = pytest.mark.slow  # a whole judge run against the test server: about 30 s (.ci/run runs it)
+
 DIFF_CRITERIA = ["relevance", "diversity", "comprehensiveness"]
 ARMS = ("vector_rag", "graph_rag", "reference")
 OTHERS = ("graph_rag", "reference")
