@@ -122,6 +122,7 @@ def standings(judgments: Judgments, *, conf: float = 0.95) -> Standings:
     """Every system's score, interval and rank on every (criterion, judge, opponent) board."""
     summary = score_summary(judgments, conf=conf)
     frame = judgments.frame
+    values = np.asarray(judgments.normalised_scores(), dtype=float)  # once, for every board
     boards: dict[tuple[str, str, str], list[Any]] = {}
     for row in summary.rows:
         boards.setdefault((row.criterion, row.judge, row.opponent or ""), []).append(row)
@@ -133,7 +134,7 @@ def standings(judgments: Judgments, *, conf: float = 0.95) -> Standings:
         for i, r in enumerate(rows):
             extra: dict[str, Any] = {}
             if opponent and not r.scale.startswith("interval"):
-                extra = _outcomes(judgments, frame, criterion, judge, r.arm, opponent)
+                extra = _outcomes(values, frame, criterion, judge, r.arm, opponent)
             out.append(Standing(criterion=criterion, judge=judge, opponent=r.opponent, system=r.arm,
                                 scale=r.scale, estimate=r.estimate, lower=r.lower, upper=r.upper,
                                 conf=r.conf, method=r.method, n=r.n, n_failed=r.n_failed,
@@ -142,12 +143,13 @@ def standings(judgments: Judgments, *, conf: float = 0.95) -> Standings:
     return Standings(rows=out, conf=conf, notes=list(summary.notes))
 
 
-def _outcomes(judgments: Judgments, frame: Any, criterion: str, judge: str, arm: str,
+def _outcomes(normalised: np.ndarray, frame: Any, criterion: str, judge: str, arm: str,
               opponent: str) -> dict[str, Any]:
-    """Wins, losses, draws and the items-independent standard error of one pairwise board."""
+    """Wins, losses, draws and the items-independent standard error of one system on a
+    pairwise board (``normalised``: the table's scores on [0, 1], row by row)."""
     mask = ((frame["criterion"] == criterion) & (frame["judge"] == judge) & (frame["arm"] == arm)
             & (frame["opponent"] == opponent) & frame["score"].notna() & frame["reportable"])
-    values = np.asarray(judgments.normalised_scores(), dtype=float)[mask.to_numpy()]
+    values = normalised[mask.to_numpy()]
     n = len(values)
     se = float(np.std(values, ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
     wins, losses, draws = (int(np.sum(values > 0.5)), int(np.sum(values < 0.5)),
