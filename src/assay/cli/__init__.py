@@ -13,10 +13,10 @@ from assay.cli import judge as _judge  # noqa: F401  isort: skip
 from assay.cli import report as _report  # noqa: F401  isort: skip
 from assay.cli import register as _register  # noqa: F401  isort: skip
 from assay.cli import cache as _cache  # noqa: F401  isort: skip
-from assay.cli import describe as _describe  # noqa: F401  isort: skip
-from assay.cli import export as _export  # noqa: F401  isort: skip
-from assay.cli import native_scores as _native_scores  # noqa: F401  isort: skip
-from assay.cli import datapoints as _datapoints  # noqa: F401  isort: skip
+from assay.cli.pipeline import describe as _describe  # noqa: F401  isort: skip
+from assay.cli.pipeline import export as _export  # noqa: F401  isort: skip
+from assay.cli.pipeline import native_scores as _native_scores  # noqa: F401  isort: skip
+from assay.cli.pipeline import datapoints as _datapoints  # noqa: F401  isort: skip
 from assay.cli import view as _view  # noqa: F401  isort: skip
 from assay.cli._app import app, main
 

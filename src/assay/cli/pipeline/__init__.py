@@ -1,0 +1,5 @@
+"""The commands of the whole evaluation before and after judging: items, plans, ground truth
+and export (``assay datapoints``, ``describe``, ``native-scores``, ``export``).
+
+Each module registers one command on the shared typer app when imported.
+"""
