@@ -107,11 +107,15 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
         _check_evidence(table)
     has_failure = "failure_kind" in table.columns
     labelled = "(score IS NOT NULL OR failure_kind IS NOT NULL)"
-    n_not_reportable, n_unlabelled, n_items_all = table.query(
-        f"SELECT count_if(NOT reportable), count_if(reportable AND NOT {labelled}), "
-        "count(DISTINCT CASE WHEN reportable THEN [cluster, item] END) FROM bench_rows")[0]
+    n_not_reportable, n_unlabelled = table.query(
+        f"SELECT count_if(NOT reportable), count_if(reportable AND NOT {labelled}) "
+        "FROM bench_rows")[0]
+    n_items_all = None  # every reportable row labelled: the items are those of bench_items
     if n_unlabelled:
         _check_arms_labelled(table, labelled)
+        (n_items_all,) = table.query(
+            "SELECT count(DISTINCT CASE WHEN reportable THEN [cluster, item] END) "
+            "FROM bench_rows")[0]
     con.execute(f"CREATE OR REPLACE TEMP VIEW bench_labelled AS SELECT * FROM bench_rows "
                 f"WHERE reportable AND {labelled}")
     con.execute("CREATE OR REPLACE TEMP TABLE bench_items AS SELECT cluster, item, "
@@ -151,7 +155,7 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
         failure_kinds=tuple(kinds), usd=cubes.get("usd"),
         usd_estimated=cubes.get("estimated"), tokens=cubes.get("tokens"),
         n_rows_not_reportable=int(n_not_reportable), n_rows_unlabelled=int(n_unlabelled),
-        n_items_unlabelled=int(n_items_all - n_items), evidence_checked=evidence)
+        n_items_unlabelled=0 if n_items_all is None else int(n_items_all - n_items), evidence_checked=evidence)
     return data, judge_name, criterion_name
 
 
@@ -192,7 +196,7 @@ def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
         select.append(f"CASE WHEN {known} THEN NULL ELSE {total} END AS tokens")
         cubes["tokens"] = np.empty(n_cells, dtype=np.float64)
     seen = np.zeros(n_cells, dtype=bool)
-    duplicated = False
+    n_rows = 0
     relation = table.connection.sql(
         f"SELECT {', '.join(select)} FROM bench_labelled l "
         "JOIN bench_items b ON l.cluster = b.cluster AND l.item = b.item "
@@ -201,8 +205,7 @@ def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
               else relation.fetch_arrow_reader(BATCH_ROWS))
     for batch in reader:
         cell = batch.column("cell").to_numpy()
-        if not duplicated and (seen[cell].any() or np.unique(cell).size < cell.size):
-            duplicated = True
+        n_rows += cell.size
         seen[cell] = True
         for name, cube in cubes.items():
             if name == "failure" and not has_failure:
@@ -217,7 +220,9 @@ def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
                            for name, cube in cubes.items()}
     if "agreement" in out:
         out["agreement"] = out["agreement"].view(np.int64)
-    out["seen"], out["duplicated"] = seen, duplicated
+    # Two rows of one cell leave fewer cells seen than rows read: one count at the end
+    # instead of sorting every batch.
+    out["seen"], out["duplicated"] = seen, n_rows > int(np.count_nonzero(seen))
     return out
 
 

@@ -47,7 +47,20 @@ def _show(value: object) -> str:
     return quote(value, limit=60)
 
 
-def _blank(column: str) -> str:
+_NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
+                  "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL",
+                  "BOOLEAN")
+
+
+def _blank(column: str, raw: Mapping[str, str] | None = None) -> str:
+    """SQL true where ``column`` is missing: NULL, or blank text.
+
+    A column the engine reads as numbers cannot hold blank text, so it skips the cast to
+    text (which formats every number: seconds on millions of rows).
+    """
+    kind = (raw or {}).get(column, "VARCHAR").upper()
+    if kind.startswith(_NUMERIC_TYPES):
+        return f"({column} IS NULL)"
     return f"({column} IS NULL OR trim(CAST({column} AS VARCHAR)) = '')"
 
 
@@ -55,7 +68,7 @@ def row_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_Che
     """The per-row checks that apply to the columns ``raw`` (name -> engine type)."""
     checks: list[_Check] = []
     for name in ("item", "arm"):
-        checks.append(_Check(name, _blank(name), lambda v: "required value is missing"))
+        checks.append(_Check(name, _blank(name, raw), lambda v: "required value is missing"))
     if "run" in raw:
         number = "TRY_CAST(run AS DOUBLE)"
         checks += [
@@ -70,33 +83,33 @@ def row_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_Che
         if name in raw:
             number = f"TRY_CAST({name} AS DOUBLE)"
             checks += [
-                _Check(name, f"NOT {_blank(name)} AND {number} IS NULL",
+                _Check(name, f"NOT {_blank(name, raw)} AND {number} IS NULL",
                        lambda v: f"expected a number, got {_show(v)}"),
                 _Check(name, f"{number} < 0", lambda v: "expected a number >= 0")]
     if "position" in raw:
         position = "TRY_CAST(position AS DOUBLE)"
-        checks.append(_Check("position", f"NOT {_blank('position')} AND {position} IS NULL",
+        checks.append(_Check("position", f"NOT {_blank('position', raw)} AND {position} IS NULL",
                              lambda v: f"expected a number, got {_show(v)}"))
         checks.append(_Check("position", f"{position} IS NOT NULL AND {position} NOT IN (1, 2)",
                              lambda v: "expected 1 or 2 (where arm was shown to the judge)"))
         opponent = "opponent" if "opponent" in raw else "NULL"
-        checks.append(_Check("opponent", f"{position} IS NOT NULL AND {_blank(opponent)}",
+        checks.append(_Check("opponent", f"{position} IS NOT NULL AND {_blank(opponent, raw)}",
                              lambda v: "a pairwise row (with a position) needs the opponent arm"))
     if "weight" in raw:
         number = "TRY_CAST(weight AS DOUBLE)"
         checks += [
-            _Check("weight", f"NOT {_blank('weight')} AND {number} IS NULL",
+            _Check("weight", f"NOT {_blank('weight', raw)} AND {number} IS NULL",
                    lambda v: f"expected a number, got {_show(v)}"),
             _Check("weight", f"NOT ({number} > 0)",
                    lambda v: "expected a number > 0 (how many times the row counts in a mean)")]
     if "usd_provenance" in raw:
         allowed = ", ".join(sql_text(s) for s in USD_PROVENANCES)
-        checks.append(_Check("usd_provenance", f"NOT {_blank('usd_provenance')} AND "
+        checks.append(_Check("usd_provenance", f"NOT {_blank('usd_provenance', raw)} AND "
                              f"usd_provenance NOT IN ({allowed})",
                              lambda v: "expected 'reported' or 'estimated'"))
     if "split" in raw:
         allowed = ", ".join(sql_text(s) for s in SPLITS)
-        checks.append(_Check("split", f"NOT {_blank('split')} AND split NOT IN ({allowed})",
+        checks.append(_Check("split", f"NOT {_blank('split', raw)} AND split NOT IN ({allowed})",
                              lambda v: f"expected one of {', '.join(SPLITS)}"))
     if "score" in raw:
         checks += _score_checks(raw, scales)
@@ -108,10 +121,10 @@ def _score_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_
                  if "criterion" in raw else sql_text(DEFAULT_CRITERION))
     number = "TRY_CAST(score AS DOUBLE)"
     declared = ", ".join(sql_text(name) for name in scales) or "NULL"
-    checks = [_Check("score", f"NOT {_blank('score')} AND {number} IS NULL AND {criterion} IN "
+    checks = [_Check("score", f"NOT {_blank('score', raw)} AND {number} IS NULL AND {criterion} IN "
                      f"({declared})", lambda v: f"criterion {quote(v['c'])}: expected a number, "
                      f"got {_show(v['v'])}", value=f"struct_pack(c := {criterion}, v := score)"),
-              _Check("score", f"NOT {_blank('score')} AND {number} IS NULL AND {criterion} NOT IN "
+              _Check("score", f"NOT {_blank('score', raw)} AND {number} IS NULL AND {criterion} NOT IN "
                      f"({declared})", lambda v: f"non numeric score for criterion {quote(v['c'])} "
                      f"(e.g. {_show(v['v'])}): the engine reads numbers; declare the criterion's "
                      "scale and read it with --engine pandas",
@@ -136,7 +149,7 @@ def _score_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_
                              f"AND {condition}", message,
                              value=f"struct_pack(c := {criterion}, v := score)"))
     failure = "failure_kind" if "failure_kind" in raw else "NULL"
-    checks.append(_Check("score", f"score IS NULL AND {_blank(failure)}",
+    checks.append(_Check("score", f"score IS NULL AND {_blank(failure, raw)}",
                          lambda v: "missing score: a row without a score needs a failure_kind "
                          "saying why"))
     return checks
