@@ -17,6 +17,8 @@ from assay.cli.pipeline import describe as _describe  # noqa: F401  isort: skip
 from assay.cli.pipeline import export as _export  # noqa: F401  isort: skip
 from assay.cli.pipeline import native_scores as _native_scores  # noqa: F401  isort: skip
 from assay.cli.pipeline import datapoints as _datapoints  # noqa: F401  isort: skip
+from assay.cli.pipeline import generate as _generate  # noqa: F401  isort: skip
+from assay.cli.pipeline import run as _run  # noqa: F401  isort: skip
 from assay.cli import view as _view  # noqa: F401  isort: skip
 from assay.cli._app import app, main
 

@@ -142,7 +142,10 @@ def judge_command(
     from assay.judge.inputs import first_items, load_inputs
     from assay.judge.plan import build_plan, preflight, select_judges
 
-    cfg = load_config(config)
+    from assay.judge.generate import generated_inputs
+
+    folder = out if out is not None else Path("runs") / config.stem
+    cfg = generated_inputs(load_config(config), folder)
     if max_concurrency is not None and cfg.llm is not None:
         cfg = cfg.model_copy(update={"llm": cfg.llm.model_copy(update={"max_concurrency": max_concurrency})})
     inputs = load_inputs(cfg)
@@ -151,7 +154,6 @@ def judge_command(
     plan = build_plan(cfg, inputs)
     if judges is not None:
         plan = select_judges(plan, [name.strip() for name in judges.split(",") if name.strip()])
-    folder = out if out is not None else Path("runs") / config.stem
     if dry_run:
         from assay.cli._judge_output import print_plan
 

@@ -210,6 +210,14 @@ def load_store(folder: str | Path, *, scales: Mapping[str, Scale] | None = None)
             raise InputError(str(path), f"holds a record that cannot be read ({exc})") from None
     if not records:
         raise InputError(str(path), "the run store holds no judgments yet")
+    from assay.data.runfolder import native_scores_by_answer
+
+    native = native_scores_by_answer(folder)
+    if native:  # `assay native-scores` beside the store: each answer's score is its ground truth
+        for record in records:
+            found = native.get((str(record.get("item")), str(record.get("arm"))), "absent")
+            if found != "absent":
+                record["reference_score"] = found
     declared.update(scales or {})
     return judgments_from_records(records, range(1, len(records) + 1), path=str(path),
                                   sources=(str(path),), scales=declared)

@@ -101,6 +101,20 @@ def _native_scores(folder: Path) -> dict[str, float | None]:
     return out
 
 
+def native_scores_by_answer(folder: str | Path) -> dict[tuple[str, str], float | None]:
+    """(datapoint id, arm) -> native score, from the folder's ``native_scores.jsonl`` (empty
+    without one): how a run store's rows, keyed by item and arm, find their ground truth."""
+    path = Path(folder) / NATIVE_SCORES_FILE
+    if not path.is_file():
+        return {}
+    out: dict[tuple[str, str], float | None] = {}
+    scores = _native_scores(Path(folder))
+    for file, row, rec in _read_jsonl_records([path]):
+        key = (_required("datapoint_id", rec, file, row), _required("arm", rec, file, row))
+        out[key] = scores[_required("response_id", rec, file, row)]
+    return out
+
+
 def _read_criteria(folder: Path) -> tuple[dict[str, Scale], dict[str, list[str]], dict[str, list[str]]]:
     path = folder / "criteria.json"
     if not path.exists():

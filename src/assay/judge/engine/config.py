@@ -33,6 +33,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from assay.errors import ConfigError, did_you_mean
 from assay.judge.engine.client_config import ClientConfig
+from assay.judge.generate.config import (
+    DatapointsSection,
+    ExportStep,
+    NativeScoresStep,
+    ReportStep,
+    SystemConfig,
+    datapoints_section,
+)
 from assay.judge.judges import JudgeContext, JudgeSettings
 
 if TYPE_CHECKING:
@@ -106,8 +114,22 @@ class AssayConfig(BaseModel):
     """The judge model's endpoint; may be left out when every judge is a metric."""
     inputs: InputsConfig = Field(default_factory=InputsConfig)
     """Where the answers are."""
-    judges: list[JudgeSettings]
+    judges: list[JudgeSettings] = Field(default_factory=list)
     """The judges, each a section whose ``kind`` picks its fields."""
+    datapoints: DatapointsSection | None = None
+    """Where the items come from (``assay run``, ``assay generate``): a datapoints.jsonl path,
+    a table sampled over target attributes, or a teacher model (docs/run.md)."""
+    systems: list[SystemConfig] = Field(default_factory=list)
+    """The systems under test that answer the datapoints (``assay generate``); their answers
+    are what the judges judge when ``inputs`` names none."""
+    native_scores: NativeScoresStep | None = None
+    """``assay run``: score each answer against its reference after judging."""
+    baselines: dict[str, Any] | None = None
+    """``assay run``: the judge baselines (``assay baselines``), passed as given."""
+    report: ReportStep = Field(default_factory=ReportStep)
+    """``assay run``: the report kinds to write."""
+    export: list[ExportStep] = Field(default_factory=list)
+    """``assay run``: the exports to write."""
     cache: str = "run"
     """Where the response cache is: ``run`` (``responses.sqlite`` in the run folder), ``shared``
     (one per user: ``$ASSAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/assay``, else ~/.cache/assay),
@@ -125,6 +147,24 @@ class AssayConfig(BaseModel):
         if isinstance(value, str) and not value.strip():
             raise ValueError("expected run, shared, off or a file path")
         return str(value) if isinstance(value, Path) else value
+
+    @field_validator("datapoints", mode="before")
+    @classmethod
+    def _datapoints(cls, value: Any) -> Any:
+        return datapoints_section(value)
+
+    @field_validator("export", mode="before")
+    @classmethod
+    def _exports(cls, value: Any) -> Any:
+        return [value] if isinstance(value, dict) else value
+
+    @field_validator("systems")
+    @classmethod
+    def _system_names(cls, value: list[SystemConfig]) -> list[SystemConfig]:
+        names = [s.name for s in value]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two systems are named {_first_dup(names)!r}")
+        return value
 
     @field_validator("judges", mode="before")
     @classmethod

@@ -80,11 +80,14 @@ def config_reference() -> str:
                 *_table(settings, skip=common), ""]
     documented = [AssayConfig, ClientConfig, InputsConfig, JudgeSettings,
                   *(judge.Settings for judge in JUDGE_KINDS.values())]
-    for section in documented:
+    todo = list(documented)
+    while todo:  # the models inside sections, and inside those (datapoints -> teacher tasks)
+        section = todo.pop(0)
         for name, field in section.model_fields.items():
             for model in _models(field.annotation):
-                if model not in documented:
-                    nested.setdefault(model, f"`{name}`")
+                if model not in documented and model not in nested:
+                    nested[model] = f"`{name}`"
+                    todo.append(model)
     for model, where in sorted(nested.items(), key=lambda pair: pair[0].__name__):
         doc = (model.__doc__ or "").strip().split("\n\n")[0]
         out += [f"## `{model.__name__}`: a value of {where}", "", " ".join(doc.split()), "",

@@ -1,0 +1,163 @@
+"""``assay run CONFIG --out RUN``: the whole evaluation from one config, step by step.
+
+The steps are :data:`STEPS`, in order; each applies when the config declares its section,
+prints what it does (the command that does the same on its own) and runs it. Adding a step
+is one entry. Every step resumes: the datapoints are rebuilt deterministically (a table's
+sample is seeded; a teacher's replies are stored), the answers and judgments come from
+their run stores and the response cache, and the files after them are rewritten, so
+rerunning after a kill pays no call twice.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from assay.cli._app import app, check_out_folder
+from assay.cli._terminal import say
+from assay.errors import ConfigError
+
+if TYPE_CHECKING:
+    from assay.judge.engine import AssayConfig
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a step is given: the config as read, its file and the run folder."""
+
+    config: AssayConfig
+    path: Path
+    run: Path
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of ``assay run``."""
+
+    name: str
+    applies: Callable[[AssayConfig], bool]
+    """Whether the config asks for this step."""
+    commands: Callable[[Context], list[list[str]]]
+    """The ``assay`` commands the step runs (printed, then run in this process)."""
+
+
+def _generate(ctx: Context) -> list[list[str]]:
+    keep = ["--keep-datapoints"] if ctx.config.datapoints is not None else []
+    return [["generate", str(ctx.path), "--out", str(ctx.run), *keep]]
+
+
+def _judge(ctx: Context) -> list[list[str]]:
+    return [["judge", str(ctx.path), "--out", str(ctx.run), "--display", "plain"]]
+
+
+def _native(ctx: Context) -> list[list[str]]:
+    step = ctx.config.native_scores
+    if step is None:
+        return []
+    extra = ["--model-path", step.model_path] if step.model_path else []
+    return [["native-scores", str(ctx.run), "--metric", step.metric, *extra]]
+
+
+def _report(ctx: Context) -> list[list[str]]:
+    step = ctx.config.report
+    space = ctx.run / "attribute_space.json"
+    extra = ["--attribute-space", str(space)] if space.is_file() else []
+    return [["report", str(ctx.run), "--kind", ",".join(step.kinds), "--format", ",".join(step.formats),
+             "--out", str(ctx.run / step.out), *extra]]
+
+
+def _export(ctx: Context) -> list[list[str]]:
+    return [["export", str(ctx.run), "--format", e.format, "--out", str(ctx.run / e.out)]
+            for e in ctx.config.export]
+
+
+def _datapoints(ctx: Context) -> list[list[str]]:
+    return [["generate", str(ctx.path), "--out", str(ctx.run), "--datapoints-only"]]
+
+
+def _baselines(ctx: Context) -> list[list[str]]:
+    return [["baselines", str(ctx.path), "--out", str(ctx.run)]]
+
+
+STEPS: tuple[Step, ...] = (
+    Step("datapoints", lambda c: c.datapoints is not None, _datapoints),
+    Step("generate", lambda c: bool(c.systems), _generate),
+    Step("judge", lambda c: bool(c.judges), _judge),
+    Step("native-scores", lambda c: c.native_scores is not None, _native),
+    # The judge baselines (BERTScore, G-Eval): `assay.judge.baselines.run_baselines`, run in
+    # process by `run_baselines_step` below, since `assay baselines` is another branch's command.
+    Step("baselines", lambda c: c.baselines is not None, _baselines),
+    Step("report", lambda c: bool(c.judges), _report),
+    Step("export", lambda c: bool(c.export) and bool(c.judges), _export),
+)
+"""The steps of ``assay run``, in order."""
+
+
+@app.command("run")
+def run_command(
+    config: Annotated[Path, typer.Argument(help="The config (YAML) of the whole evaluation.")],
+    out: Annotated[Path, typer.Option("--out", help="The run folder (created; a rerun resumes).")],
+    steps: Annotated[str | None, typer.Option(
+        "--steps", metavar="NAME,...", help="Run only these steps (datapoints, generate, judge, "
+        "native-scores, baselines, report, export).")] = None,
+) -> None:
+    """Run the whole evaluation a config declares: datapoints (if declared), the systems'
+    answers, the judges, native scores (if declared), baselines (if declared), the reports
+    (kinds from the config, default all) and the exports (if declared). Each step prints the
+    command that does it on its own. Rerunning after a stop or a kill resumes: nothing
+    stored is asked again.
+
+    Exit status: 0 every step finished; 2 a user error; 3 a step finished with failures or
+    stopped early (later steps are not run; the same command resumes).
+
+    Example: assay run eval.yaml --out runs/exp1
+    """
+    from assay.judge.engine import load_config
+
+    cfg = load_config(config)
+    check_out_folder(out)
+    chosen = [s for s in STEPS if s.applies(cfg)]
+    if steps is not None:
+        names = [n.strip() for n in steps.split(",") if n.strip()]
+        unknown = [n for n in names if n not in {s.name for s in STEPS}]
+        if unknown:
+            raise ConfigError(f"--steps {unknown[0]!r}: expected some of {', '.join(s.name for s in STEPS)}")
+        chosen = [s for s in chosen if s.name in names]
+    if not chosen:
+        raise ConfigError(f"{config}: declares nothing to run (datapoints, systems or judges)")
+    ctx = Context(cfg, config, out)
+    resume = shlex.join(["assay", "run", str(config), "--out", str(out)])
+    for number, step in enumerate(chosen, start=1):
+        for words in step.commands(ctx):
+            say(f"[{number}/{len(chosen)}] {step.name}: {shlex.join(['assay', *words])}")
+            code = run_baselines_step(ctx) if step.name == "baselines" else _invoke(words)
+            if code:
+                say(f"step {step.name} ended with exit status {code}; later steps not run; "
+                    f"to resume: {resume}")
+                raise typer.Exit(code)
+    say(f"done: {len(chosen)} steps into {out}")
+
+
+def run_baselines_step(ctx: Context) -> int:
+    """The baselines step: ``assay.judge.baselines.run_baselines(run_folder, config)``,
+    imported only when the config has a ``baselines`` section."""
+    try:
+        from assay.judge.baselines import run_baselines  # type: ignore[import-not-found]
+    except ImportError:
+        raise ConfigError("baselines: this assay has no judge baselines yet (assay.judge.baselines); "
+                          "remove the section, or install an assay with the baselines command") from None
+    run_baselines(ctx.run, ctx.config)
+    return 0
+
+
+def _invoke(words: list[str]) -> int:
+    """Run one ``assay`` command in this process; its exit status."""
+    from typer.main import get_command
+
+    code = get_command(app).main(words, prog_name="assay", standalone_mode=False)
+    return code if isinstance(code, int) else 0

@@ -1,0 +1,13 @@
+"""The whole evaluation before judging: datapoints from a table or a teacher model, and the
+answers of the systems under test (``assay generate``), through the judges' engine."""
+
+from assay._lazy import attach as _attach
+
+__getattr__, __dir__, __all__ = _attach(__name__, {
+    ".answers": ["ANSWERS_FILE", "GENERATION_FOLDER", "Generation", "generate_answers",
+                 "generated_inputs"],
+    ".config": ["ExportStep", "FileDatapoints", "NativeScoresStep", "ReportStep", "SystemConfig",
+                "TableDatapoints", "TeacherDatapoints", "TeacherTask"],
+    ".datapoints": ["BuiltDatapoints", "build_datapoints", "read_datapoints"],
+    ".teacher": ["TEACHER_FOLDER", "TeacherOutcome", "teacher_datapoints"],
+})
