@@ -170,7 +170,7 @@ def generate_answers(config: AssayConfig, run: Path, datapoints: list[Mapping[st
                 concurrency = config.llm.max_concurrency if config.llm is not None else 4
 
                 def make(_cache: Any, system: SystemConfig = system, n: int = concurrency) -> Any:
-                    return CommandClient(system, cwd=config.base_dir, max_concurrency=n)
+                    return _NoEmptyAnswers(CommandClient(system, cwd=config.base_dir, max_concurrency=n))
             else:
                 settings = client_config(system, config.llm, spent_usd=spent)
 
