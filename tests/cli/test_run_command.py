@@ -1,0 +1,113 @@
+"""``assay run``: the whole evaluation from one config (docs/run.md's, as written) on the
+stand-in server: datapoints sampled by strata from a local table, two systems answering, a
+rubric judge, native scores, reports and an export; killed half-way and resumed exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli._judge_helpers import child_env, run
+from tests.judge.llm_server import Behaviour
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "run"
+
+
+def docs_config() -> str:
+    """The config block of docs/run.md."""
+    text = (ROOT / "docs" / "run.md").read_text(encoding="utf-8")
+    return re.search(r"```yaml\n(.*?)```", text, re.S).group(1)
+
+
+@pytest.fixture()
+def example(tmp_path, server, monkeypatch):
+    """docs/run.md's config beside the example's items, pointed at the stand-in server."""
+    folder = tmp_path / "example"
+    folder.mkdir()
+    shutil.copy(EXAMPLE / "items.csv", folder / "items.csv")
+    (folder / "eval.yaml").write_text(docs_config(), encoding="utf-8")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    return folder / "eval.yaml"
+
+
+def test_the_docs_config_is_the_example_file():
+    assert docs_config() == (EXAMPLE / "eval.yaml").read_text(encoding="utf-8")
+
+
+def lines(path: Path, drop: tuple[str, ...] = ()) -> list[dict]:
+    return [{k: v for k, v in json.loads(line).items() if k not in drop}
+            for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def judgments(folder: Path) -> list[dict]:
+    from assay import load
+
+    frame = load(folder).frame.drop(columns=["evaluated_at", "latency_s"], errors="ignore")
+    frame = frame.sort_values(["item", "arm", "criterion"]).reset_index(drop=True)
+    return json.loads(frame.to_json(orient="records"))
+
+
+ANSWERS = 6 * 2  # 6 datapoints (one per stratum) x 2 systems
+JUDGED = 6 * 2  # one rubric criterion per answer
+
+
+@pytest.mark.slow  # two interpreter starts and two whole runs: about 30 s
+def test_whole_evaluation_killed_half_way_resumes_exactly(example, server, tmp_path, capsys):
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    assert run(["run", str(example), "--out", str(whole)]) == 0
+    printed = capsys.readouterr().out
+    for step in ("datapoints", "generate", "judge", "native-scores", "report", "export"):
+        assert re.search(rf"\[\d/6\] {step}: assay ", printed), step
+    assert "6 of 12 items (stratified, seed 42), 6 of 6 strata sampled" in printed
+    assert server.stats.requests == ANSWERS + JUDGED
+    points = lines(whole / "datapoints.jsonl")
+    assert sorted((p["attributes"]["difficulty"], p["attributes"]["domain"]) for p in points) == sorted(
+        (d, s) for d in ("easy", "hard") for s in ("geography", "history", "science"))
+    assert {r["arm"] for r in lines(whole / "responses.jsonl")} == {"mini", "nano"}
+    assert all(r["reference_score"] is not None for r in lines(whole / "native_scores.jsonl"))
+    standings = json.loads((whole / "standings.json").read_text())
+    assert {row["system"] for row in standings["standings"]} == {"mini", "nano"}
+    assert (whole / "report" / "scores.json").is_file()
+
+    # The same run in a child process, killed (SIGKILL) while four judgments hang on the wire.
+    in_flight = 4  # the example's max_concurrency
+    stop_at = ANSWERS + 4  # every answer and four judgments answered, then four hang
+    server.reset(Behaviour(script=["ok"] * stop_at + ["hang"] * in_flight, hang_s=120))
+    env = child_env(tmp_path, OPENAI_BASE_URL=server.url, OPENAI_API_KEY="sk-test")
+    proc = subprocess.Popen([sys.executable, "-m", "assay", "run", str(example), "--out", str(killed)],
+                            env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and not (
+                server.stats.requests == stop_at + in_flight and server.stats.in_flight == in_flight):
+            time.sleep(0.02)
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert server.stats.requests == stop_at + in_flight
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stderr.close()
+    assert not (killed / "native_scores.jsonl").exists()  # killed half-way: in the judge step
+    assert run(["run", str(example), "--out", str(killed)]) == 0
+    # No call answered before the kill was asked again: only the four that hung (never
+    # answered) were sent twice.
+    assert server.stats.requests == ANSWERS + JUDGED + in_flight
+    assert sorted(server.stats.prompts.values()) == [1] * (ANSWERS + JUDGED - in_flight) + [2] * in_flight
+    # ... and the tables are those of the run that was never interrupted.
+    assert lines(killed / "datapoints.jsonl") == points
+    for name in ("responses.jsonl", "answers.jsonl"):
+        assert lines(killed / name, drop=("latency_s",)) == lines(whole / name, drop=("latency_s",))
+    assert lines(killed / "native_scores.jsonl") == lines(whole / "native_scores.jsonl")
+    assert judgments(killed) == judgments(whole)
+    assert json.loads((killed / "standings.json").read_text()) == standings
