@@ -65,6 +65,9 @@ JUDGED = 6 * 2  # one rubric criterion per answer
 @pytest.mark.slow  # two interpreter starts and two whole runs: about 30 s
 def test_whole_evaluation_killed_half_way_resumes_exactly(example, server, tmp_path, capsys):
     whole, killed = tmp_path / "whole", tmp_path / "killed"
+    assert run(["describe", str(example), "--out", str(tmp_path / "plan.html")]) == 0
+    assert re.search(r"^  mini +answers +gpt-4\.1-mini +6 ", capsys.readouterr().out, re.M)
+    assert "Generation phase" in (tmp_path / "plan.html").read_text()
     assert run(["run", str(example), "--out", str(whole)]) == 0
     printed = capsys.readouterr().out
     for step in ("datapoints", "generate", "judge", "native-scores", "report", "export"):
@@ -79,6 +82,8 @@ def test_whole_evaluation_killed_half_way_resumes_exactly(example, server, tmp_p
     standings = json.loads((whole / "standings.json").read_text())
     assert {row["system"] for row in standings["standings"]} == {"mini", "nano"}
     assert (whole / "report" / "scores.json").is_file()
+    assert run(["describe", str(example), "--run", str(whole)]) == 0  # all stored: nothing to ask
+    assert re.search(r"^  mini +answers +gpt-4\.1-mini +0 +0 +0 ", capsys.readouterr().out, re.M)
 
     # The same run in a child process, killed (SIGKILL) while four judgments hang on the wire.
     in_flight = 4  # the example's max_concurrency

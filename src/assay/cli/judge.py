@@ -139,10 +139,9 @@ def judge_command(
         return
     if config is None:
         raise ConfigError("CONFIG: give the config file (or --init to write an example)")
+    from assay.judge.generate import generated_inputs
     from assay.judge.inputs import first_items, load_inputs
     from assay.judge.plan import build_plan, preflight, select_judges
-
-    from assay.judge.generate import generated_inputs
 
     folder = out if out is not None else Path("runs") / config.stem
     cfg = generated_inputs(load_config(config), folder)

@@ -38,6 +38,23 @@ class ModelTotal:
 
 
 @dataclass(frozen=True)
+class GenerationLine:
+    """The calls of the generation phase to one system (or the teacher), not yet stored."""
+
+    phase: str
+    """``teacher`` (the datapoints) or ``answers`` (a system under test)."""
+    name: str
+    """The system, or ``teacher``."""
+    model: str
+    """The model, or ``command: ...`` for a local command."""
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    usd: float | None
+    """Estimated cost; None when the model has no price; 0 for a local command."""
+
+
+@dataclass(frozen=True)
 class PlanDescription:
     """What a config will do, estimated before anything is sent."""
 
@@ -54,11 +71,15 @@ class PlanDescription:
     max_concurrency: int
     seconds_per_call: float
     cost_limit_usd: float | None
+    generation: tuple[GenerationLine, ...] = ()
+    """The generation phase (a teacher's items, the systems' answers) when the config has one."""
 
     @property
     def calls(self) -> int:
-        """Every planned call (first stage, and second-stage calls at most)."""
-        return sum(line.calls + line.followups for line in self.judges if line.model is not None)
+        """Every planned call (first stage, and second-stage calls at most; the generation
+        phase's too)."""
+        return (sum(line.calls + line.followups for line in self.judges if line.model is not None)
+                + sum(g.calls for g in self.generation))
 
     @property
     def offline(self) -> int:
@@ -67,27 +88,31 @@ class PlanDescription:
 
     @property
     def tokens_in(self) -> int:
-        return sum(m.tokens_in for m in self.models)
+        return sum(m.tokens_in for m in self.models) + sum(g.tokens_in for g in self.generation)
 
     @property
     def tokens_out(self) -> int:
-        return sum(m.tokens_out for m in self.models)
+        return sum(m.tokens_out for m in self.models) + sum(g.tokens_out for g in self.generation)
+
+    def _costs(self) -> list[tuple[str, float | None]]:
+        return [(m.model, m.usd) for m in self.models] + [
+            (g.model, g.usd) for g in self.generation if g.calls]
 
     @property
     def usd(self) -> float | None:
         """Estimated total cost; None when a model without a price is called."""
-        costs = [m.usd for m in self.models]
+        costs = [c for _, c in self._costs()]
         return None if any(c is None for c in costs) else float(sum(c for c in costs if c is not None))
 
     @property
     def usd_known(self) -> float:
         """The estimated cost of the models that have a price."""
-        return float(sum(m.usd for m in self.models if m.usd is not None))
+        return float(sum(c for _, c in self._costs() if c is not None))
 
     @property
     def unpriced(self) -> tuple[str, ...]:
         """Models called without a price."""
-        return tuple(m.model for m in self.models if m.usd is None)
+        return tuple(dict.fromkeys(name for name, c in self._costs() if c is None))
 
     @property
     def hours(self) -> float:
@@ -96,7 +121,8 @@ class PlanDescription:
 
 
 def describe_plan(plan: Plan, *, config: str, seconds_per_call: float = DEFAULT_SECONDS_PER_CALL,
-                  stored: Mapping[str, bool] | None = None) -> PlanDescription:
+                  stored: Mapping[str, bool] | None = None,
+                  generation: tuple[GenerationLine, ...] = ()) -> PlanDescription:
     """Describe ``plan``: inputs, calls per judge and per model, tokens, cost and time.
 
     Parameters
@@ -109,6 +135,8 @@ def describe_plan(plan: Plan, *, config: str, seconds_per_call: float = DEFAULT_
         Assumed wall time of one request (must be > 0).
     stored
         The run folder's stored judgments (key -> failed); those are not counted again.
+    generation
+        The generation phase's lines (:func:`assay.judge.generate.plan.describe_generation`).
     """
     if not seconds_per_call > 0:
         raise ValueError(f"seconds_per_call: expected a positive number, got {seconds_per_call!r}")
@@ -140,4 +168,5 @@ def describe_plan(plan: Plan, *, config: str, seconds_per_call: float = DEFAULT_
         max_concurrency=llm.max_concurrency if llm is not None else 1,
         seconds_per_call=float(seconds_per_call),
         cost_limit_usd=getattr(llm, "cost_limit_usd", None) if llm is not None else None,
+        generation=generation,
     )

@@ -9,13 +9,18 @@ estimated tokens, cost, and the wall time at the configured concurrency) and, wi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from assay.cli._app import app, check_out_folder
 from assay.cli._terminal import say
 from assay.errors import ConfigError
+
+if TYPE_CHECKING:
+    from assay.judge.describe import GenerationLine
+    from assay.judge.engine import AssayConfig
+    from assay.judge.judges import JudgeInputs
 
 
 @app.command("describe")
@@ -46,8 +51,17 @@ def describe_command(
     if out is not None:
         check_out_folder(out.parent, shown=out)
     cfg = load_config(config)
-    plan = build_plan(cfg, load_inputs(cfg))
+    generation: tuple[GenerationLine, ...] = ()
+    if cfg.systems:
+        cfg, inputs, generation = _generation(cfg, run)
+    else:
+        inputs = load_inputs(cfg)
+    plan = build_plan(cfg, inputs)
     problems = preflight(plan)
+    if cfg.systems:
+        from assay.judge.generate import system_problems
+
+        problems = system_problems(cfg) + problems
     if problems:
         raise ConfigError("; ".join(problems))
     stored = None
@@ -58,7 +72,7 @@ def describe_command(
             stored = store.status()
             build_followups(plan, store)
     description = describe_plan(plan, config=config.name, seconds_per_call=seconds_per_call,
-                                stored=stored)
+                                stored=stored, generation=generation)
     say(format_plan(description))
     if out is not None:
         from assay.data.atomic import write_text
@@ -67,3 +81,41 @@ def describe_command(
         out.parent.mkdir(parents=True, exist_ok=True)
         write_text(out, render_plan_html(description))
         say(f"wrote {out}")
+
+
+def _generation(cfg: AssayConfig, run: Path | None) -> tuple[AssayConfig, JudgeInputs,
+                                                             tuple[GenerationLine, ...]]:
+    """A config with systems: the datapoints (the run folder's when it has them, else the
+    config's sample, or stand-ins for a teacher's items), the generation phase's lines, and
+    the answers the judges' plan counts (the run's, else stand-ins of the estimated length)."""
+    from assay.cli.pipeline.generate import _sample
+    from assay.judge.engine import STORE_FILENAME, RunStore
+    from assay.judge.generate import GENERATION_FOLDER, TEACHER_FOLDER, generated_inputs, read_datapoints
+    from assay.judge.generate.plan import describe_generation, placeholder_inputs, teacher_placeholders
+    from assay.judge.inputs import load_inputs
+
+    section: Any = cfg.datapoints
+    if run is not None and (run / "datapoints.jsonl").is_file():
+        points: list[dict[str, Any]] = read_datapoints(run / "datapoints.jsonl")
+    elif section is None:
+        raise ConfigError("datapoints: the config has systems but no datapoints section (give "
+                          "--run RUN with a datapoints.jsonl, or add the section)")
+    elif section.kind == "table":
+        points = _sample(cfg).datapoints
+    elif section.kind == "file":
+        points = read_datapoints(cfg.path(section.path))
+    else:
+        points = teacher_placeholders(cfg)
+
+    def status(folder: str) -> dict[str, bool]:
+        if run is None or not (run / folder / STORE_FILENAME).is_file():
+            return {}
+        with RunStore(run / folder) as store:
+            return store.status()
+
+    lines = describe_generation(cfg, points, stored=status(GENERATION_FOLDER),
+                                teacher_stored=status(TEACHER_FOLDER))
+    if run is not None and (run / "answers.jsonl").is_file():
+        cfg = generated_inputs(cfg, run)
+        return cfg, load_inputs(cfg), lines
+    return cfg, placeholder_inputs(cfg, points), lines

@@ -133,20 +133,37 @@ class _NoEmptyAnswers:
         return reply
 
 
+def system_problems(config: AssayConfig) -> list[str]:
+    """What stops a system from answering, one line each naming it (a key not set, a price
+    missing under a cost limit), found before any system is asked."""
+    from assay.judge.engine import client_problems
+
+    return [f"systems[{index}] ({system.name}): {problem}"
+            for index, system in enumerate(config.systems) if system.command is None
+            for problem in client_problems(client_config(system, config.llm))]
+
+
 def generate_answers(config: AssayConfig, run: Path, datapoints: list[Mapping[str, Any]], *,
                      cache: str | None = None, retry_failed: bool = False, dry_run: bool = False,
                      progress: Callable[[str, Progress], None] | None = None) -> Generation:
     """Have every system of ``config`` answer ``datapoints`` into the run folder ``run``.
 
-    The caller holds the run folder's lock. Systems are asked one after the other, each
-    at the ``llm`` section's concurrency; once the cost limit (the ``llm`` section's, for
-    the whole phase) is spent no new request starts. ``dry_run`` counts what would be
+    The caller holds the run folder's lock. Every system is checked first (its key set, a
+    price under a cost limit: :func:`system_problems`), so none is asked when one cannot be.
+    Systems are asked one after the other, each at the ``llm`` section's concurrency; once
+    the cost limit (the ``llm`` section's, for the whole phase) is spent no new request
+    starts. ``dry_run`` counts what would be
     asked and sends nothing.
     """
     from assay.judge.engine import LLMClient, RunStore
 
     plans = [(system, answer_requests(system, datapoints)) for system in config.systems]
     folder = Path(run) / GENERATION_FOLDER
+    problems = system_problems(config)
+    if problems:
+        from assay.errors import ConfigError
+
+        raise ConfigError("; ".join(problems))
     if dry_run:
         stored: dict[str, bool] = {}
         if (folder / "judgments.sqlite").is_file():

@@ -50,7 +50,21 @@ def plan_page(plan: Any) -> Page:
         f"{len(plan.systems)} systems: {', '.join(plan.systems) or 'none'}; {plan.items} items; "
         f"{plan.answers} answers to judge."))
     phase = Section(title="Judge phase", tables=(judges, models), notes=tuple(notes))
-    return Page(slug="plan", title=f"Plan of {plan.config}", sections=(inputs, phase), facts=facts,
+    sections: tuple[Section, ...] = (inputs, phase)
+    if plan.generation:
+        answers = Table.from_records(
+            [{"system": g.name, "phase": g.phase, "model": g.model, "calls": g.calls,
+              "tokens_in": g.tokens_in, "tokens_out": g.tokens_out, "usd": g.usd}
+             for g in plan.generation],
+            (Column("system", "System"), Column("phase", "Phase"), Column("model", "Model"),
+             Column("calls", "Calls", "int"), Column("tokens_in", "Tokens in (estimate)", "int"),
+             Column("tokens_out", "Tokens out (estimate)", "int"),
+             Column("usd", "Cost in USD (estimate; blank: no price)", "fixed", 4)),
+            caption="Calls per system (not yet stored)", name="plan_generation")
+        sections = (inputs, Section(title="Generation phase", tables=(answers,), notes=(
+            "An answer is estimated at the system's max_tokens when set, else 250 tokens; a "
+            "local command costs nothing.",)), phase)
+    return Page(slug="plan", title=f"Plan of {plan.config}", sections=sections, facts=facts,
                 summary="What the config will send, estimated before anything is sent.")
 
 

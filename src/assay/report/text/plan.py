@@ -46,6 +46,13 @@ def format_plan(plan: Any) -> str:
     out.append(f"Inputs: {len(plan.systems)} systems ({', '.join(plan.systems) or 'none'}), "
                f"{plan.items} items, {plan.answers} answers to judge")
     out.append("")
+    if plan.generation:
+        out.append("Generation phase, per system (calls not yet stored):")
+        rows = [(g.name, g.phase, g.model, f"{g.calls:,}", f"{g.tokens_in:,}", f"{g.tokens_out:,}",
+                 _usd(g.usd)) for g in plan.generation]
+        out += ["  " + s for s in _table(("system", "phase", "model", "calls", "tokens in ~",
+                                          "tokens out ~", "cost ~"), rows, 3)]
+        out.append("")
     out.append("Judge phase, per judge:")
     rows = [(line.judge, line.kind, line.model or "(offline: no call)", str(line.calls),
              str(line.followups) if line.followups else "-", f"{line.tokens_in:,}",
