@@ -92,3 +92,19 @@ def test_the_engine_writer_and_the_reader_share_one_layout(tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(run, copy)
     assert load_store(copy).frame["score"].tolist() == [0.0, 1.0, 2.0, 0.0, 1.0, 2.0]
+
+
+def test_native_scores_beside_a_store_are_each_answers_reference_score(tmp_path):
+    """``assay native-scores`` on a generated run writes native_scores.jsonl beside the judge's
+    store; each judgment of an answer (item, arm) reads that answer's score as ground truth."""
+    import json
+
+    run = _store(tmp_path / "run")
+    scores = [{"response_id": "q0:a", "datapoint_id": "q0", "arm": "a", "metric": "rouge_l",
+               "reference_score": 0.25},
+              {"response_id": "q1:b", "datapoint_id": "q1", "arm": "b", "metric": "rouge_l",
+               "reference_score": None}]
+    (run / "native_scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores))
+    frame = load_store(run).frame.set_index(["item", "arm"])["reference_score"]
+    assert frame[("q0", "a")] == 0.25
+    assert frame.drop(("q0", "a")).isna().all()  # unscored (None) or not in the file: no score
