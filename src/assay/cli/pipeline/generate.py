@@ -61,7 +61,9 @@ def generate_command(
     if not cfg.systems and not datapoints_only:
         raise ConfigError(f"{config}: systems: the config declares no systems to answer the datapoints")
     check_out_folder(out)
-    setting = _cache(cache)
+    from assay.cli.judge import _cache_setting
+
+    setting = _cache_setting(cache)
     if dry_run:
         _dry_run(cfg, out, limit)
         return
@@ -80,12 +82,6 @@ def generate_command(
     code = print_generation(result)
     if code:
         raise typer.Exit(code)
-
-
-def _cache(cache: str | None) -> str | None:
-    if cache is None or cache in ("run", "shared", "off"):
-        return cache
-    return str(Path(cache).expanduser().resolve())
 
 
 def first_per_task(points: list[dict[str, object]], limit: int) -> list[dict[str, object]]:

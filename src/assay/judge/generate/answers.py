@@ -259,4 +259,9 @@ def generated_inputs(config: AssayConfig, run: Path) -> AssayConfig:
     if not config.systems or spec.methods or spec.tables or spec.jsonl:
         return config
     table = (Path(run) / ANSWERS_FILE).resolve()
+    if not table.is_file():
+        from assay.errors import ConfigError
+
+        raise ConfigError(f"inputs: {table} does not exist: the config's systems have not answered "
+                          f"yet (run assay generate CONFIG --out {run} first, or assay run)")
     return config.model_copy(update={"inputs": spec.model_copy(update={"tables": [table]})})
