@@ -81,7 +81,9 @@ def _datapoints(ctx: Context) -> list[list[str]]:
 
 
 def _baselines(ctx: Context) -> list[list[str]]:
-    return [["baselines", str(ctx.path), "--out", str(ctx.run)]]
+    methods = (ctx.config.baselines or {}).get("methods")
+    listed = ["--methods", ",".join(map(str, methods))] if isinstance(methods, list) else []
+    return [["baselines", str(ctx.run), *listed]]
 
 
 STEPS: tuple[Step, ...] = (
