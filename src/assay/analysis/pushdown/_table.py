@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.data.engine import TableSource, connect, resolve_source, scan_sql, sql_text, stored_metadata
+from assay.data.engine import MEMORY_LIMIT, TableSource, connect, resolve_source, scan_sql, sql_text, stored_metadata
 from assay.data.schema import (
     COLUMN_BY_NAME,
     DEFAULT_CRITERION,
@@ -81,8 +81,12 @@ def engine_reason(path: str | Path, scales: Mapping[str, Scale] | None = None) -
 
 
 def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
-               threads: int | None = None, memory_limit: str | None = None) -> EngineTable:
+               threads: int | None = None,
+               memory_limit: str | None = MEMORY_LIMIT) -> EngineTable:
     """Open a table file, folder, glob or hive dataset in DuckDB and check it.
+
+    DuckDB holds at most ``memory_limit`` and spills the rest to disk (None: DuckDB's own
+    default, 80% of the machine).
 
     Raises
     ------

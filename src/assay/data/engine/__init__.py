@@ -12,5 +12,5 @@ from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._source": ["ENGINE_FORMATS", "TableSource", "resolve_source", "stored_metadata"],
-    "._duckdb": ["connect", "duckdb_available", "scan_sql", "sql_text"],
+    "._duckdb": ["MEMORY_LIMIT", "connect", "duckdb_available", "scan_sql", "sql_text"],
 })
