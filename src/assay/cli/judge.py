@@ -139,9 +139,11 @@ def judge_command(
         return
     if config is None:
         raise ConfigError("CONFIG: give the config file (or --init to write an example)")
+    from assay.judge.dotenv import dotenv_paths, load_dotenv
     from assay.judge.inputs import first_items, load_inputs
     from assay.judge.plan import build_plan, preflight, select_judges
 
+    load_dotenv(dotenv_paths(config))  # keys from .env, never over a variable already set
     cfg = load_config(config)
     if max_concurrency is not None and cfg.llm is not None:
         cfg = cfg.model_copy(update={"llm": cfg.llm.model_copy(update={"max_concurrency": max_concurrency})})
