@@ -114,6 +114,8 @@ class Stats:
     """The chat requests' bodies, when ``Behaviour.record_bodies``."""
     authorizations: set[str] = field(default_factory=set)
     api_keys: set[str] = field(default_factory=set)
+    usage: list[int] = field(default_factory=lambda: [0, 0])
+    """Prompt and completion tokens the server reported in its replies' ``usage``."""
     """The ``api-key`` headers seen (Azure OpenAI's key header)."""
     paths: list[str] = field(default_factory=list)
     """The request target (path and query) of each chat request, in order."""
@@ -364,6 +366,9 @@ class _Handler(BaseHTTPRequestHandler):
             if fault != "no_usage":
                 p, c = _tokens(prompt), _tokens(content or refusal or "")
                 reply["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+                with owner.lock:
+                    owner.stats.usage[0] += p
+                    owner.stats.usage[1] += c
             end()
             if fault == "malformed_body":
                 text = json.dumps(reply)

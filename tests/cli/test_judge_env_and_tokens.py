@@ -34,3 +34,14 @@ def test_a_bad_env_line_is_one_error_naming_file_and_line(server, tmp_path, monk
     assert run(["judge", str(config), "--dry-run"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"error: {tmp_path / '.env'}, line 2: expected NAME=value"
+
+
+def test_token_totals_are_printed_after_a_run(server, tmp_path, capsys):
+    config = write_config(tmp_path, server.url)
+    assert run(["judge", str(config), "--out", str(tmp_path / "run"), "--display", "plain"]) == 0
+    prompt, completion = server.stats.usage
+    assert prompt > 0 and completion > 0
+    line = f"tokens: {prompt:,} in, {completion:,} out, {prompt + completion:,} in all (12 calls;"
+    assert line in capsys.readouterr().out
+    assert run(["judge", str(config), "--out", str(tmp_path / "run"), "--display", "plain"]) == 0
+    assert "tokens: 0 in, 0 out, 0 in all (0 calls;" in capsys.readouterr().out  # all stored
