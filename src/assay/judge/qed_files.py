@@ -194,7 +194,8 @@ def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[
     written += _joint_vs_separate(plan, folder, judgments)
     if reference:
         written.append(write_csv(folder / "reference_scores.csv", reference))
-        written.append(write_csv(folder / "reference_scores_summary.csv", _reference_summary(reference)))
+        summary = reference_summary_records(reference)
+        written.append(write_csv(folder / "reference_scores_summary.csv", summary))
         written += _per_pair_files(reference, folder, ("reference", "generated"), names, "reference")
     return written
 
@@ -242,7 +243,7 @@ def _per_pair_files(records: list[dict[str, Any]], folder: Path, pair: tuple[str
     return written
 
 
-def _reference_summary(reference: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def reference_summary_records(reference: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Mean and sample SD (ddof 1; empty for one score) per (question set, criterion, pair, judge)."""
     import statistics
 
