@@ -167,3 +167,17 @@ def test_runs_inside_a_running_event_loop(server, tmp_path):
                                     llm=llm(server, tmp_path), store=tmp_path / "nb", verbose=False)
 
     assert len(asyncio.run(cell())) == 6
+
+
+def test_the_key_comes_from_the_working_folders_env(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSAY_NB_KEY", "")  # recorded, so the value .env sets is removed after
+    monkeypatch.delenv("ASSAY_NB_KEY")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("# judge key\nexport ASSAY_NB_KEY='sk-nb-0123456789'\n", encoding="utf-8")
+    answers = frames(tmp_path)
+    model = assay.LLM(server.url, "judge-model", api_key_env="ASSAY_NB_KEY", cache="off", params={})
+    assay.judge_pairwise(answers["short"], answers["long"], criteria=["relevance"], trials=2, llm=model,
+                         store=tmp_path / "nb", verbose=False)
+    assert server.stats.authorizations == {"Bearer sk-nb-0123456789"}
+    for path in (tmp_path / "nb").rglob("*"):
+        assert not path.is_file() or b"sk-nb-0123456789" not in path.read_bytes(), path
