@@ -23,6 +23,7 @@ ALLOWED = {
     "analysis": {"analysis", "data", "stats"},
     "report": {"report", "analysis", "data", "stats"},
     "judge": {"judge", "analysis", "data", "stats"},
+    "notebook": {"notebook", "judge", "analysis", "data", "stats"},
     "datapoints": {"datapoints", "data", "stats"},
     "view": {"view", "data", "stats"},
     "demo": {"demo", "judge", "report", "analysis", "data", "stats"},

@@ -31,6 +31,9 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
     ".data.io": ["load", "load_many"],
     ".data.schema": ["Scale"],
     ".data.table": ["Judgments"],
+    ".notebook": ["LLM", "chunk_coverage_by_k", "disagreements", "joint_vs_separate", "judge_assertions",
+                  "judge_assertions_hierarchical", "judge_differential", "judge_pairwise", "judge_reference",
+                  "original_vs_differential", "reference_summary", "winrate_summary"],
     ".report.html": ["render_html"],
 })
 __all__ = sorted([*_lazy_all, "AssayError", "ConfigError", "DesignError", "InputError", "ValidationError",

@@ -57,6 +57,13 @@ def test_a_missing_key_stops_generate_before_any_system_is_asked(example, tmp_pa
     assert "\n" not in err and not (tmp_path / "run" / "responses.jsonl").exists()
 
 
+def test_generate_reads_the_key_from_the_configs_dotenv(example, tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY")
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-from-dotenv\n")
+    assert run(["generate", str(example), "--out", str(tmp_path / "run"), "--dry-run"]) == 0
+    assert "nothing sent" in capsys.readouterr().out
+
+
 def test_generate_needs_systems(tmp_path, capsys):
     config = tmp_path / "c.yaml"
     config.write_text("version: 1\njudges: []\n")

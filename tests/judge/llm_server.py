@@ -113,6 +113,10 @@ class Stats:
     bodies: list[dict[str, Any]] = field(default_factory=list)
     """The chat requests' bodies, when ``Behaviour.record_bodies``."""
     authorizations: set[str] = field(default_factory=set)
+    api_keys: set[str] = field(default_factory=set)
+    usage: list[int] = field(default_factory=lambda: [0, 0])
+    """Prompt and completion tokens the server reported in its replies' ``usage``."""
+    """The ``api-key`` headers seen (Azure OpenAI's key header)."""
     paths: list[str] = field(default_factory=list)
     """The request target (path and query) of each chat request, in order."""
     prompts: Counter[str] = field(default_factory=Counter)
@@ -170,8 +174,11 @@ class LLMServer:
                 self.behaviour = behaviour
 
     # -- called by the handler threads
-    def begin(self, auth: str | None, body: Any, path: str = "") -> tuple[int, Behaviour, str]:
+    def begin(self, auth: str | None, body: Any, path: str = "", api_key: str | None = None
+              ) -> tuple[int, Behaviour, str]:
         with self.lock:
+            if api_key:
+                self.stats.api_keys.add(api_key)
             self.stats.paths.append(path)
             if self.behaviour.record_bodies:
                 self.stats.bodies.append(body)
@@ -277,7 +284,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": f"no route {path}"}})
 
     def _chat(self, owner: LLMServer, body: Any) -> None:
-        _, b, fault = owner.begin(self.headers.get("Authorization"), body, self.path)
+        _, b, fault = owner.begin(self.headers.get("Authorization"), body, self.path,
+                                  self.headers.get("api-key"))
         ended = False
 
         def end() -> None:
@@ -331,7 +339,8 @@ class _Handler(BaseHTTPRequestHandler):
             if fault == "echo_auth":
                 end()
                 said = (f"bad request from {self.path}; headers: "
-                        f"Authorization: {self.headers.get('Authorization')}")
+                        f"Authorization: {self.headers.get('Authorization')}; "
+                        f"api-key: {self.headers.get('api-key')}")
                 self._json(400, {"error": {"message": b.error_text or said, "type": "invalid_request_error"}})
                 return
             if fault == "server_error":
@@ -357,6 +366,9 @@ class _Handler(BaseHTTPRequestHandler):
             if fault != "no_usage":
                 p, c = _tokens(prompt), _tokens(content or refusal or "")
                 reply["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+                with owner.lock:
+                    owner.stats.usage[0] += p
+                    owner.stats.usage[1] += c
             end()
             if fault == "malformed_body":
                 text = json.dumps(reply)

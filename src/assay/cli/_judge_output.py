@@ -156,6 +156,7 @@ def print_summary(plan: Plan, summary: RunSummary, folder: Path, *, allow_failur
     say(f"{summary.done} judged ({summary.failed} failed, {summary.cached} from cache), "
         f"{summary.skipped} already stored, {summary.calls} calls, {_cost(summary.usd, summary.unpriced)}, "
         f"{summary.elapsed_s:.1f} s -> {folder}")
+    say(summary.token_line())
     code = 0
     planned = summary.planned
     if summary.stopped == "cost_limit":

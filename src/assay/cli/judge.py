@@ -101,6 +101,23 @@ def judge_command(
             help="Stop (exit 3) once N judgments of this run have failed; a rerun resumes.",
         ),
     ] = None,
+    significance: Annotated[
+        bool | None,
+        typer.Option("--significance/--no-significance",
+                     help="Write (or not) the assertion judges' significance_summary.csv (overrides the "
+                     "config's significance.enabled; default on)."),
+    ] = None,
+    permutations: Annotated[
+        int | None,
+        typer.Option("--permutations", metavar="N", min=0,
+                     help="Sign patterns of each clustered permutation test (overrides "
+                     "significance.permutations; default 10000; 0: no permutation tests)."),
+    ] = None,
+    permutation_seed: Annotated[
+        int | None,
+        typer.Option("--permutation-seed", metavar="SEED",
+                     help="Seed of the permutation tests (overrides significance.seed; default 42)."),
+    ] = None,
     allow_failures: Annotated[
         float,
         typer.Option(
@@ -139,12 +156,18 @@ def judge_command(
         return
     if config is None:
         raise ConfigError("CONFIG: give the config file (or --init to write an example)")
+    from assay.judge.dotenv import dotenv_paths, load_dotenv
     from assay.judge.generate import generated_inputs
     from assay.judge.inputs import first_items, load_inputs
     from assay.judge.plan import build_plan, preflight, select_judges
 
+    load_dotenv(dotenv_paths(config))  # keys from .env, never over a variable already set
     folder = out if out is not None else Path("runs") / config.stem
     cfg = generated_inputs(load_config(config), folder)
+    tests = {key: value for key, value in (("enabled", significance), ("permutations", permutations),
+                                           ("seed", permutation_seed)) if value is not None}
+    if tests:
+        cfg = cfg.model_copy(update={"significance": cfg.significance.model_copy(update=tests)})
     if max_concurrency is not None and cfg.llm is not None:
         cfg = cfg.model_copy(update={"llm": cfg.llm.model_copy(update={"max_concurrency": max_concurrency})})
     inputs = load_inputs(cfg)

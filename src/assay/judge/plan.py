@@ -410,4 +410,6 @@ async def execute(
         unpriced=sum(x.unpriced for x in summaries),
         failed_stored=failed_stored,
         notes=(lock.note,) if lock.note else (),
+        tokens_in=sum(x.tokens_in for x in summaries),
+        tokens_out=sum(x.tokens_out for x in summaries),
     )

@@ -64,7 +64,9 @@ Assertion judges
     formatted_p_value, question_set, judge, n, p_value_raw): Friedman's test (three or more
     arms, ``level`` omnibus) and the pairwise Wilcoxon tests of each metric's per-question
     values, then the clustered permutation tests (``<metric>_clustered``); Holm within one
-    judge, metric and question set; 10 000 sign patterns, seed 42 (BenchmarkQED's notebook).
+    judge, metric and question set; 10 000 sign patterns, seed 42 (BenchmarkQED's notebook) unless the
+    config's ``significance`` section says otherwise (``permutations: 0`` leaves the permutation
+    rows out, ``enabled: false`` the file).
     Metrics: ``pass_rate`` (standard), ``global_pass_rate``, ``support_level``,
     ``supporting_pass_rate``, ``discovery_rate`` (hierarchical).
 """
@@ -90,8 +92,6 @@ if TYPE_CHECKING:
 
 ALPHA = 0.05
 """Level of ``significant_diff`` in ``joint_vs_separate_by_model.csv`` (BenchmarkQED's alpha)."""
-N_PERMUTATIONS = 10_000
-PERMUTATION_SEED = 42
 
 
 def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[Path]:
@@ -194,7 +194,8 @@ def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[
     written += _joint_vs_separate(plan, folder, judgments)
     if reference:
         written.append(write_csv(folder / "reference_scores.csv", reference))
-        written.append(write_csv(folder / "reference_scores_summary.csv", _reference_summary(reference)))
+        summary = reference_summary_records(reference)
+        written.append(write_csv(folder / "reference_scores_summary.csv", summary))
         written += _per_pair_files(reference, folder, ("reference", "generated"), names, "reference")
     return written
 
@@ -242,7 +243,7 @@ def _per_pair_files(records: list[dict[str, Any]], folder: Path, pair: tuple[str
     return written
 
 
-def _reference_summary(reference: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def reference_summary_records(reference: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Mean and sample SD (ddof 1; empty for one score) per (question set, criterion, pair, judge)."""
     import statistics
 
@@ -409,8 +410,9 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
         written += ChunkCoverage(stack(x.table for x in c), stack(x.per_question for x in c),
                                  c[0].pass_threshold).write_csvs(folder)
     tested = [*found["assertion"], *found["assertion_hierarchical"]]
-    if tested:
+    significance = plan.config.significance
+    if tested and significance.enabled:
         written += assertion_significance(tested, correction="holm-per-group",
-                                          n_resamples=N_PERMUTATIONS,
-                                          seed=PERMUTATION_SEED).write_csvs(folder)
+                                          n_resamples=significance.permutations,
+                                          seed=significance.seed).write_csvs(folder)
     return written

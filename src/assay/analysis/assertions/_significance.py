@@ -100,7 +100,8 @@ class AssertionSignificance(Rendered):
     def summary_frame(self) -> pd.DataFrame:
         """The rows of ``significance_summary.csv`` (:data:`SUMMARY_COLUMNS`): per judge, each
         metric's Friedman (omnibus) and Wilcoxon (pairwise, Holm-adjusted ``p_value``) rows,
-        then each metric's clustered permutation rows under ``<metric>_clustered``."""
+        then each metric's clustered permutation rows under ``<metric>_clustered`` (none with
+        ``n_resamples`` 0: the permutation tests switched off)."""
         rows: list[dict[str, Any]] = []
         for judge in dict.fromkeys(t.judge for t in self.tests):
             mine = [t for t in self.tests if t.judge == judge]
@@ -114,7 +115,7 @@ class AssertionSignificance(Rendered):
                                   p.wilcoxon_statistic, p.wilcoxon_p_adjusted, p.significant_wilcoxon,
                                   p.mean_arm, p.mean_opponent, task, judge, p.n, p.wilcoxon_p_value)
                              for p in c.pairs if p.task == task]
-            for t in mine:
+            for t in (mine if self.n_resamples else []):  # 0: permutation tests switched off
                 rows += [_row(f"{t.metric}_clustered", "pairwise", "clustered_permutation", p.arm,
                               p.opponent, p.difference, p.permutation_p_adjusted,
                               p.significant_permutation, p.mean_arm, p.mean_opponent, p.task, judge,

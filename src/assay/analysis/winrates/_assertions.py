@@ -145,7 +145,8 @@ def assertion_comparisons(
     correction : {"holm", "holm-per-group"}, default "holm"
         Holm over every pair shown, or within each task.
     n_resamples : int, default 10_000
-        Random sign patterns of each permutation test.
+        Random sign patterns of each permutation test; 0 switches the permutation tests off
+        (``permutation_p_value`` NaN, ``difference`` still the statistic).
     seed : int, default 42
         Seed of the permutation streams (BenchmarkQED's ``permutation_seed``); pair i of the report
         uses the i-th child of ``numpy.random.SeedSequence(seed)``.
@@ -232,13 +233,18 @@ def _pair(task: str | None, a: str, b: str, complete: pd.DataFrame, keyed: pd.Da
             raise DesignError(f"assertion counts in {n_assertions!r} must be positive integers")
         reps = counts.astype(np.int64)
         diffs, labels = np.repeat(d, reps), np.repeat(units.astype(str), reps)
-    perm = cluster_permutation_test(diffs, labels.astype(str), n_resamples=n_resamples, rng=rng)
+    if n_resamples == 0:  # permutation tests switched off: the statistic, no p-value
+        n_clusters, estimate, p_value = len(set(labels.astype(str))), float(np.mean(diffs)), NAN
+    else:
+        perm = cluster_permutation_test(diffs, labels.astype(str), n_resamples=n_resamples, rng=rng)
+        n_clusters, estimate, p_value = perm.n_clusters, perm.estimate, perm.p_value
+        n_resamples = perm.n_resamples
     return AssertionPair(
-        task=task, arm=a, opponent=b, n=int(d.size), n_clusters=perm.n_clusters,
+        task=task, arm=a, opponent=b, n=int(d.size), n_clusters=n_clusters,
         mean_arm=float(complete[a].mean()), mean_opponent=float(complete[b].mean()),
-        difference=perm.estimate, wilcoxon_statistic=w.statistic, wilcoxon_p_value=w.p_value,
-        wilcoxon_p_adjusted=NAN, permutation_p_value=perm.p_value, permutation_p_adjusted=NAN,
-        n_resamples=perm.n_resamples, significant_wilcoxon=None, significant_permutation=None)
+        difference=estimate, wilcoxon_statistic=w.statistic, wilcoxon_p_value=w.p_value,
+        wilcoxon_p_adjusted=NAN, permutation_p_value=p_value, permutation_p_adjusted=NAN,
+        n_resamples=n_resamples, significant_wilcoxon=None, significant_permutation=None)
 
 
 def _adjust_pairs(pairs: list[AssertionPair], *, per_group: bool,

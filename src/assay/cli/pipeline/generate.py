@@ -53,8 +53,10 @@ def generate_command(
 
     Example: assay generate eval.yaml --out runs/exp1 --dry-run
     """
+    from assay.judge.dotenv import dotenv_paths, load_dotenv
     from assay.judge.engine import RunLock, load_config
 
+    load_dotenv(dotenv_paths(config))  # keys from .env, never over a variable already set
     cfg = load_config(config)
     if datapoints_only and cfg.datapoints is None:
         raise ConfigError(f"{config}: --datapoints-only: the config has no datapoints section")

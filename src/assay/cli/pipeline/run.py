@@ -119,8 +119,10 @@ def run_command(
 
     Example: assay run eval.yaml --out runs/exp1
     """
+    from assay.judge.dotenv import dotenv_paths, load_dotenv
     from assay.judge.engine import load_config
 
+    load_dotenv(dotenv_paths(config))  # keys from .env, never over a variable already set
     cfg = load_config(config)
     check_out_folder(out)
     chosen = [s for s in STEPS if s.applies(cfg)]

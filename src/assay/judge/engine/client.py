@@ -93,7 +93,7 @@ from assay.judge.engine._wire import (
     with_instruction,
 )
 from assay.judge.engine.cache import CachedResponse, ResponseCache, SingleFlight, cache_key, canonical_json
-from assay.judge.engine.client_config import ClientConfig, client_problems
+from assay.judge.engine.client_config import ClientConfig, client_problems, request_base_url
 from assay.judge.engine.pricing import find_price
 
 logger = logging.getLogger("assay.judge")
@@ -163,7 +163,7 @@ class LLMClient:
         self._fatal: FatalAPIError | None = None
         self._structured: bool | None = {"auto": None, "json_schema": True, "text": False}[
             config.structured_output]
-        self.endpoint = redact_url(config.base_url)
+        self.endpoint = redact_url(request_base_url(config))
         """The base URL as it may be stored and printed (no credentials); it enters the cache keys."""
         problems = client_problems(config)
         if problems:
@@ -201,7 +201,13 @@ class LLMClient:
     def _connect(self) -> Transport:
         """The transport, made once, inside the event loop (a run answered from cache needs none)."""
         if self._transport is None:
-            self._transport = make_transport(self.config)
+            if self._fatal is not None:
+                raise self._fatal
+            try:
+                self._transport = make_transport(self.config)
+            except ConfigError as exc:  # no Entra token: no request can be authorised
+                self._fatal = FatalAPIError(f"{self.endpoint}: {exc}")
+                raise self._fatal from None
         return self._transport
 
     @property
@@ -288,8 +294,9 @@ class LLMClient:
 
     def _redact(self, text: str) -> str:
         """An error text without the API key, bearer tokens or URL credentials."""
-        key_env = self.config.api_key_env
-        return redact_text(text, secrets=(os.environ.get(key_env) if key_env else None,))
+        config = self.config
+        secrets = [os.environ.get(name) for name in (config.api_key_env, config.azure_ad_token_env) if name]
+        return redact_text(text, secrets=(*secrets, *getattr(self._transport, "secrets", ())))
 
     def _check_budget(self) -> None:
         limit = self.config.cost_limit_usd

@@ -7,6 +7,7 @@ never loads the HTTP stack or the OpenAI SDK.
 from __future__ import annotations
 
 import os
+import urllib.parse
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -33,6 +34,19 @@ class ClientConfig(BaseModel):
     api_key_env: str | None = "OPENAI_API_KEY"
     """Name of the environment variable holding the API key (the key itself is never in a
     config); None for a local server that needs none."""
+    api_version: str | None = None
+    """Azure OpenAI's ``api-version`` (e.g. ``2024-10-21``), sent as that query parameter
+    unless ``base_url`` has one. Setting it (or an Azure host: ``*.openai.azure.com``,
+    ``*.cognitiveservices.azure.com``, ``*.services.ai.azure.com``) makes the endpoint Azure:
+    the key goes in an ``api-key`` header instead of ``Authorization: Bearer``."""
+    azure_ad_token_env: str | None = None
+    """Name of the environment variable holding a Microsoft Entra ID access token for Azure
+    OpenAI (sent as ``Authorization: Bearer``; no API key is needed then)."""
+    azure_ad_token_command: str | None = None
+    """A command printing a Microsoft Entra ID access token, run (without a shell) when the
+    client first connects, e.g. ``az account get-access-token --resource
+    https://cognitiveservices.azure.com --query accessToken -o tsv``. The token is kept in
+    memory only."""
     max_concurrency: int = Field(32, ge=1)
     """Most requests in flight at once."""
     timeout_s: float = Field(120.0, gt=0)
@@ -62,6 +76,42 @@ class ClientConfig(BaseModel):
     """Stop sending new requests once this much has been spent."""
 
 
+AZURE_HOSTS = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
+"""Host name endings of Azure OpenAI endpoints (their key goes in an ``api-key`` header)."""
+
+
+def is_azure(config: ClientConfig) -> bool:
+    """Whether ``config`` is an Azure OpenAI endpoint: an ``api_version``, an Entra token
+    source, or an Azure host name.
+
+    >>> is_azure(ClientConfig(model="m", base_url="https://x.openai.azure.com/openai/deployments/d"))
+    True
+    >>> is_azure(ClientConfig(model="m", base_url="http://127.0.0.1:8000/v1"))
+    False
+    """
+    host = (urllib.parse.urlsplit(config.base_url.strip()).hostname or "").lower()
+    return (config.api_version is not None or config.azure_ad_token_env is not None
+            or config.azure_ad_token_command is not None or host.endswith(AZURE_HOSTS))
+
+
+def request_base_url(config: ClientConfig) -> str:
+    """``base_url`` with ``api-version`` in its query when ``api_version`` is set and the URL
+    has none (the URL requests go to; stored and printed only through ``redact_url``).
+
+    >>> request_base_url(ClientConfig(model="m", base_url="https://x/openai/deployments/d",
+    ...                               api_version="2024-10-21"))
+    'https://x/openai/deployments/d?api-version=2024-10-21'
+    """
+    if config.api_version is None:
+        return config.base_url
+    parts = urllib.parse.urlsplit(config.base_url.strip())
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    if any(name == "api-version" for name, _ in query):
+        return config.base_url
+    query.append(("api-version", config.api_version))
+    return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+
+
 def client_problems(config: ClientConfig, models: Sequence[str] = ()) -> list[str]:
     """What stops a client for ``config`` from running, one line each (empty when nothing).
 
@@ -70,7 +120,13 @@ def client_problems(config: ClientConfig, models: Sequence[str] = ()) -> list[st
     on them could not be counted against the limit.
     """
     problems = []
-    if config.api_key_env is not None and not os.environ.get(config.api_key_env):
+    if config.azure_ad_token_env is not None and config.azure_ad_token_command is not None:
+        problems.append("llm: give azure_ad_token_env or azure_ad_token_command, not both")
+    if config.azure_ad_token_env is not None and not os.environ.get(config.azure_ad_token_env):
+        problems.append(f"environment variable {config.azure_ad_token_env} is not set: it should hold "
+                        f"the Entra ID token for {redact_url(config.base_url)} (llm.azure_ad_token_env)")
+    token = config.azure_ad_token_env is not None or config.azure_ad_token_command is not None
+    if not token and config.api_key_env is not None and not os.environ.get(config.api_key_env):
         problems.append(f"environment variable {config.api_key_env} is not set: it should hold the API "
                         f"key for {redact_url(config.base_url)} (or set api_key_env: null)")
     if config.cost_limit_usd is not None:

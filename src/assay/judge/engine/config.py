@@ -103,6 +103,24 @@ class InputsConfig(BaseModel):
     """assay's own JSONL answer files (read as ``tables``, kept for older configs)."""
 
 
+class SignificanceConfig(BaseModel):
+    """The significance tests written after a run (``significance_summary.csv`` of the assertion
+    judges: Friedman, pairwise Wilcoxon, clustered permutation; BenchmarkQED's
+    ``run_significance_test``, ``run_clustered_permutation``, ``n_permutations``,
+    ``permutation_seed``). ``assay judge --no-significance``, ``--permutations`` and
+    ``--permutation-seed`` override it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    enabled: bool = True
+    """Write ``significance_summary.csv`` when a judge scored two or more arms."""
+    permutations: int = Field(10_000, ge=0)
+    """Random sign patterns of each clustered permutation test; 0 switches those tests off
+    (the Friedman and Wilcoxon rows are still written)."""
+    seed: int = 42
+    """Seed of the permutation streams."""
+
+
 class AssayConfig(BaseModel):
     """A whole ``assay judge`` config."""
 
@@ -130,6 +148,8 @@ class AssayConfig(BaseModel):
     """``assay run``: the report kinds to write."""
     export: list[ExportStep] = Field(default_factory=list)
     """``assay run``: the exports to write."""
+    significance: SignificanceConfig = Field(default_factory=SignificanceConfig)
+    """The significance tests of the assertion judges (on/off, permutations, seed)."""
     cache: str = "run"
     """Where the response cache is: ``run`` (``responses.sqlite`` in the run folder), ``shared``
     (one per user: ``$ASSAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/assay``, else ~/.cache/assay),
@@ -451,6 +471,13 @@ llm:                                   # any OpenAI-compatible chat-completions 
 # off: none; or a file path. `assay judge --cache/--no-cache` overrides it;
 # `assay cache info|clear RUN` shows or empties it.
 cache: run
+
+# Significance tests written after a run (assertion judges scoring two or more arms):
+# Friedman, pairwise Wilcoxon and clustered permutation tests, Holm within a question set.
+significance:
+  enabled: true                        # false: no significance_summary.csv
+  permutations: 10000                  # sign patterns per permutation test; 0: no permutation tests
+  seed: 42
 
 # Where the answers are (assay judge --init DIR writes this example set in DIR/example_answers).
 # BenchmarkQED's layout: one file per method (system) and question set; the file may be a

@@ -79,6 +79,21 @@ class RunSummary:
     earlier runs' (None when not counted)."""
     notes: tuple[str, ...] = ()
     """What the caller should be told (a stale run-folder lock taken over, ...)."""
+    tokens_in: int = 0
+    """Prompt tokens of this run's calls (as the server reported them, else estimated;
+    re-asks included, cache hits not)."""
+    tokens_out: int = 0
+    """Completion tokens of this run's calls."""
+
+    def token_line(self) -> str:
+        """The token totals, one line (printed after a run, as BenchmarkQED's notebook prints
+        its model usage).
+
+        >>> RunSummary(4, 0, 4, 0, 1, 3, 0.0, 1.0, None, tokens_in=1200, tokens_out=300).token_line()
+        'tokens: 1,200 in, 300 out, 1,500 in all (3 calls; cache hits use none)'
+        """
+        return (f"tokens: {self.tokens_in:,} in, {self.tokens_out:,} out, "
+                f"{self.tokens_in + self.tokens_out:,} in all ({self.calls} calls; cache hits use none)")
 
     @property
     def complete(self) -> bool:
@@ -179,7 +194,8 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
     make_rows = rows or default_rows
     state = _State(total=len(pending), skipped=len(plan) - len(pending), started=time.monotonic(),
                    calls0=client.stats.calls, usd0=client.stats.spent_usd,
-                   unpriced0=getattr(client.stats, "unpriced", 0))
+                   unpriced0=getattr(client.stats, "unpriced", 0),
+                   tokens0=(getattr(client.stats, "tokens_in", 0), getattr(client.stats, "tokens_out", 0)))
     todo = _prefetching(pending, client)
 
     def report(force: bool = False) -> None:
@@ -231,7 +247,9 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
                       usd=client.stats.spent_usd - state.usd0,
                       elapsed_s=time.monotonic() - state.started,
                       stopped=stopped,
-                      unpriced=getattr(client.stats, "unpriced", 0) - state.unpriced0)
+                      unpriced=getattr(client.stats, "unpriced", 0) - state.unpriced0,
+                      tokens_in=getattr(client.stats, "tokens_in", 0) - state.tokens0[0],
+                      tokens_out=getattr(client.stats, "tokens_out", 0) - state.tokens0[1])
 
 
 def _prefetching(pending: list[ChatRequest], client: LLMClient, window: int = 512) -> Iterator[ChatRequest]:
@@ -289,6 +307,7 @@ class _State:
     calls0: int
     usd0: float
     unpriced0: int = 0
+    tokens0: tuple[int, int] = (0, 0)
     done: int = 0
     failed: int = 0
     cached: int = 0
