@@ -32,6 +32,15 @@ Faults, each drawn per request from ``Behaviour.rates`` or taken in arrival orde
 
 ``Behaviour.error_text``, when set, replaces the message of the 401, 403 and 400 faults.
 
+Logprobs, OpenAI-shaped: a request with ``logprobs: true`` (and ``top_logprobs: K``) gets
+``choices[0].logprobs.content``, one entry per token of the reply (the reply split at
+spaces), each with its ``top_logprobs`` (K entries, most likely first). With
+``Behaviour.scores`` (token -> probability) a free-text request is answered with one of
+those tokens, drawn by the request (its ``seed`` parameter included, so samples with
+different seeds differ), and the first token's table is that distribution's log
+probabilities; ``Behaviour.logprobs = False`` is an endpoint that ignores the request
+(``"logprobs": null``), as many do.
+
 Counters (:class:`Stats`): requests, requests in flight and their maximum, faults sent,
 arrival times, the ``Authorization`` headers seen. A request stops counting as in flight
 just before its reply is written, so a client that keeps at most N requests open can
@@ -50,6 +59,7 @@ import dataclasses
 import email.utils
 import hashlib
 import json
+import math
 import random
 import re
 import select
@@ -95,6 +105,11 @@ class Behaviour:
     """Keep every chat request's JSON body in :attr:`Stats.bodies`."""
     error_text: str | None = None
     """The message of the unauthorized, forbidden and echo_auth faults (None: their own)."""
+    scores: dict[str, float] | None = None
+    """Token -> probability: free-text replies are one of these tokens and the first token's
+    top-logprob table is their log probabilities (a G-Eval scorer's score distribution)."""
+    logprobs: bool = True
+    """Whether the server returns logprobs when a request asks for them."""
     keep_alive: bool = True
     """Keep connections open after a reply (False: ``Connection: close``, so that a stopped
     server refuses the client's next request instead of answering it on an open connection)."""
@@ -355,13 +370,20 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             prompt = "\n\n".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
             content, refusal = _reply(rng, rf, prompt, fault)
+            if b.scores and not rf and refusal is None and fault not in ("refusal_text", "truncated"):
+                draw = random.Random(f"{digest.hexdigest()}:{body.get('seed')}")
+                content = draw.choices(list(b.scores), weights=list(b.scores.values()))[0]
             message: dict[str, Any] = {"role": "assistant", "content": content}
             if refusal is not None:
                 message["refusal"] = refusal
+            logprobs = None
+            if body.get("logprobs") and b.logprobs and content:
+                logprobs = _logprobs(content, int(body.get("top_logprobs") or 0), b.scores)
             reply: dict[str, Any] = {
                 "id": "chatcmpl-" + digest.hexdigest()[:24], "object": "chat.completion",
                 "created": int(time.time()), "model": model,
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}],
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop",
+                             "logprobs": logprobs}],
             }
             if fault != "no_usage":
                 p, c = _tokens(prompt), _tokens(content or refusal or "")
@@ -404,6 +426,28 @@ def _retry_headers(b: Behaviour) -> dict[str, str]:
     if b.retry_after_ms is not None:
         headers["retry-after-ms"] = f"{b.retry_after_ms:g}"
     return headers
+
+
+def _logprobs(content: str, k: int, scores: dict[str, float] | None) -> dict[str, Any]:
+    """OpenAI's ``choice.logprobs`` for ``content``: one entry per space-separated token.
+
+    The first token's table is ``scores``' log probabilities when given (most likely first);
+    any other table is the token itself at log(0.9) and alternatives from WORDS at
+    log(0.1 / 2**j).
+    """
+    entries = []
+    for position, token in enumerate(content.split(" ")):
+        if position == 0 and scores and token in scores:
+            ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+            table = [(t, math.log(p)) for t, p in ranked if p > 0]
+        else:
+            table = [(token, math.log(0.9))] + [(w, math.log(0.1 / 2 ** (j + 1)))
+                                                 for j, w in enumerate(w for w in WORDS if w != token)]
+        chosen = dict(table).get(token, math.log(0.9))
+        entries.append({"token": token, "logprob": chosen, "bytes": list(token.encode()),
+                        "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())}
+                                         for t, lp in table[:k]]})
+    return {"content": entries, "refusal": None}
 
 
 def _tokens(text: str) -> int:

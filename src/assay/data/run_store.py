@@ -60,7 +60,8 @@ CREATE TABLE IF NOT EXISTS judgments (
     attempts INTEGER,
     cached INTEGER,
     evaluated_at TEXT,
-    tries INTEGER NOT NULL DEFAULT 1);
+    tries INTEGER NOT NULL DEFAULT 1,
+    top_logprobs TEXT);
 CREATE TABLE IF NOT EXISTS plan (key TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS scales (criterion TEXT PRIMARY KEY, scale TEXT NOT NULL);
 """

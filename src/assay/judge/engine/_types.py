@@ -55,10 +55,17 @@ class ChatRequest:
     meta: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     """Judgments-table fields known before the call (item, cluster, arm, opponent, position,
     run, judge, criterion, task, ...): JSON values, copied into the rows written."""
+    logprob_token: int = 0
+    """When ``params`` ask ``logprobs: true`` (with ``top_logprobs: K``): the position of the
+    reply's token whose top-logprob table the :class:`Reply` carries (0: the first token)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.key, str) or not self.key:
             raise ValueError("key: expected a non-empty string (see judgment_key)")
+        if isinstance(self.logprob_token, bool) or not isinstance(self.logprob_token, int) \
+                or self.logprob_token < 0:
+            raise ValueError(f"logprob_token of request {self.key}: expected an integer >= 0, "
+                             f"got {self.logprob_token!r}")
         if not self.messages:
             raise ValueError(f"messages of request {self.key}: expected at least one message")
         for message in self.messages:
@@ -109,6 +116,10 @@ class Reply:
     """The model that answered, as the server named it."""
     evaluated_at: str = ""
     """ISO 8601 UTC time the reply was obtained."""
+    top_logprobs: tuple[tuple[str, float], ...] | None = None
+    """``(token, logprob)`` pairs of the top-logprob table at the request's ``logprob_token``
+    position, as the server listed them; None when the request did not ask for logprobs or
+    the endpoint returned none (many do not: the caller must say what it did instead)."""
 
     @property
     def ok(self) -> bool:

@@ -116,17 +116,54 @@ class Completion:
     tokens_out: int
     reported: bool
     """Tokens from the reply's ``usage`` (True) or estimated at 4 characters a token (False)."""
+    top_logprobs: tuple[tuple[str, float], ...] | None = None
+    """The top-logprob table at the asked token position (None when not asked or not sent)."""
 
 
-def read_completion(data: dict[str, Any], *, sent_chars: Callable[[], int], model: str) -> Completion:
+def read_top_logprobs(choice: Any, position: int) -> tuple[tuple[str, float], ...] | None:
+    """The ``(token, logprob)`` pairs of the top-logprob table at ``position`` of a choice.
+
+    OpenAI's shape: ``choice["logprobs"]["content"][position]["top_logprobs"]``, a list of
+    ``{"token", "logprob"}``. None when the choice carries no logprobs, the reply is shorter
+    than ``position + 1`` tokens, or the table is malformed (never a guess).
+
+    >>> choice = {"logprobs": {"content": [{"token": "4", "logprob": -0.1,
+    ...     "top_logprobs": [{"token": "4", "logprob": -0.1}, {"token": "3", "logprob": -2.4}]}]}}
+    >>> read_top_logprobs(choice, 0)
+    (('4', -0.1), ('3', -2.4))
+    >>> read_top_logprobs(choice, 1), read_top_logprobs({"logprobs": None}, 0)
+    (None, None)
+    """
+    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if not isinstance(content, list) or len(content) <= position or not isinstance(content[position], dict):
+        return None
+    table = content[position].get("top_logprobs")
+    if not isinstance(table, list) or not table:
+        return None
+    out = []
+    for entry in table:
+        if not isinstance(entry, dict) or not isinstance(entry.get("token"), str):
+            return None
+        value = entry.get("logprob")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value <= 0.0:
+            return None
+        out.append((entry["token"], float(value)))
+    return tuple(out)
+
+
+def read_completion(data: dict[str, Any], *, sent_chars: Callable[[], int], model: str,
+                    logprob_token: int | None = None) -> Completion:
     """The first choice's content and refusal, the answering model, and the tokens: from
     ``usage`` when the server reports it, else estimated from the characters sent
-    (``sent_chars()``, called only then) and the characters received.
+    (``sent_chars()``, called only then) and the characters received; with
+    ``logprob_token`` set, the top-logprob table at that token (:func:`read_top_logprobs`).
 
-    >>> read_completion({"choices": [{"message": {"content": "hi"}}],
-    ...                  "usage": {"prompt_tokens": 9, "completion_tokens": 1}},
-    ...                 sent_chars=lambda: 40, model="m")
-    Completion(content='hi', refusal=None, model='m', tokens_in=9, tokens_out=1, reported=True)
+    >>> got = read_completion({"choices": [{"message": {"content": "hi"}}],
+    ...                        "usage": {"prompt_tokens": 9, "completion_tokens": 1}},
+    ...                       sent_chars=lambda: 40, model="m")
+    >>> got.content, got.tokens_in, got.tokens_out, got.reported, got.top_logprobs
+    ('hi', 9, 1, True, None)
     >>> read_completion({"choices": [], "model": "m-2"}, sent_chars=lambda: 40, model="m").tokens_in
     10
     """
@@ -143,7 +180,8 @@ def read_completion(data: dict[str, Any], *, sent_chars: Callable[[], int], mode
         tokens_out = estimate_tokens(content or refusal or "")
         reported = False
     answered = data.get("model") if isinstance(data.get("model"), str) else model
-    return Completion(content, refusal, answered, tokens_in, tokens_out, reported)
+    table = None if logprob_token is None or not choices else read_top_logprobs(choices[0], logprob_token)
+    return Completion(content, refusal, answered, tokens_in, tokens_out, reported, table)
 
 
 def connection_cause(exc: BaseException) -> BaseException | None:

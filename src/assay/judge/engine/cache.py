@@ -49,7 +49,8 @@ CREATE TABLE IF NOT EXISTS responses (
     tokens_out INTEGER NOT NULL,
     usage_reported INTEGER NOT NULL,
     created_at TEXT NOT NULL,
-    endpoint TEXT
+    endpoint TEXT,
+    top_logprobs TEXT
 )
 """
 
@@ -58,12 +59,13 @@ T = TypeVar("T")
 
 def cache_key(model: str, messages: Sequence[tuple[str, str]], params: Mapping[str, Any] | str,
               schema: Mapping[str, Any] | str | None, prompt_hash: str = "", sample: int = 0, *,
-              endpoint: str = "") -> str:
+              endpoint: str = "", logprob_token: int = 0) -> str:
     """SHA-256 (hex) of what determines a reply.
 
     ``params`` and ``schema`` (the verdict's JSON schema) are mappings or their canonical
     JSON text (:func:`canonical_json`); ``endpoint`` names the server (the client passes
-    the redacted base URL).
+    the redacted base URL); ``logprob_token``, the token position whose top-logprob table is
+    kept, enters only when it is not 0 (so the keys of every other request are unchanged).
     The hash is over the UTF-8 of a sequence of fields, each written as its length in
     characters, a colon and the text: the format number, endpoint, model, parameters and
     schema (canonical JSON), prompt hash and sample, then each message's role and text. The
@@ -87,6 +89,8 @@ def cache_key(model: str, messages: Sequence[tuple[str, str]], params: Mapping[s
     fields = [str(CACHE_FORMAT), endpoint, model, params, schema, prompt_hash, str(sample)]
     for role, text in messages:
         fields += (role, text)
+    if logprob_token:  # after the messages, as a pair no message can be (no such role)
+        fields += ("logprob_token", str(logprob_token))
     return hashlib.sha256("".join([f"{len(f)}:{f}" for f in fields]).encode("utf-8")).hexdigest()
 
 
@@ -97,6 +101,25 @@ def canonical_json(value: Any) -> str:
     '{"a":[1,"é"],"b":1}'
     """
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def logprobs_to_json(table: Sequence[tuple[str, float]] | None) -> str | None:
+    """A top-logprob table as the cache and the run store keep it: JSON ``[[token, logprob], ...]``.
+
+    >>> logprobs_to_json((("4", -0.1), ("3", -2.5))), logprobs_to_json(None)
+    ('[["4",-0.1],["3",-2.5]]', None)
+    """
+    return None if table is None else json.dumps([[t, lp] for t, lp in table], separators=(",", ":"),
+                                                 ensure_ascii=False)
+
+
+def logprobs_from_json(text: str | None) -> tuple[tuple[str, float], ...] | None:
+    """The table :func:`logprobs_to_json` wrote (None stays None).
+
+    >>> logprobs_from_json('[["4",-0.1],["3",-2.5]]')
+    (('4', -0.1), ('3', -2.5))
+    """
+    return None if text is None else tuple((str(t), float(lp)) for t, lp in json.loads(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +136,8 @@ class CachedResponse:
     created_at: str
     endpoint: str | None = None
     """The server that answered (its redacted base URL), for ``assay cache info``."""
+    top_logprobs: tuple[tuple[str, float], ...] | None = None
+    """The top-logprob table the request asked for (None when it asked none or got none)."""
 
 
 def default_cache_path() -> Path:
@@ -202,19 +227,22 @@ class ResponseCache:
         columns = {row[1] for row in self._conn.execute("PRAGMA table_info(responses)")}
         if "endpoint" not in columns:  # a cache of format 2: keep its file, add the column
             self._conn.execute("ALTER TABLE responses ADD COLUMN endpoint TEXT")
+        if "top_logprobs" not in columns:  # a cache from before logprobs: keep every reply
+            self._conn.execute("ALTER TABLE responses ADD COLUMN top_logprobs TEXT")
         self.hits = 0
         self.misses = 0
 
     @named_failures
     def get(self, key: str) -> CachedResponse | None:
         row = self._conn.execute(
-            "SELECT content, model, tokens_in, tokens_out, usage_reported, created_at "
+            "SELECT content, model, tokens_in, tokens_out, usage_reported, created_at, top_logprobs "
             "FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             self.misses += 1
             return None
         self.hits += 1
-        return CachedResponse(row[0], row[1], int(row[2]), int(row[3]), bool(row[4]), row[5])
+        return CachedResponse(row[0], row[1], int(row[2]), int(row[3]), bool(row[4]), row[5],
+                              top_logprobs=logprobs_from_json(row[6]))
 
     @named_failures
     def get_many(self, keys: Iterable[str]) -> dict[str, CachedResponse]:
@@ -231,10 +259,10 @@ class ResponseCache:
         for start in range(0, len(wanted), 500):
             part = wanted[start:start + 500]
             for row in self._conn.execute(
-                    "SELECT key, content, model, tokens_in, tokens_out, usage_reported, created_at "
-                    f"FROM responses WHERE key IN ({', '.join('?' * len(part))})", part):
+                    "SELECT key, content, model, tokens_in, tokens_out, usage_reported, created_at, "
+                    f"top_logprobs FROM responses WHERE key IN ({', '.join('?' * len(part))})", part):
                 found[row[0]] = CachedResponse(row[1], row[2], int(row[3]), int(row[4]), bool(row[5]),
-                                               row[6])
+                                               row[6], top_logprobs=logprobs_from_json(row[7]))
         self.hits += len(found)
         self.misses += len(wanted) - len(found)
         return found
@@ -243,9 +271,10 @@ class ResponseCache:
     def put(self, key: str, response: CachedResponse) -> None:
         self._conn.execute(
             "INSERT OR REPLACE INTO responses (key, content, model, tokens_in, tokens_out, "
-            "usage_reported, created_at, endpoint) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "usage_reported, created_at, endpoint, top_logprobs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (key, response.content, response.model, response.tokens_in, response.tokens_out,
-             int(response.usage_reported), response.created_at or utc_now(), response.endpoint))
+             int(response.usage_reported), response.created_at or utc_now(), response.endpoint,
+             logprobs_to_json(response.top_logprobs)))
 
     def __len__(self) -> int:
         return int(self._conn.execute("SELECT count(*) FROM responses").fetchone()[0])

@@ -275,7 +275,7 @@ class LLMClient:
         schema = None if request.response_model is None else verdict_schema_text(request.response_model)
         text = self._params_text if params is self.config.params else canonical_json(dict(params))
         return cache_key(model, request.messages, text, schema, request.prompt_hash, request.sample,
-                         endpoint=self.endpoint)
+                         endpoint=self.endpoint, logprob_token=_logprob_token(request, params) or 0)
 
     def _from_cache(self, request: ChatRequest, hit: CachedResponse, started: float) -> Reply | None:
         verdict = None
@@ -290,7 +290,7 @@ class LLMClient:
                      usd=None if price is None else price.cost(hit.tokens_in, hit.tokens_out),
                      usd_provenance="reported" if hit.usage_reported else "estimated",
                      latency_s=time.monotonic() - started, attempts=0, cached=True, model=hit.model,
-                     evaluated_at=utc_now())
+                     evaluated_at=utc_now(), top_logprobs=hit.top_logprobs)
 
     def _redact(self, text: str) -> str:
         """An error text without the API key, bearer tokens or URL credentials."""
@@ -310,11 +310,12 @@ class LLMClient:
         tally = _Tally()
         text: str | None = None
         error = "no reply"
+        position = _logprob_token(request, params)
         for round_ in range(self.config.max_parse_retries + 1):
             if round_:
                 self.stats.parse_retries += 1
             got = await self._send(messages, model, params, request.response_model, tally,
-                                   first=round_ == 0)
+                                   first=round_ == 0, logprob_token=position)
             if isinstance(got, _Failure):
                 return self._reply(request, tally, started, text, got.kind, got.error)
             text = got.content
@@ -323,14 +324,16 @@ class LLMClient:
                                    "the judge refused: " + got.refusal[:200])
             if request.response_model is None:
                 if text and text.strip():
-                    self._remember(key, text, tally)
-                    return self._reply(request, tally, started, text, None, None)
+                    self._remember(key, text, tally, got.top_logprobs)
+                    return self._reply(request, tally, started, text, None, None,
+                                       top_logprobs=got.top_logprobs)
                 error = "empty reply"
             else:
                 outcome = parse_verdict(text, request.response_model)
                 if outcome.verdict is not None:
-                    self._remember(key, text or "", tally)
-                    return self._reply(request, tally, started, text, None, None, outcome.verdict)
+                    self._remember(key, text or "", tally, got.top_logprobs)
+                    return self._reply(request, tally, started, text, None, None, outcome.verdict,
+                                       top_logprobs=got.top_logprobs)
                 if outcome.failure_kind == "refusal":
                     return self._reply(request, tally, started, text, "refusal", outcome.error)
                 error = outcome.error or "invalid reply"
@@ -339,13 +342,16 @@ class LLMClient:
                         {"role": "user", "content": _CORRECTION.format(error=error)}]
         return self._reply(request, tally, started, text, "parse_error", error)
 
-    def _remember(self, key: str, text: str, tally: _Tally) -> None:
+    def _remember(self, key: str, text: str, tally: _Tally,
+                  top_logprobs: tuple[tuple[str, float], ...] | None = None) -> None:
         if self.cache is not None:
             self.cache.put(key, CachedResponse(text, tally.model, tally.tokens_in, tally.tokens_out,
-                                               not tally.estimated, utc_now(), self.endpoint))
+                                               not tally.estimated, utc_now(), self.endpoint,
+                                               top_logprobs))
 
     def _reply(self, request: ChatRequest, tally: _Tally, started: float, text: str | None,
-               kind: ReplyFailure | None, error: str | None, verdict: BaseModel | None = None) -> Reply:
+               kind: ReplyFailure | None, error: str | None, verdict: BaseModel | None = None, *,
+               top_logprobs: tuple[tuple[str, float], ...] | None = None) -> Reply:
         usd: float | None = None
         provenance: Literal["reported", "estimated"] | None = None
         if tally.received:  # else nothing came back, nothing known to be billed
@@ -354,12 +360,12 @@ class LLMClient:
                      tokens_in=tally.tokens_in, tokens_out=tally.tokens_out, usd=usd,
                      usd_provenance=provenance,
                      latency_s=time.monotonic() - started, attempts=tally.attempts, cached=False,
-                     model=tally.model, evaluated_at=utc_now())
+                     model=tally.model, evaluated_at=utc_now(), top_logprobs=top_logprobs)
 
     # -- one HTTP exchange, with retries
     async def _send(self, messages: list[dict[str, str]], model: str, params: Mapping[str, Any],
-                    verdict_model: type[BaseModel] | None, tally: _Tally, *, first: bool
-                    ) -> Completion | _Failure:
+                    verdict_model: type[BaseModel] | None, tally: _Tally, *, first: bool,
+                    logprob_token: int | None = None) -> Completion | _Failure:
         cfg = self.config
         last = _Failure("api_error", "not sent")
         attempt = 0
@@ -406,7 +412,7 @@ class LLMClient:
                                 self._structured = True
                             self._limiter.on_success()
                             return self._completion(data, body["messages"], model, verdict_model,
-                                                    structured, tally)
+                                                    structured, tally, logprob_token)
                     else:
                         error = json_or_text(reply.body)
                         said = self._redact(error_message(error, status))
@@ -448,14 +454,15 @@ class LLMClient:
             await asyncio.sleep(delay)
 
     def _completion(self, data: dict[str, Any], messages: list[dict[str, str]], model: str,
-                    verdict_model: type[BaseModel] | None, structured: bool, tally: _Tally) -> Completion:
+                    verdict_model: type[BaseModel] | None, structured: bool, tally: _Tally,
+                    logprob_token: int | None = None) -> Completion:
         def sent() -> int:  # only asked for when the server reports no usage
             chars = sum(len(m["content"]) for m in messages)
             if structured and verdict_model is not None:
                 chars += len(str(verdict_schema(verdict_model)))
             return chars
 
-        got = read_completion(data, sent_chars=sent, model=model)
+        got = read_completion(data, sent_chars=sent, model=model, logprob_token=logprob_token)
         tokens_in, tokens_out, answered = got.tokens_in, got.tokens_out, got.model
         price = find_price(self.config.prices, answered, model)
         tally.received += 1
@@ -474,6 +481,11 @@ class LLMClient:
         self.stats.tokens_in += tokens_in
         self.stats.tokens_out += tokens_out
         return got
+
+
+def _logprob_token(request: ChatRequest, params: Mapping[str, Any]) -> int | None:
+    """The token position whose top-logprob table the reply carries; None when not asked."""
+    return request.logprob_token if params.get("logprobs") else None
 
 
 _CORRECTION = ("Your reply could not be used ({error}). Reply again with only the JSON object "

@@ -48,17 +48,20 @@ from assay.data.run_store import (
 from assay.data.run_store import load_store as load_store  # re-exported: the reader lives in data
 from assay.data.schema import COLUMNS, Scale
 from assay.judge.engine._types import ChatRequest, Reply, utc_now
+from assay.judge.engine.cache import logprobs_from_json, logprobs_to_json
 
 if TYPE_CHECKING:  # pandas loads when a frame is asked for, not to judge
     import pandas as pd
 
-STORE_FORMAT = "1"
+STORE_FORMAT = "2"
+"""2 added ``judgments.top_logprobs`` (a store of format 1 is migrated on opening: the column
+is added, every row kept)."""
 
 _PUT = """
 INSERT INTO judgments (key, config_hash, failed, failure_kind, error, rows, verdict, raw_response,
     model, prompt_hash, tokens_in, tokens_out, usd, usd_provenance, latency_s, attempts, cached,
-    evaluated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    evaluated_at, top_logprobs)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (key) DO UPDATE SET
     config_hash = excluded.config_hash, failed = excluded.failed,
     failure_kind = excluded.failure_kind, error = excluded.error, rows = excluded.rows,
@@ -66,7 +69,8 @@ ON CONFLICT (key) DO UPDATE SET
     prompt_hash = excluded.prompt_hash, tokens_in = excluded.tokens_in,
     tokens_out = excluded.tokens_out, usd = excluded.usd, usd_provenance = excluded.usd_provenance,
     latency_s = excluded.latency_s, attempts = excluded.attempts, cached = excluded.cached,
-    evaluated_at = excluded.evaluated_at, tries = judgments.tries + 1
+    evaluated_at = excluded.evaluated_at, top_logprobs = excluded.top_logprobs,
+    tries = judgments.tries + 1
 WHERE judgments.failed = 1
 """
 
@@ -185,11 +189,24 @@ class RunStore:
         for statement in STORE_TABLES.split(";"):
             if statement.strip():
                 self._conn.execute(statement)
-        self._conn.execute("INSERT OR IGNORE INTO info (name, value) VALUES ('format', ?)", (STORE_FORMAT,))
+        self._migrate()
         row = self._conn.execute("SELECT value FROM info WHERE name = 'config_hash'").fetchone()
         self._config_hash: str | None = None if row is None else str(row[0])
         if config is not None:
             self._record_config(config, config_hash or _hash_config(config))
+
+    def _migrate(self) -> None:
+        """Bring a store of an older format to this one in place, keeping every row.
+
+        Format 1 has no ``judgments.top_logprobs``: the column is added (NULL for the
+        judgments stored before, which asked for no logprobs), in one transaction.
+        """
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(judgments)")}
+        with self._transaction():
+            if "top_logprobs" not in columns:
+                self._conn.execute("ALTER TABLE judgments ADD COLUMN top_logprobs TEXT")
+            self._conn.execute("INSERT OR REPLACE INTO info (name, value) VALUES ('format', ?)",
+                               (STORE_FORMAT,))
 
     # -- configuration
     def _record_config(self, config: Mapping[str, Any], digest: str) -> None:
@@ -265,7 +282,7 @@ class RunStore:
             _ROWS_JSON.encode(kept), None if verdict is None else _ROWS_JSON.encode(verdict),
             reply.text, reply.model, request.prompt_hash, reply.tokens_in, reply.tokens_out,
             reply.usd, reply.usd_provenance, reply.latency_s, reply.attempts, int(reply.cached),
-            reply.evaluated_at or utc_now())
+            reply.evaluated_at or utc_now(), logprobs_to_json(reply.top_logprobs))
         cursor = self._conn.execute(_PUT, values)
         if commit:
             self.commit()
@@ -308,6 +325,20 @@ class RunStore:
                      f"AND key IN ({', '.join('?' * len(part))})")
             for key, verdict in self._conn.execute(query, part):
                 out[str(key)] = json.loads(verdict)
+        return out
+
+    @named_failures
+    def top_logprobs(self, keys: Iterable[str]) -> dict[str, tuple[tuple[str, float], ...]]:
+        """The top-logprob tables stored for ``keys`` (key -> ``(token, logprob)`` pairs); keys
+        whose judgment asked for none, or whose endpoint returned none, are left out."""
+        wanted = list(dict.fromkeys(keys))
+        out: dict[str, tuple[tuple[str, float], ...]] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            query = ("SELECT key, top_logprobs FROM judgments WHERE top_logprobs IS NOT NULL "
+                     f"AND key IN ({', '.join('?' * len(part))})")
+            for key, table in self._conn.execute(query, part):
+                out[str(key)] = logprobs_from_json(table) or ()
         return out
 
     @named_failures
