@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 
 import assay.stats as api
-from assay.stats import _distributions, bleu, calibration
+from assay.stats import _distributions, bleu, calibration, correlation, expectation
 from assay.stats.agreement import _rates, _reliability
 from assay.stats.contrasts import _mover, _multiplicity, _noninferiority, _paired
 from assay.stats.intervals import _analytic, _bootstrap, _cr2, _passk, _resampling
@@ -14,7 +14,8 @@ from assay.stats.significance import _paired as _paired_tests
 from assay.stats.significance import _permutation, _ranks
 
 # the modules whose __all__ lists their functions (each with a doctested example)
-MODULES = (_distributions, _rates, bleu, calibration, _bootstrap, _analytic, _cr2, _mover,
+MODULES = (_distributions, _rates, bleu, calibration, correlation, expectation, _bootstrap, _analytic,
+           _cr2, _mover,
            _multiplicity,
            _noninferiority, _paired, _passk, _permutation, _reliability, _resampling, _paired_tests,
            _ranks,
@@ -30,7 +31,7 @@ def test_all_is_sorted_and_complete() -> None:
                  "BleuResult", "PairwiseBleuResult", "CalibrationFit", "PairwiseAgreement",
                  "ReliabilityResult", "FriedmanResult", "NormalityResult", "PairedTestResult",
                  "PairwiseTest", "PermutationResult", "BradleyTerryFit", "BradleyTerryIntervals",
-                 "LengthControlledWinRate"}
+                 "LengthControlledWinRate", "CorrelationResult", "ScoreExpectation"}
     assert set(api.__all__) == expected
     for name in api.__all__:
         assert getattr(api, name) is not None

@@ -42,6 +42,8 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "sentence_bleu",
     ],
     ".calibration": ["CalibrationFit", "apply_calibration", "ols_calibration"],
+    ".correlation": ["CorrelationResult", "spearman_interval"],
+    ".expectation": ["ScoreExpectation", "score_expectation"],
     ".contrasts": [
         "bisect_p_value",
         "effective_pairs",
