@@ -19,6 +19,7 @@ from assay.cli.pipeline import native_scores as _native_scores  # noqa: F401  is
 from assay.cli.pipeline import datapoints as _datapoints  # noqa: F401  isort: skip
 from assay.cli.pipeline import generate as _generate  # noqa: F401  isort: skip
 from assay.cli.pipeline import run as _run  # noqa: F401  isort: skip
+from assay.cli.pipeline import baselines as _baselines  # noqa: F401  isort: skip
 from assay.cli import view as _view  # noqa: F401  isort: skip
 from assay.cli._app import app, main
 

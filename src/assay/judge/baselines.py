@@ -1,0 +1,363 @@
+"""Baselines beside the judges (CoEval's ``benchmark.run_baselines``): BERTScore and G-Eval
+on a run folder's responses, and how each method, and each LLM judge, ranks them against
+the ground truth.
+
+:func:`run_baselines` scores every response of the run folder with each method asked for:
+
+``bertscore``
+    BERTScore-F1 against the datapoint's ``reference`` through the native-scores
+    machinery (:func:`assay.judge.native_scores.native_scores`; the ``bertscore`` extra
+    and a local model path, never downloaded).
+``geval``
+    G-Eval through the engine (:mod:`assay.judge.geval`): cache, a run store in
+    ``RUN/baselines/`` (a rerun resumes, nothing is asked twice), the cost limit.
+
+It writes ``baselines.jsonl`` (one record per response and method: the score and how it
+was computed) and ``baselines.csv``: per method, and per LLM judge and criterion of the
+folder's ``evaluations.jsonl`` (pointwise scores, averaged over trials per response),
+per task, Spearman's rho against the ground truth with a Fisher-z interval (Bonett and
+Wright's standard error; :func:`assay.stats.spearman_interval`), n and the p-value.
+
+The ground truth of a response is its ``native_scores.jsonl`` score (``assay
+native-scores``) when the folder has one, else its datapoint's ``reference_score``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import math
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from assay.data.atomic import write_text
+from assay.data.runfolder import NATIVE_SCORES_FILE, read_part
+from assay.errors import ConfigError, InputError
+from assay.judge.engine.client_config import ClientConfig
+from assay.judge.geval import GEvalSettings, GEvalTarget, combine, geval_requests, geval_rows
+
+METHODS = ("bertscore", "geval")
+BASELINES_JSONL = "baselines.jsonl"
+BASELINES_CSV = "baselines.csv"
+BASELINES_DIR = "baselines"
+"""The folder inside the run folder holding G-Eval's run store."""
+CSV_COLUMNS = ("method", "task", "ground_truth", "n", "estimate", "lower", "upper", "conf",
+               "p_value", "interval_method", "note")
+ALL_TASKS = "all"
+
+
+class BertScoreSettings(BaseModel):
+    """The ``bertscore`` section of a baselines config."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    model_path: str | None = None
+    """A local model folder (nothing is downloaded); relative to the config's folder."""
+
+
+class BaselinesConfig(BaseModel):
+    """A baselines config (``assay baselines RUN --config CFG``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    methods: list[str] = Field(default_factory=lambda: list(METHODS))
+    """The methods run: ``bertscore``, ``geval``."""
+    llm: ClientConfig | None = None
+    """G-Eval's model endpoint (an ``assay judge`` config's ``llm`` section)."""
+    geval: GEvalSettings = Field(default_factory=GEvalSettings)
+    bertscore: BertScoreSettings = Field(default_factory=BertScoreSettings)
+    cache: str = "run"
+    """Response cache: ``run`` (the run folder's ``responses.sqlite``), ``shared``, ``off`` or a path."""
+    conf: float = Field(default=0.95, gt=0.0, lt=1.0)
+    """Confidence level of the intervals."""
+    base_dir: Path = Field(default=Path("."), exclude=True)
+
+    @field_validator("methods")
+    @classmethod
+    def _methods(cls, value: list[str]) -> list[str]:
+        return parse_methods(",".join(value))
+
+
+def parse_methods(text: str) -> list[str]:
+    """``bertscore,geval`` as a list, each checked.
+
+    >>> parse_methods(" geval, bertscore ")
+    ['geval', 'bertscore']
+    """
+    methods = [m.strip().lower() for m in text.split(",") if m.strip()]
+    if not methods:
+        raise ValueError("expected at least one of bertscore, geval")
+    for m in methods:
+        if m not in METHODS:
+            raise ValueError(f"{m!r}: expected bertscore or geval")
+    return list(dict.fromkeys(methods))
+
+
+def load_baselines_config(path: str | Path | None, *,
+                          data: Mapping[str, Any] | None = None) -> BaselinesConfig:
+    """Read a baselines config (YAML); an ``assay judge`` config's ``llm`` and ``cache`` keys
+    are read from it too, so one file can serve both."""
+    from assay.judge.engine.config import expand_env, safe_yaml
+
+    source = "baselines config" if path is None else str(path)
+    base = Path(".") if path is None else Path(path).parent
+    if data is None:
+        if path is None:
+            return BaselinesConfig()
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
+        data = safe_yaml(text, source) or {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: expected a mapping with llm, geval, bertscore")
+    keys = ("methods", "llm", "geval", "bertscore", "cache", "conf")
+    if "baselines" in data and isinstance(data["baselines"], Mapping):  # a section of a whole config
+        section = {**{k: data[k] for k in ("llm", "cache") if k in data}, **data["baselines"]}
+    else:
+        section = {k: v for k, v in data.items() if k in keys}
+    try:
+        return BaselinesConfig.model_validate({**expand_env(dict(section)), "base_dir": base})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{source}: {where}: {first['msg']}") from None
+
+
+@dataclass(frozen=True)
+class BaselinesResult:
+    """What :func:`baselines` computed and wrote."""
+
+    records: list[dict[str, Any]]
+    """``baselines.jsonl``'s records: per response and method, the score and ``how``."""
+    correlations: list[dict[str, Any]]
+    """``baselines.csv``'s rows (columns :data:`CSV_COLUMNS`)."""
+    jsonl_path: Path
+    csv_path: Path
+    ground_truth: str
+    usd: float = 0.0
+    """What G-Eval's calls cost in this run (cache hits cost nothing)."""
+    calls: int = 0
+    stopped: str | None = None
+    """``cost_limit`` or ``max_failures`` when G-Eval stopped before the end (a rerun resumes)."""
+    notes: list[str] = field(default_factory=list)
+
+
+def run_baselines(run_folder: str | Path, config: BaselinesConfig | Mapping[str, Any] | None = None
+                  ) -> Path:
+    """Run the baselines on a run folder and write ``baselines.jsonl`` and ``baselines.csv``;
+    return the CSV's path (for ``assay run``; :func:`baselines` returns everything)."""
+    return baselines(run_folder, config).csv_path
+
+
+def baselines(run_folder: str | Path, config: BaselinesConfig | Mapping[str, Any] | None = None, *,
+              bertscore_batch: Callable[[Sequence[str], Sequence[str]], list[float]] | None = None
+              ) -> BaselinesResult:
+    """Score the run folder's responses with each method and correlate with the ground truth.
+
+    ``bertscore_batch`` replaces the BERTScore function (tests use a stand-in).
+    """
+    folder = Path(run_folder)
+    if not isinstance(config, BaselinesConfig):
+        config = load_baselines_config(None, data=config or {})
+    datapoints = {str(rec.get("id")): rec for _, _, rec in read_part(folder, "datapoints")}
+    responses = [rec for _, _, rec in read_part(folder, "responses")]
+    truth, truth_name = _ground_truth(folder, datapoints, responses)
+    task_of = {str(r.get("id")): str(datapoints.get(str(r.get("datapoint_id")), {}).get("task") or ALL_TASKS)
+               for r in responses}
+    notes: list[str] = []
+    records: list[dict[str, Any]] = []
+    usd, calls, stopped = 0.0, 0, None
+    for method in config.methods:
+        if method == "bertscore":
+            records += _bertscore(folder, config, bertscore_batch, task_of, notes)
+        else:
+            got, usd, calls, stopped = _geval(folder, config, datapoints, responses, task_of)
+            records += got
+            if stopped:
+                notes.append(f"G-Eval stopped ({stopped}): rerun to resume; the responses not yet "
+                             "scored are left out")
+    scores: dict[str, dict[str, float]] = defaultdict(dict)
+    for rec in records:
+        if rec["score"] is not None:
+            scores[rec["method"]][rec["response_id"]] = rec["score"]
+    for name, by_response in _judge_scores(folder, notes).items():
+        scores[name] = by_response
+    correlations = _correlations(scores, truth, task_of, truth_name, config.conf)
+    if not any(v is not None for v in truth.values()):
+        notes.append("No response has a ground truth (native_scores.jsonl or the datapoints' "
+                     "reference_score): run assay native-scores first; no correlation computed")
+    jsonl = write_text(folder / BASELINES_JSONL,
+                       "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    for row in correlations:
+        writer.writerow({k: ("" if _missing(v) else v) for k, v in row.items()})
+    csv_path = write_text(folder / BASELINES_CSV, out.getvalue())
+    return BaselinesResult(records, correlations, jsonl, csv_path, truth_name, usd, calls, stopped, notes)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _ground_truth(folder: Path, datapoints: Mapping[str, Mapping[str, Any]],
+                  responses: Sequence[Mapping[str, Any]]) -> tuple[dict[str, float | None], str]:
+    native: dict[str, float | None] = {}
+    metrics: set[str] = set()
+    if (folder / NATIVE_SCORES_FILE).is_file():
+        from assay.data.runfolder import _native_scores  # the validated reader of that file
+
+        native = _native_scores(folder)
+        for line in (folder / NATIVE_SCORES_FILE).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                metrics.add(str(json.loads(line).get("metric")))
+    truth: dict[str, float | None] = {}
+    for rec in responses:
+        rid = str(rec.get("id"))
+        value = native.get(rid) if rid in native else \
+            datapoints.get(str(rec.get("datapoint_id")), {}).get("reference_score")
+        truth[rid] = None if value is None else float(value)
+    name = f"native:{'+'.join(sorted(metrics))}" if metrics else "reference_score"
+    return truth, name
+
+
+def _bertscore(folder: Path, config: BaselinesConfig, batch: Any, task_of: Mapping[str, str],
+               notes: list[str]) -> list[dict[str, Any]]:
+    from assay.judge.native_scores import native_scores
+
+    path = config.bertscore.model_path
+    if path is not None and not Path(path).is_absolute():
+        path = str(config.base_dir / path)
+    scored = native_scores(folder, "bertscore", model_path=path, batch=batch)
+    notes += [f"bertscore: {n}" for n in scored.notes]
+    return [{"response_id": str(r["response_id"]), "datapoint_id": str(r["datapoint_id"]),
+             "arm": r["arm"], "task": task_of.get(str(r["response_id"]), ALL_TASKS),
+             "method": "bertscore", "score": r["reference_score"], "how": "bertscore_f1",
+             "n_samples": None, "mass": None,
+             "failure_kind": None if r["reference_score"] is not None else "no_reference_or_text"}
+            for r in scored.records]
+
+
+def _geval(folder: Path, config: BaselinesConfig, datapoints: Mapping[str, Mapping[str, Any]],
+           responses: Sequence[Mapping[str, Any]], task_of: Mapping[str, str]
+           ) -> tuple[list[dict[str, Any]], float, int, str | None]:
+    if config.llm is None:
+        raise ConfigError("geval needs the llm section (model, base_url, ...) in --config")
+    targets = []
+    for rec in responses:
+        text = rec.get("text")
+        if not isinstance(text, str) or rec.get("failure_kind"):
+            continue
+        dp = datapoints.get(str(rec.get("datapoint_id")), {})
+        targets.append(GEvalTarget(str(rec.get("id")), str(rec.get("datapoint_id")), str(rec.get("arm")),
+                                   task_of.get(str(rec.get("id")), ALL_TASKS), str(dp.get("prompt") or ""),
+                                   text))
+    return asyncio.run(_geval_async(folder, config, targets))
+
+
+async def _geval_async(folder: Path, config: BaselinesConfig, targets: list[GEvalTarget]
+                       ) -> tuple[list[dict[str, Any]], float, int, str | None]:
+    from assay.judge.engine.cache import ResponseCache, cache_path
+    from assay.judge.engine.client import LLMClient
+    from assay.judge.engine.runner import run_requests
+    from assay.judge.engine.store import RunStore
+
+    if config.llm is None:
+        raise ConfigError("geval needs the llm section (model, base_url, ...) in --config")
+    settings, model = config.geval, config.llm.model
+    rows = geval_rows(settings.score_max)
+    where = cache_path(config.cache, folder, base_dir=config.base_dir)
+    cache = None if where is None else ResponseCache(where)
+    first = geval_requests(targets, settings, model, stage="logprobs") if settings.logprobs else []
+    usd, calls, stopped = 0.0, 0, None
+    try:
+        async with LLMClient(config.llm, cache=cache) as client:
+            with RunStore(folder / BASELINES_DIR,
+                          config={"geval": settings.model_dump(mode="json"), "model": model}) as store:
+                if first:
+                    summary = await run_requests(first, client, store, rows=rows)
+                    stopped = summary.stopped
+                by_key = {r["response_id"]: r for r in store.records(keys=[q.key for q in first])}
+                pending = [t for t in targets
+                           if by_key.get(t.response_id, {}).get("how") != "logprob_expectation"]
+                second = [] if stopped else geval_requests(pending, settings, model, stage="samples")
+                if second:
+                    summary = await run_requests(second, client, store, rows=rows,
+                                                 record_plan=False)
+                    stopped = summary.stopped
+                samples: dict[str, list[dict[str, Any]]] = defaultdict(list)
+                for row in store.records(keys=[q.key for q in second]):
+                    samples[row["response_id"]].append(row)
+            usd, calls = client.stats.spent_usd, client.stats.calls
+    finally:
+        if cache is not None:
+            cache.close()
+    out = []
+    for t in targets:
+        if t.response_id not in by_key and t.response_id not in samples:
+            continue  # not asked yet (the run stopped)
+        got = combine(by_key.get(t.response_id), samples.get(t.response_id, []), settings)
+        if got["how"] == "sampled_mean" and len(samples.get(t.response_id, [])) < settings.samples \
+                and stopped:
+            continue  # partly sampled: a rerun finishes it
+        out.append({"response_id": t.response_id, "datapoint_id": t.datapoint_id, "arm": t.arm,
+                    "task": t.task, "method": "geval", **got})
+    return out, usd, calls, stopped
+
+
+def _judge_scores(folder: Path, notes: list[str]) -> dict[str, dict[str, float]]:
+    """``judge:NAME/CRITERION`` -> response id -> mean pointwise score over trials."""
+    try:
+        evaluations = read_part(folder, "evaluations")
+    except InputError:  # no evaluations yet: the baselines stand alone
+        notes.append("The run folder has no evaluations.jsonl: no LLM judge is compared")
+        return {}
+    sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    skipped = 0
+    for _, _, ev in evaluations:
+        if ev.get("opponent_response_id") or ev.get("failure_kind") or not isinstance(ev.get("scores"), dict):
+            continue
+        for criterion, value in ev["scores"].items():
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                skipped += value is not None
+                continue
+            sums[f"judge:{ev.get('judge')}/{criterion}"][str(ev.get("response_id"))].append(float(value))
+    if skipped:
+        notes.append(f"{skipped} judge scores are not numbers (labels): left out of the comparison")
+    return {name: {rid: sum(v) / len(v) for rid, v in by.items()} for name, by in sorted(sums.items())}
+
+
+def _correlations(scores: Mapping[str, Mapping[str, float]], truth: Mapping[str, float | None],
+                  task_of: Mapping[str, str], truth_name: str, conf: float) -> list[dict[str, Any]]:
+    from assay.stats.correlation import spearman_interval
+
+    out = []
+    tasks = sorted(set(task_of.values()))
+    for method, by_response in scores.items():
+        groups = [(task, [r for r in by_response if task_of.get(r) == task]) for task in tasks]
+        if len(tasks) > 1:
+            groups.append((ALL_TASKS, list(by_response)))
+        for task, ids in groups:
+            pairs = [(by_response[r], truth[r]) for r in ids if truth.get(r) is not None]
+            if not pairs:
+                continue
+            result = spearman_interval([p[0] for p in pairs], [p[1] for p in pairs], conf=conf)
+            note = ""
+            if math.isnan(result.estimate):
+                note = "undefined: fewer than 3 pairs or a constant side"
+            elif math.isnan(result.lower):
+                note = "no interval: fewer than 4 pairs or |rho| = 1"
+            out.append({"method": method, "task": task, "ground_truth": truth_name, "n": result.n,
+                        "estimate": result.estimate, "lower": result.lower, "upper": result.upper,
+                        "conf": result.conf, "p_value": result.p_value,
+                        "interval_method": result.method, "note": note})
+    return out
