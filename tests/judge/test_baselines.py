@@ -164,3 +164,40 @@ def test_cli_geval_and_user_errors(server, run_folder, tmp_path, capsys):
 def test_parse_score_reads_only_a_score_in_range():
     assert [parse_score(t, 5) for t in ("5", " 2 ", "Score: 4", "0", "10", "", None)] == \
         [5, 2, 4, None, None, None, None]
+
+
+def test_judges_of_the_run_store_are_compared_too(run_folder):
+    from assay.judge import ChatRequest, Reply
+    from assay.judge.engine.store import RunStore
+
+    (run_folder / "evaluations.jsonl").unlink()
+    # an `assay judge` run store (a trial is its rows' run): judge "rub" scored each (item, arm)
+    # with 10 - i + (arm == "a") + trial in trials 1 and 2
+    with RunStore(run_folder, config={"judge": "rub"}) as store:
+        for i in range(8):
+            for arm in "ab":
+                for trial in (1, 2):
+                    key = f"k{i}{arm}{trial}"
+                    row = {"item": f"d{i}", "arm": arm, "run": trial, "judge": "rub", "criterion": "ok",
+                           "score": float(10 - i + (arm == "a") + trial)}
+                    store.put(ChatRequest(key=key, messages=(("user", "x"),)),
+                              Reply(key=key, verdict=None, text="x"), [row])
+    result = baselines(run_folder, BaselinesConfig(methods=["bertscore"]), bertscore_batch=_stand_in)
+    row = next(r for r in result.correlations if (r["method"], r["task"]) == ("judge:rub/ok", "all"))
+    x = [10 - i + (a == "a") + 1.5 for i in range(8) for a in "ab"]  # the mean of trials 1 and 2
+    truth = [REF[i] for i in range(8) for _ in "ab"]
+    assert row["n"] == 16 and row["estimate"] == pytest.approx(sps.spearmanr(x, truth).statistic)
+    assert "no evaluations.jsonl" in " ".join(result.notes)
+
+
+def test_geval_stops_at_the_cost_limit_and_a_rerun_resumes(server, run_folder):
+    server.configure(scores=SCORES)
+    cfg = _config(server)
+    tight = cfg.model_copy(update={"llm": cfg.llm.model_copy(update={"cost_limit_usd": 1e-3,
+                                                                     "max_concurrency": 1})})
+    first = baselines(run_folder, tight)
+    assert first.stopped == "cost_limit" and 0 < len(first.records) < 16
+    sent = server.stats.requests
+    second = baselines(run_folder, cfg)
+    assert second.stopped is None and len(second.records) == 16
+    assert server.stats.requests == 16 and sent < 16  # nothing asked twice

@@ -14,7 +14,8 @@ the ground truth.
 
 It writes ``baselines.jsonl`` (one record per response and method: the score and how it
 was computed) and ``baselines.csv``: per method, and per LLM judge and criterion of the
-folder's ``evaluations.jsonl`` (pointwise scores, averaged over trials per response),
+folder's ``evaluations.jsonl`` or run store (``judgments.sqlite`` of ``assay judge``;
+pointwise scores, averaged over trials per response),
 per task, Spearman's rho against the ground truth with a Fisher-z interval (Bonett and
 Wright's standard error; :func:`assay.stats.spearman_interval`), n and the p-value.
 
@@ -188,7 +189,7 @@ def baselines(run_folder: str | Path, config: BaselinesConfig | Mapping[str, Any
     for rec in records:
         if rec["score"] is not None:
             scores[rec["method"]][rec["response_id"]] = rec["score"]
-    for name, by_response in _judge_scores(folder, notes).items():
+    for name, by_response in {**_judge_scores(folder, notes), **_store_scores(folder, responses)}.items():
         scores[name] = by_response
     correlations = _correlations(scores, truth, task_of, truth_name, config.conf)
     if not any(v is not None for v in truth.values()):
@@ -333,6 +334,34 @@ def _judge_scores(folder: Path, notes: list[str]) -> dict[str, dict[str, float]]
             sums[f"judge:{ev.get('judge')}/{criterion}"][str(ev.get("response_id"))].append(float(value))
     if skipped:
         notes.append(f"{skipped} judge scores are not numbers (labels): left out of the comparison")
+    return {name: {rid: sum(v) / len(v) for rid, v in by.items()} for name, by in sorted(sums.items())}
+
+
+def _store_scores(folder: Path, responses: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """The same from the run store ``assay judge`` wrote into the folder (``judgments.sqlite``).
+
+    A row's (item, arm) is the response of that datapoint and arm, its ``run`` being the
+    judge's trial, averaged; when the folder holds several runs of one datapoint and arm,
+    (item, arm, run) names the response instead."""
+    from assay.data.run_store import STORE_FILENAME, load_store
+
+    if not (folder / STORE_FILENAME).is_file():
+        return {}
+    frame = load_store(folder).frame
+    response_of = {(str(r.get("datapoint_id")), str(r.get("arm")), int(r.get("run") or 1)): str(r.get("id"))
+                   for r in responses}
+    one_run = len({key[:2] for key in response_of}) == len(response_of)
+    keep = frame["score"].notna()
+    for column in ("opponent", "failure_kind"):  # optional columns: absent means none
+        if column in frame.columns:
+            keep &= frame[column].isna()
+    pointwise = frame[keep]
+    sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for item, arm, run, judge, criterion, score in pointwise[
+            ["item", "arm", "run", "judge", "criterion", "score"]].itertuples(index=False):
+        rid = response_of.get((str(item), str(arm), 1 if one_run or run != run else int(run)))
+        if rid is not None:
+            sums[f"judge:{judge}/{criterion}"][rid].append(float(score))
     return {name: {rid: sum(v) / len(v) for rid, v in by.items()} for name, by in sorted(sums.items())}
 
 

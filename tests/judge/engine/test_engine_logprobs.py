@@ -15,11 +15,24 @@ import sqlite3
 import pytest
 
 from assay.judge import ChatRequest, Reply
+from assay.judge.engine import ClientConfig, LLMClient
 from assay.judge.engine.cache import CachedResponse, ResponseCache
 from assay.judge.engine.store import STORE_FORMAT, RunStore
 from tests.judge.llm_server import WORDS
 
 SCORES = {"1": 0.1, "2": 0.2, "3": 0.4, "4": 0.2, "5": 0.1}
+
+
+@pytest.fixture
+def make_client(server):
+    """A client of the stand-in server on the direct transport only: the logprobs are read
+    from the reply's body after the transport, the same code for both (and half the time)."""
+
+    def make(cache=None):
+        return LLMClient(ClientConfig(model="judge-model", base_url=server.url, api_key_env=None,
+                                      timeout_s=5.0, backoff_base_s=0.01), cache=cache, rng=0)
+
+    return make
 
 
 def ask(client, *requests):
@@ -57,12 +70,12 @@ def test_no_table_when_not_asked_or_when_the_endpoint_returns_none(server, make_
 
 def test_a_named_token_position(server, make_client):
     # Without scores the reply is a sentence; its 2nd token's table is (token, log 0.9) then WORDS.
-    [reply] = ask(make_client(), free_text(k=2, position=1))
+    reply, past_end = ask(make_client(), free_text(k=2, position=1),
+                          free_text(key="k3", position=999, text="other"))
     second = reply.text.split(" ")[1]
     alternative = next(w for w in WORDS if w != second)
     assert reply.top_logprobs == ((second, pytest.approx(math.log(0.9))),
                                   (alternative, pytest.approx(math.log(0.05))))
-    [past_end] = ask(make_client(), free_text(key="k3", position=999, text="other"))
     assert past_end.ok and past_end.top_logprobs is None
 
 
