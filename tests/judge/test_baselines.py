@@ -14,15 +14,12 @@ from scipy import stats as sps
 from assay.judge.baselines import BaselinesConfig, baselines
 from assay.judge.geval import parse_score
 from tests.cli._judge_helpers import run
+from tests.judge.test_native_scores import _write  # a run folder's JSONL file
 
 # The stand-in model's score distribution; its expectation is worked by hand:
 # 1 * .05 + 2 * .10 + 3 * .15 + 4 * .30 + 5 * .40 = .05 + .2 + .45 + 1.2 + 2.0 = 3.9
 SCORES = {"1": 0.05, "2": 0.10, "3": 0.15, "4": 0.30, "5": 0.40}
 REF = [0.1, 0.9, 0.4, 0.6, 0.3, 0.8, 0.2, 0.7]  # reference_score of d0..d7
-
-
-def _write(folder, name, records):
-    (folder / name).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
 
 
 @pytest.fixture()
