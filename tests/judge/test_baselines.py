@@ -55,6 +55,10 @@ def test_geval_expectation_from_logprobs_stored_and_resumed(server, run_folder):
     assert all(r["score"] == pytest.approx(3.9, rel=1e-12) and r["mass"] == pytest.approx(1.0)
                for r in geval)
     assert server.stats.requests == 16  # one logprob call per response, no sample
+    # every G-Eval score is 3.9: rho is undefined, and the CSV says why (no number invented)
+    geval_rows = [r for r in result.correlations if r["method"] == "geval"]
+    assert len(geval_rows) == 3 and all(math.isnan(r["estimate"]) for r in geval_rows)
+    assert {r["note"] for r in geval_rows} == {"undefined: the method's scores do not vary"}
     body = server.stats.bodies[0]
     assert body["logprobs"] is True and body["top_logprobs"] == 20
     assert body["messages"][0]["content"].endswith("- Quality (1-5):")

@@ -379,10 +379,15 @@ def _correlations(scores: Mapping[str, Mapping[str, float]], truth: Mapping[str,
             pairs = [(by_response[r], truth[r]) for r in ids if truth.get(r) is not None]
             if not pairs:
                 continue
-            result = spearman_interval([p[0] for p in pairs], [p[1] for p in pairs], conf=conf)
+            x, y = [p[0] for p in pairs], [p[1] for p in pairs]
+            result = spearman_interval(x, y, conf=conf)
             note = ""
-            if math.isnan(result.estimate):
-                note = "undefined: fewer than 3 pairs or a constant side"
+            if len(pairs) < 3:
+                note = "undefined: fewer than 3 pairs"
+            elif len(set(x)) == 1:
+                note = "undefined: the method's scores do not vary"
+            elif len(set(y)) == 1:
+                note = "undefined: the ground truth does not vary"
             elif math.isnan(result.lower):
                 note = "no interval: fewer than 4 pairs or |rho| = 1"
             out.append({"method": method, "task": task, "ground_truth": truth_name, "n": result.n,
