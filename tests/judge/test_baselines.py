@@ -156,6 +156,8 @@ def test_cli_geval_and_user_errors(server, run_folder, tmp_path, capsys):
     assert "--methods" in err and "rouge" in err and "Traceback" not in err
     assert run(["baselines", str(run_folder), "--methods", "geval"]) == 2  # no llm section
     assert "llm section" in capsys.readouterr().err
+    assert run(["baselines", str(run_folder), "--methods", "bertscore"]) == 2  # no model path
+    assert "bertscore.model_path" in capsys.readouterr().err
     bad = tmp_path / "bad.yaml"
     bad.write_text("geval: {score_max: 12}\n", encoding="utf-8")
     assert run(["baselines", str(run_folder), "--config", str(bad)]) == 2

@@ -19,13 +19,17 @@ A judge turns its inputs into :class:`ChatRequest` objects and turns each
     ``prompt_hash`` and ``sample`` enter the cache key: trials that send identical
     messages must differ in ``sample``. ``meta``: the judgments-table fields known before
     the call (item, cluster, arm, opponent, position, run, judge, criterion, task, ...).
+    ``params`` may ask ``logprobs: true, top_logprobs: K``; ``logprob_token`` names the
+    reply token whose table comes back (0, the first, by default).
 
 :class:`Reply` (frozen)
     ``verdict`` (a validated ``response_model`` instance) or ``failure_kind`` in
     ``parse_error`` (invalid or off-schema after the re-asks), ``refusal``, ``timeout``,
     ``api_error`` with an ``error`` line; ``text`` (raw content); the judge's own
     ``tokens_in``, ``tokens_out``, ``usd``, ``usd_provenance`` (``reported`` or
-    ``estimated``), ``latency_s``, ``attempts``, ``cached``, ``model``, ``evaluated_at``.
+    ``estimated``), ``latency_s``, ``attempts``, ``cached``, ``model``, ``evaluated_at``;
+    ``top_logprobs``, the ``(token, logprob)`` table asked for (None when not asked or
+    when the endpoint returned none; the cache and the store keep it).
     A failure is a value, never an exception: it is stored as rows with ``failure_kind``
     (counted, never scored) and ``--retry-failed`` asks again.
 

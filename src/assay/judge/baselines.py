@@ -192,6 +192,12 @@ def baselines(run_folder: str | Path, config: BaselinesConfig | Mapping[str, Any
     for name, by_response in {**_judge_scores(folder, notes), **_store_scores(folder, responses)}.items():
         scores[name] = by_response
     correlations = _correlations(scores, truth, task_of, truth_name, config.conf)
+    per_item = defaultdict(int)
+    for rec in responses:
+        per_item[str(rec.get("datapoint_id"))] += 1
+    if correlations and max(per_item.values(), default=1) > 1:
+        notes.append(f"Up to {max(per_item.values())} responses share a datapoint: the Fisher-z "
+                     "interval treats them as independent pairs and is then somewhat too narrow")
     if not any(v is not None for v in truth.values()):
         notes.append("No response has a ground truth (native_scores.jsonl or the datapoints' "
                      "reference_score): run assay native-scores first; no correlation computed")
@@ -236,6 +242,9 @@ def _bertscore(folder: Path, config: BaselinesConfig, batch: Any, task_of: Mappi
     from assay.judge.native_scores import native_scores
 
     path = config.bertscore.model_path
+    if path is None and batch is None:
+        raise ConfigError("bertscore: give --model-path (or bertscore.model_path in --config), a "
+                          "local model folder; assay never downloads a model")
     if path is not None and not Path(path).is_absolute():
         path = str(config.base_dir / path)
     scored = native_scores(folder, "bertscore", model_path=path, batch=batch)
