@@ -90,6 +90,10 @@ def test_geval_sampled_mean_when_the_endpoint_returns_no_logprobs(server, run_fo
         assert len(values) == 4 and geval[rid]["n_samples"] == 4
         assert geval[rid]["score"] == pytest.approx(sum(values) / 4)
     assert len({tuple(v) for v in texts.values()}) > 1  # seeds make the samples differ
+    # more samples later: only the new ones are asked (the logprob calls and samples 1-4 are stored)
+    more = baselines(run_folder, _config(server, samples=6))
+    assert server.stats.requests == 16 * (1 + 4) + 16 * 2
+    assert {r["n_samples"] for r in more.records} == {6}
 
 
 def test_geval_logprobs_off_goes_straight_to_samples(server, run_folder):

@@ -110,15 +110,21 @@ def geval_prompt(settings: GEvalSettings, source: str, output: str) -> str:
             f"Evaluation Form (scores ONLY):\n\n- {label} (1-{settings.score_max}):")
 
 
-def settings_digest(settings: GEvalSettings, model: str) -> str:
-    """What decides G-Eval's replies (the form, the scoring, the model), hashed for the keys."""
-    return hashlib.sha256(f"{model}\n{settings.model_dump_json()}".encode()).hexdigest()
+_STAGE_ONLY = {"logprobs": {"samples", "temperature"}, "samples": {"logprobs", "top_logprobs", "samples"}}
+"""Settings that do not change a stage's replies (so changing them re-asks nothing of it)."""
+
+
+def settings_digest(settings: GEvalSettings, model: str, stage: Literal["logprobs", "samples"]) -> str:
+    """What decides one stage's replies (the form, the model, that stage's settings), hashed
+    for the judgment keys and the cache."""
+    kept = settings.model_dump_json(exclude=_STAGE_ONLY[stage])
+    return hashlib.sha256(f"{model}\n{stage}\n{kept}".encode()).hexdigest()
 
 
 def geval_requests(targets: Sequence[GEvalTarget], settings: GEvalSettings, model: str, *,
                    stage: Literal["logprobs", "samples"]) -> list[ChatRequest]:
     """The requests of one stage: one logprob call per response, or ``samples`` calls each."""
-    digest = settings_digest(settings, model)
+    digest = settings_digest(settings, model, stage)
     out = []
     for target in targets:
         text = geval_prompt(settings, target.source, target.output)

@@ -202,6 +202,9 @@ class RunStore:
         judgments stored before, which asked for no logprobs), in one transaction.
         """
         columns = {row[1] for row in self._conn.execute("PRAGMA table_info(judgments)")}
+        row = self._conn.execute("SELECT value FROM info WHERE name = 'format'").fetchone()
+        if "top_logprobs" in columns and row is not None and row[0] == STORE_FORMAT:
+            return  # nothing to do: no write on opening a current store
         with self._transaction():
             if "top_logprobs" not in columns:
                 self._conn.execute("ALTER TABLE judgments ADD COLUMN top_logprobs TEXT")
