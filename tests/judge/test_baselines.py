@@ -208,3 +208,21 @@ def test_geval_stops_at_the_cost_limit_and_a_rerun_resumes(server, run_folder):
     second = baselines(run_folder, cfg)
     assert second.stopped is None and len(second.records) == 16
     assert server.stats.requests == 16 and sent < 16  # nothing asked twice
+
+
+def test_assay_run_passes_its_whole_config(server, run_folder, tmp_path):
+    from assay.errors import ConfigError
+    from assay.judge.baselines import run_baselines
+    from assay.judge.engine.config import parse_config
+
+    server.configure(scores=SCORES)
+    whole = {"version": 1, "judges": [],
+             "llm": {"model": "judge-model", "base_url": server.url, "api_key_env": None},
+             "baselines": {"methods": "geval", "geval": {"criterion": "fluency", "samples": 2}}}
+    path = run_baselines(run_folder, parse_config(whole, base_dir=tmp_path))
+    assert path == run_folder / "baselines.csv" and server.stats.requests == 16
+    records = [json.loads(line) for line in (run_folder / "baselines.jsonl").read_text().splitlines()]
+    assert {r["how"] for r in records} == {"logprob_expectation"}
+    whole["baselines"]["geval"]["sample"] = 3  # a typo in the section is named, not ignored
+    with pytest.raises(ConfigError, match="baselines.*geval.sample"):
+        run_baselines(run_folder, parse_config(whole, base_dir=tmp_path))

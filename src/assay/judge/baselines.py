@@ -80,10 +80,14 @@ class BaselinesConfig(BaseModel):
     """Confidence level of the intervals."""
     base_dir: Path = Field(default=Path("."), exclude=True)
 
-    @field_validator("methods")
+    @field_validator("methods", mode="before")
     @classmethod
-    def _methods(cls, value: list[str]) -> list[str]:
-        return parse_methods(",".join(value))
+    def _methods(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return parse_methods(value)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return parse_methods(",".join(value))
+        return value
 
 
 def parse_methods(text: str) -> list[str]:
@@ -101,14 +105,18 @@ def parse_methods(text: str) -> list[str]:
     return list(dict.fromkeys(methods))
 
 
-def load_baselines_config(path: str | Path | None, *,
-                          data: Mapping[str, Any] | None = None) -> BaselinesConfig:
-    """Read a baselines config (YAML); an ``assay judge`` config's ``llm`` and ``cache`` keys
-    are read from it too, so one file can serve both."""
+def load_baselines_config(path: str | Path | None, *, data: Mapping[str, Any] | None = None,
+                          base_dir: Path | None = None) -> BaselinesConfig:
+    """Read a baselines config (YAML, or ``data`` already read).
+
+    Three shapes: a baselines file (its keys checked, a typo is an error); a whole
+    ``assay run`` config with a ``baselines:`` section (checked the same; the config's
+    ``llm`` and ``cache`` apply when the section has none); an ``assay judge`` config
+    without one (its ``llm`` and ``cache`` are read, its other keys left to it)."""
     from assay.judge.engine.config import expand_env, safe_yaml
 
     source = "baselines config" if path is None else str(path)
-    base = Path(".") if path is None else Path(path).parent
+    base = base_dir if base_dir is not None else Path(".") if path is None else Path(path).parent
     if data is None:
         if path is None:
             return BaselinesConfig()
@@ -120,12 +128,20 @@ def load_baselines_config(path: str | Path | None, *,
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: expected a mapping with llm, geval, bertscore")
     keys = ("methods", "llm", "geval", "bertscore", "cache", "conf")
-    if "baselines" in data and isinstance(data["baselines"], Mapping):  # a section of a whole config
+    if isinstance(data.get("baselines"), Mapping):  # a section of a whole config
         section = {**{k: data[k] for k in ("llm", "cache") if k in data}, **data["baselines"]}
-    else:
+        source += ": baselines"
+    elif "version" in data or "judges" in data:  # an assay judge config
         section = {k: v for k, v in data.items() if k in keys}
+    else:
+        section = dict(data)
+    llm = section.get("llm")
+    if isinstance(llm, ClientConfig):  # already validated (a whole config's llm)
+        section = {**expand_env({k: v for k, v in section.items() if k != "llm"}), "llm": llm}
+    else:
+        section = expand_env(section)
     try:
-        return BaselinesConfig.model_validate({**expand_env(dict(section)), "base_dir": base})
+        return BaselinesConfig.model_validate({**section, "base_dir": base})
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -151,14 +167,33 @@ class BaselinesResult:
     notes: list[str] = field(default_factory=list)
 
 
-def run_baselines(run_folder: str | Path, config: BaselinesConfig | Mapping[str, Any] | None = None
-                  ) -> Path:
+def run_baselines(run_folder: str | Path, config: Any = None) -> Path:
     """Run the baselines on a run folder and write ``baselines.jsonl`` and ``baselines.csv``;
-    return the CSV's path (for ``assay run``; :func:`baselines` returns everything)."""
-    return baselines(run_folder, config).csv_path
+    return the CSV's path (for ``assay run``; :func:`baselines` returns everything).
+
+    ``config`` is a :class:`BaselinesConfig`, a mapping in one of the shapes
+    :func:`load_baselines_config` reads, or ``assay run``'s whole config (its
+    ``baselines`` section, with its ``llm``, ``cache`` and folder).
+    """
+    return baselines(run_folder, as_baselines_config(config)).csv_path
 
 
-def baselines(run_folder: str | Path, config: BaselinesConfig | Mapping[str, Any] | None = None, *,
+def as_baselines_config(config: Any) -> BaselinesConfig:
+    """A :class:`BaselinesConfig` from any of the forms :func:`run_baselines` takes."""
+    if isinstance(config, BaselinesConfig):
+        return config
+    if config is None or isinstance(config, Mapping):
+        return load_baselines_config(None, data=config or {})
+    if not hasattr(config, "baselines"):
+        raise ConfigError(f"baselines: expected a baselines config, got {type(config).__name__}")
+    data: dict[str, Any] = {"baselines": dict(config.baselines or {}),
+                            "cache": getattr(config, "cache", "run")}
+    if getattr(config, "llm", None) is not None:
+        data["llm"] = config.llm
+    return load_baselines_config(None, data=data, base_dir=getattr(config, "base_dir", None))
+
+
+def baselines(run_folder: str | Path, config: Any = None, *,
               bertscore_batch: Callable[[Sequence[str], Sequence[str]], list[float]] | None = None
               ) -> BaselinesResult:
     """Score the run folder's responses with each method and correlate with the ground truth.
@@ -166,8 +201,7 @@ def baselines(run_folder: str | Path, config: BaselinesConfig | Mapping[str, Any
     ``bertscore_batch`` replaces the BERTScore function (tests use a stand-in).
     """
     folder = Path(run_folder)
-    if not isinstance(config, BaselinesConfig):
-        config = load_baselines_config(None, data=config or {})
+    config = as_baselines_config(config)
     datapoints = {str(rec.get("id")): rec for _, _, rec in read_part(folder, "datapoints")}
     responses = [rec for _, _, rec in read_part(folder, "responses")]
     truth, truth_name = _ground_truth(folder, datapoints, responses)
