@@ -224,5 +224,5 @@ def test_assay_run_passes_its_whole_config(server, run_folder, tmp_path):
     records = [json.loads(line) for line in (run_folder / "baselines.jsonl").read_text().splitlines()]
     assert {r["how"] for r in records} == {"logprob_expectation"}
     whole["baselines"]["geval"]["sample"] = 3  # a typo in the section is named, not ignored
-    with pytest.raises(ConfigError, match="baselines.*geval.sample"):
+    with pytest.raises(ConfigError, match=r"baselines: geval\.sample"):
         run_baselines(run_folder, parse_config(whole, base_dir=tmp_path))
