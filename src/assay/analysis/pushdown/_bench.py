@@ -155,7 +155,8 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
         failure_kinds=tuple(kinds), usd=cubes.get("usd"),
         usd_estimated=cubes.get("estimated"), tokens=cubes.get("tokens"),
         n_rows_not_reportable=int(n_not_reportable), n_rows_unlabelled=int(n_unlabelled),
-        n_items_unlabelled=0 if n_items_all is None else int(n_items_all - n_items), evidence_checked=evidence)
+        n_items_unlabelled=(0 if n_items_all is None
+                            else int(n_items_all - n_items)), evidence_checked=evidence)
     return data, judge_name, criterion_name
 
 

@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.data.engine import MEMORY_LIMIT, TableSource, connect, resolve_source, scan_sql, sql_text, stored_metadata
+from assay.data.engine import (
+    MEMORY_LIMIT,
+    TableSource,
+    connect,
+    resolve_source,
+    scan_sql,
+    sql_text,
+    stored_metadata,
+)
 from assay.data.schema import (
     COLUMN_BY_NAME,
     DEFAULT_CRITERION,
