@@ -22,8 +22,8 @@ from assay.data.schema import (
     NON_REPORTABLE_SPLITS,
     REQUIRED_COLUMNS,
     Scale,
+    scales_from_metadata,
 )
-from assay.data.table import scales_from_metadata
 from assay.errors import ConfigError, InputError
 
 VIEW = "judgments"
