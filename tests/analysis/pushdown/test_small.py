@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import assay
-from assay.analysis.pushdown import small_score_summary
+from assay.analysis.pushdown import engine_score_summary, open_table, small_score_summary
 from assay.analysis.scores import score_summary
 from assay.data.schema import Scale
 from tests.analysis.pushdown._tables import SCALES, assert_same, rich_table, write
@@ -49,6 +49,8 @@ def test_the_small_path_equals_the_pandas_path(frame, tmp_path, weighted):
 def test_tables_the_small_path_leaves_to_pandas(frame, tmp_path):
     tasked = frame.assign(task=np.where(frame["item"].str[1:].astype(int) % 2 == 0, "a", "b"))
     assert small_score_summary(write(tasked, tmp_path, "parquet"), scales=SCALES) is None
+    notes = engine_score_summary(open_table(tmp_path / "t.parquet", scales=SCALES)).notes
+    assert any("per-task breakdown" in note and "--engine pandas" in note for note in notes)
     labelled = {**SCALES, "quality": Scale.parse("ordinal:bad,ok,good")}
     (tmp_path / "l").mkdir()
     path = write(frame.assign(score=frame["score"]), tmp_path / "l", "parquet")

@@ -111,7 +111,7 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
     except duckdb.Error as exc:
         raise InputError(source.given, f"cannot be read: {str(exc).splitlines()[0]}") from None
     raw = {str(name): str(kind) for name, kind, *_ in described}
-    stored = scales_from_metadata(stored_metadata(source), source.given)
+    stored = scales_from_metadata(stored_metadata(source, connection), source.given)
     stored.update(scales or {})
     for name, scale in stored.items():
         if scale.kind not in ENGINE_SCALES:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob as globbing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from assay.errors import InputError
 
@@ -78,7 +79,7 @@ def resolve_source(path: str | Path) -> TableSource | None:
     return TableSource(text, tuple(tables), formats[0], hive=hive)
 
 
-def stored_metadata(source: TableSource) -> dict[str, object]:
+def stored_metadata(source: TableSource, connection: Any = None) -> dict[str, object]:
     """The assay metadata stored with the files (Parquet key, or ``NAME.assay.json``).
 
     Files of one dataset (the exports of several run folders) must declare the same
@@ -91,7 +92,7 @@ def stored_metadata(source: TableSource) -> dict[str, object]:
     """
     found: dict[str, object] = {}
     first = ""
-    stored = _parquet_metadata(source.files) if source.format == "parquet" else None
+    stored = _parquet_metadata(source.files, connection) if source.format == "parquet" else None
     for file in source.files:
         metadata = _metadata_of(Path(file), stored)
         if not metadata:
@@ -105,14 +106,15 @@ def stored_metadata(source: TableSource) -> dict[str, object]:
     return found
 
 
-def _parquet_metadata(files: tuple[str, ...]) -> dict[str, bytes]:
+def _parquet_metadata(files: tuple[str, ...], given: Any = None) -> dict[str, bytes]:
     """File -> the raw assay metadata of each Parquet file that has it, read by DuckDB
-    (pyarrow's import alone would cost a small report a third of its time)."""
+    (pyarrow's import alone would cost a small report a third of its time), on the
+    connection ``given`` or a new one."""
     import duckdb
 
     from assay.data._sidecar import METADATA_KEY
 
-    connection = duckdb.connect(":memory:")
+    connection = duckdb.connect(":memory:") if given is None else given
     try:
         found: dict[str, bytes] = {}
         for file in files:
@@ -125,7 +127,8 @@ def _parquet_metadata(files: tuple[str, ...]) -> dict[str, bytes]:
         raise InputError(str(files[0]) if len(files) == 1 else "the Parquet files",
                          f"cannot read their metadata: {str(exc).splitlines()[0]}") from None
     finally:
-        connection.close()
+        if given is None:
+            connection.close()
 
 
 def _metadata_of(file: Path, parquet: dict[str, bytes] | None) -> dict[str, object]:
