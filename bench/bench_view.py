@@ -58,8 +58,9 @@ FILTERS: list[tuple[str, str]] = [
     ("failure kind", "failure_kind=parse_error"),
     ("system + judge + criterion", "arm=arm3&judge=judge1&criterion=criterion2"),
     ("text, common word", "q=covers+point"),
-    ("text, rare word", "q=point+777777+of"),
-    ("text, inside a word (scans)", "q=oint+777777+of"),
+    ("text, rare word", "q=point+{rare}+of"),
+    ("text, inside a word (scans)", "q=oint+{rare}+of"),
+    ("text, no such word (scans)", "q=zebra+crossing"),
 ]
 
 
@@ -146,6 +147,7 @@ def main() -> None:
         print(f"HTTP /api/rows on 127.0.0.1 (page of 50 + count; median of {args.repeat})")
         worst = 0.0
         for label, query in FILTERS:
+            query = query.format(rare=args.n * 7 // 9)  # one judgment's text: "point N of"
             times, body = [], {}
             for _ in range(args.repeat):
                 seconds, body = _get(port, "/api/rows?" + query)
