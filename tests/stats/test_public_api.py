@@ -8,14 +8,14 @@ import assay.stats as api
 from assay.stats import _distributions, bleu, calibration, correlation, expectation
 from assay.stats.agreement import _rates, _reliability
 from assay.stats.contrasts import _mover, _multiplicity, _noninferiority, _paired
-from assay.stats.intervals import _analytic, _bootstrap, _cr2, _passk, _resampling
+from assay.stats.intervals import _analytic, _bayes, _bootstrap, _cr2, _passk, _resampling
 from assay.stats.leaderboard import _bradley_terry, _length_controlled
 from assay.stats.significance import _paired as _paired_tests
 from assay.stats.significance import _permutation, _ranks
 
 # the modules whose __all__ lists their functions (each with a doctested example)
 MODULES = (_distributions, _rates, bleu, calibration, correlation, expectation, _bootstrap, _analytic,
-           _cr2, _mover,
+           _bayes, _cr2, _mover,
            _multiplicity,
            _noninferiority, _paired, _passk, _permutation, _reliability, _resampling, _paired_tests,
            _ranks,

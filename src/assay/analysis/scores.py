@@ -8,6 +8,10 @@ runs nor items are taken as independent draws (hr_report's ratio estimator).
 
 Rows without a score (a failure_kind saying why) are left out of the mean and counted
 in ``n_failed``; the benchmark report, by contrast, counts a failed answer as wrong.
+
+pandas is imported inside the functions that read a table: the result types and
+:func:`row_from_sums` stay pandas-free, so the small-table path of ``assay report``
+(:mod:`assay.analysis.pushdown`) starts without it.
 """
 
 from __future__ import annotations
@@ -15,14 +19,12 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from assay._display import Rendered
-from assay.data.table import Judgments
 from assay.stats import t_ppf
 from assay.stats.intervals import (
     cluster_t_interval,
@@ -30,6 +32,11 @@ from assay.stats.intervals import (
     korn_graubard_interval,
     ratio_estimate,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from assay.data.table import Judgments
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,8 @@ def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:
     variance between clusters) for a binary criterion; the cluster-robust (CR2) t interval
     on the raw scale for an interval criterion. Nominal criteria have no mean and are left out, with a note.
     """
+    import pandas as pd
+
     if not 0 < conf < 1:
         raise ValueError(f"conf must be in (0, 1), got {conf}")
     frame = judgments.frame.copy()
@@ -137,6 +146,8 @@ def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:
 def _by_task(judgments: Judgments, frame: pd.DataFrame, conf: float,
              notes: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The per-task breakdown of the pointwise rows, when there are two or more tasks."""
+    import pandas as pd
+
     if "task" not in frame or frame["task"].nunique() < 2:
         return [], []
     if "weight" in frame and (pd.to_numeric(frame["weight"], errors="coerce")
@@ -168,6 +179,8 @@ def weighted_item_means(scored: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     verdict counts three times (Li et al. 2024, "From Crowdsourced Data to High-Quality
     Benchmarks: Arena-Hard and BenchBuilder Pipeline").
     """
+    import pandas as pd
+
     weight = (scored["weight"].fillna(1.0) if "weight" in scored
               else pd.Series(1.0, index=scored.index))
     parts = pd.DataFrame({"cluster": scored["cluster"], "item": scored["item"],

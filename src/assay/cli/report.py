@@ -132,7 +132,9 @@ def report_command(
         help="auto | duckdb | pandas. DuckDB reads Parquet, CSV or JSONL (a file, a folder, a "
         "glob, a hive-partitioned dataset) and reduces the rows to sums per cluster where "
         "they lie, for the scores and benchmark reports; auto takes it for a folder, a glob or "
-        "a file above 64 MiB, pandas otherwise. The engine used is printed.")] = "auto",
+        "a file above 64 MiB, pandas otherwise. The engine used is printed. (auto also "
+        "summarises a small Parquet file asked for --kind scores alone in DuckDB, quietly: the "
+        "same numbers, without loading pandas.)")] = "auto",
 ) -> None:
     """Turn judgments into reports (see REPORT_HELP)."""
     from assay.cli._app import _scales
@@ -175,10 +177,17 @@ def report_command(
     if line is not None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     judgments = None
+    outcome = None
+    if chosen == "small":  # numbers of the pandas path, without loading pandas
+        from assay.analysis.pushdown import small_score_summary
+        from assay.report.kinds import Made, Outcome
+
+        summary = small_score_summary(src[0], scales=scales, conf=options["scores"].conf)
+        outcome = None if summary is None else Outcome({"scores": Made(summary)}, {})
     if chosen == "duckdb":
         with status("reducing " + ", ".join(map(str, src)) + " in DuckDB"):
             outcome = engine_outcome(src[0], kinds, options, scales)
-    else:
+    elif outcome is None:
         with status("reading " + ", ".join(map(str, src))):
             judgments = load_inputs(src, map_, set_, scale, missing)
         _say_importers(src)
@@ -257,7 +266,9 @@ def _weights(text: str | None) -> dict[str, float] | None:
 # ``AUTO_BYTES`` through DuckDB when every report asked for can be made there, and a
 # smaller file through pandas as before. Whenever the engine is DuckDB, or pandas is used
 # although DuckDB was asked for or the input is big, the choice and its reason are printed:
-# a fallback is never silent.
+# a fallback is never silent. One quiet exception, for speed alone: a small Parquet file
+# asked for the score summary only ("small") is summarised by DuckDB without importing
+# pandas, with the pandas path's numbers, and by pandas whenever the table needs it.
 
 Engine = Literal["auto", "duckdb", "pandas"]
 ENGINES = ("auto", "duckdb", "pandas")
@@ -272,7 +283,8 @@ AUTO_BYTES = 64 * 2**20
 def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
                   formats: Sequence[str], *, table_options: Mapping[str, bool],
                   scales: Mapping[str, Any]) -> tuple[str, str | None]:
-    """(engine, line to print or None) for the inputs and options of ``assay report``.
+    """(engine, line to print or None) for the inputs and options of ``assay report``;
+    the engine is pandas, duckdb or small (see the comment above).
 
     Raises
     ------
@@ -305,6 +317,7 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
             raise ConfigError(f"--engine duckdb: {'; '.join(blockers)}; use --engine pandas")
         return "duckdb", "engine: duckdb (asked for with --engine duckdb)"
     big = False
+    source = None
     if len(src) == 1:
         try:
             source = resolve_source(src[0])
@@ -314,7 +327,9 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
             big = len(source.files) > 1 or source.files[0] != str(src[0]) or \
                 source.size_bytes > AUTO_BYTES
     if not big:
-        return "pandas", None
+        small = (not blockers and list(kinds) == ["scores"] and len(src) == 1
+                 and source is not None and source.format == "parquet")
+        return ("small" if small else "pandas"), None
     if blockers:
         return "pandas", f"engine: pandas, not duckdb: {'; '.join(blockers)}"
     return "duckdb", (f"engine: duckdb ({src[0]}: a folder, a glob or a file of more than "
@@ -324,7 +339,7 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
 def engine_outcome(path: Path, kinds: Sequence[Any], options: Mapping[str, Any],
                    scales: Mapping[str, Any]) -> Any:
     """The reports of ``kinds`` made through DuckDB, as an Outcome; the others skipped."""
-    from assay.analysis.pushdown import engine_benchmark_report, engine_score_summary, open_table
+    from assay.analysis.pushdown import open_table
     from assay.report.kinds import Made, Outcome, parse_contrasts
 
     table = open_table(path, scales=scales)
@@ -334,8 +349,12 @@ def engine_outcome(path: Path, kinds: Sequence[Any], options: Mapping[str, Any],
         option = options.get(kind.name) or kind.options()
         try:
             if kind.name == "scores":
+                from assay.analysis.pushdown import engine_score_summary
+
                 made[kind.name] = Made(engine_score_summary(table, conf=option.conf))
             elif kind.name == "benchmark":
+                from assay.analysis.pushdown import engine_benchmark_report  # scipy.stats
+
                 report, judge, criterion = engine_benchmark_report(
                     table, judge=option.judge, criterion=option.criterion,
                     contrasts=lambda arms, text=option.contrasts: parse_contrasts(text, arms),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from assay.errors import InputError
 
+MAX_PROBLEMS_PER_CHECK = 200
+"""Problems one check of a table lists row by row; the rest are counted in one more line."""
 MAX_COLUMNS = 1000
 """Distinct columns (CSV header names, JSON keys, Parquet fields) a table file may have."""
 MAX_RECORD_BYTES = 16 * 1024 * 1024

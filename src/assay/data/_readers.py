@@ -15,8 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assay.data._limits import MAX_RECORD_BYTES, check_columns
-from assay.errors import InputError, Problem, quote, storage_error
+from assay.data._limits import check_columns
+from assay.data._sidecar import METADATA_KEY
+from assay.data._sidecar import first_line as _first_line
+from assay.data._sidecar import read_sidecar as _read_sidecar
+from assay.errors import InputError, Problem, storage_error
 
 ROW_COLUMN = "__row__"
 """Column holding each record's number in its file (1-based; JSONL: the line number)."""
@@ -30,9 +33,6 @@ SUFFIXES = {
     ".parquet": "parquet",
     ".pq": "parquet",
 }
-
-METADATA_KEY = b"assay"
-
 
 @dataclass(frozen=True)
 class RawTable:
@@ -56,11 +56,6 @@ def file_format(path: Path) -> str:
             "use .parquet, .csv, .tsv, .jsonl or .json",
         )
     return fmt
-
-
-def sidecar_path(path: Path) -> Path:
-    """Where the metadata of a CSV or JSONL table lives: ``NAME.assay.json`` beside it."""
-    return path.with_name(path.name + ".assay.json")
 
 
 def read_records(path: str | Path) -> RawTable:
@@ -172,24 +167,3 @@ def _read_parquet(p: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     frame = pd.DataFrame(data, copy=False)
     frame[ROW_COLUMN] = range(1, len(frame) + 1)
     return frame, metadata
-
-
-def _read_sidecar(p: Path) -> dict[str, Any]:
-    side = sidecar_path(p)
-    if not side.exists():
-        return {}
-    if side.stat().st_size > MAX_RECORD_BYTES:
-        raise InputError(str(side), f"is larger than {MAX_RECORD_BYTES} bytes: not a sidecar of "
-                         "scales")
-    try:
-        data = json.loads(side.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise InputError(str(side), f"is not valid JSON: {_first_line(exc)}") from None
-    if not isinstance(data, dict):
-        raise InputError(str(side), "expected a JSON object")
-    return data
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return quote(text.splitlines()[0], 160) if text else type(exc).__name__

@@ -11,8 +11,8 @@ from assay.data._readers import read_records
 from assay.data.importers.bench import looks_like_bench
 from assay.data.run_store import load_store, store_path
 from assay.data.runfolder import PARTS, is_run_folder
-from assay.data.schema import Scale
-from assay.data.table import INVALID_COLUMNS, Judgments, empty_invalid, scales_from_metadata
+from assay.data.schema import Scale, scales_from_metadata
+from assay.data.table import INVALID_COLUMNS, Judgments, empty_invalid
 from assay.data.validate import build_table, duplicate_problems
 from assay.errors import ConfigError, InputError, Problem, ValidationError
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from assay.errors import quote
+from assay.errors import InputError, quote
 
 if TYPE_CHECKING:  # numpy loads when scores are normalised, not to judge
     import numpy as np
@@ -264,3 +265,17 @@ def reportable_from_split(split: object) -> bool:
     if split is None or (isinstance(split, float) and math.isnan(split)):
         return True
     return str(split) not in NON_REPORTABLE_SPLITS
+
+
+def scales_from_metadata(metadata: Mapping[str, Any], path: str) -> dict[str, Scale]:
+    """Read the ``scales`` of a table's stored metadata."""
+    raw = metadata.get("scales", {})
+    if not isinstance(raw, dict):
+        raise InputError(path, "its stored scales are not a mapping of criterion to scale")
+    scales: dict[str, Scale] = {}
+    for name, spelling in raw.items():
+        try:
+            scales[str(name)] = Scale.parse(str(spelling))
+        except ValueError as exc:
+            raise InputError(path, f"stored scale of {name!r}: {exc}") from None
+    return scales

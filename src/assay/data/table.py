@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -13,10 +12,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from assay.data._readers import METADATA_KEY, file_format, sidecar_path
+from assay.data._readers import file_format
+from assay.data._sidecar import METADATA_KEY, sidecar_path
 from assay.data.atomic import atomic_path
 from assay.data.schema import COLUMNS, Scale
-from assay.errors import InputError
 
 FORMAT_VERSION = 1
 
@@ -152,20 +151,6 @@ class Judgments:
         if not len(self.invalid) and invalid_path.exists():
             invalid_path.unlink()
         return written
-
-
-def scales_from_metadata(metadata: Mapping[str, Any], path: str) -> dict[str, Scale]:
-    """Read the ``scales`` of a table's stored metadata."""
-    raw = metadata.get("scales", {})
-    if not isinstance(raw, dict):
-        raise InputError(path, "its stored scales are not a mapping of criterion to scale")
-    scales: dict[str, Scale] = {}
-    for name, spelling in raw.items():
-        try:
-            scales[str(name)] = Scale.parse(str(spelling))
-        except ValueError as exc:
-            raise InputError(path, f"stored scale of {name!r}: {exc}") from None
-    return scales
 
 
 def empty_invalid() -> pd.DataFrame:

@@ -14,11 +14,14 @@ parameter       meaning
 ``criterion``   the criterion
 ``task``        the task
 ``item``        the item (question)
+``run``         the run (trial) number
 ``verdict``     a score (``1``, ``0.5``, ``7``), ``win``/``tie``/``loss`` (pairwise: 1,
                 0.5, 0), ``scored`` (has a score) or ``failed`` (no score)
 ``failure_kind`` ``parse_error``, ``refusal``, ``timeout``, ``api_error``, ... or ``none``
 ``q``           free text, case-insensitive, in the judgment's text (reasoning, raw reply,
-                item, names)
+                item, names); in a run store found from the start of a word through
+                the store's word index (``point 7`` finds ``point 77``, not
+                ``checkpoint 7``), inside words only when no word matches
 ``offset``      first row shown (0-based), ``limit`` rows per page (at most 500)
 ``open``        the row whose detail is open
 =============== =====================================================================
@@ -38,7 +41,7 @@ from typing import Any
 from assay.errors import ConfigError
 
 FILTER_COLUMNS: tuple[str, ...] = ("arm", "opponent", "judge", "criterion", "task", "item",
-                                   "failure_kind")
+                                   "run", "failure_kind")
 """The index's columns a filter compares for equality."""
 
 FILTERS: tuple[str, ...] = (*FILTER_COLUMNS, "verdict", "q")

@@ -6,6 +6,8 @@ Routes (``GET`` only)::
     /api/summary         the source, its kind, its row count and each filter's values
     /api/rows?QUERY      one page of rows matching QUERY, and how many match
     /api/judgment?id=N   everything known of row N's judgment
+    /reports/PATH        a file of the report folder given (``assay view --reports``), so
+                         a report page's links to ``/?QUERY`` open here, same origin
 
 A bad query is answered ``400`` with ``{"error": "..."}``. Requests whose ``Host`` is not
 this machine's loopback name are refused (``403``), so a web page elsewhere cannot read
@@ -15,10 +17,12 @@ the judgments through DNS rebinding.
 from __future__ import annotations
 
 import json
+import mimetypes
 import threading
 import urllib.parse
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from assay.errors import AssayError
@@ -61,6 +65,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if url.path == "/":
                 self._send(HTTPStatus.OK, self.server.page, "text/html; charset=utf-8")
+            elif url.path.startswith("/reports/") and self.server.reports is not None:
+                self._report_file(urllib.parse.unquote(url.path[len("/reports/"):]))
             elif url.path == "/api/summary":
                 self._json(HTTPStatus.OK, {**index.summary(), "facets": index.facets()})
             elif url.path == "/api/rows":
@@ -76,6 +82,22 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {url.path}"})
         except AssayError as exc:
             self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+
+
+    def _report_file(self, relative: str) -> None:
+        """A file of the report folder; nothing outside it (no ``..``, no link out)."""
+        root = self.server.reports
+        assert root is not None
+        path = (root / (relative or "index.html")).resolve()
+        if path.is_dir():
+            path = path / "index.html"
+        if not path.is_relative_to(root) or not path.is_file():
+            self._json(HTTPStatus.NOT_FOUND, {"error": f"no report file {relative}"})
+            return
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind in ("application/javascript", "application/json"):
+            kind += "; charset=utf-8"
+        self._send(HTTPStatus.OK, path.read_bytes(), kind)
 
 
 class ViewServer(ThreadingHTTPServer):
@@ -96,9 +118,12 @@ class ViewServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, index: JudgmentIndex, *, port: int = 0) -> None:
+    def __init__(self, index: JudgmentIndex, *, port: int = 0,
+                 reports: str | Path | None = None) -> None:
         super().__init__((HOST, port), _Handler)
         self.index = index
+        self.reports = None if reports is None else Path(reports).resolve()
+        """The report folder served under ``/reports/``, or None."""
         self.page = page_html().encode("utf-8")
         self._thread: threading.Thread | None = None
 

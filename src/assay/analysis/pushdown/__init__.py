@@ -14,5 +14,5 @@ from assay._lazy import attach as _attach
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._table": ["EngineTable", "open_table"],
     "._bench": ["engine_bench_data", "engine_benchmark_report"],
-    "._scores": ["engine_score_summary"],
+    "._scores": ["engine_score_summary", "small_score_summary"],
 })

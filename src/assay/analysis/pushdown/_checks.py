@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from assay.data._limits import MAX_PROBLEMS_PER_CHECK
 from assay.data.engine import TableSource, scan_sql, sql_text
 from assay.data.schema import (
     COLUMN_BY_NAME,
@@ -26,7 +27,6 @@ from assay.data.schema import (
     USD_PROVENANCES,
     Scale,
 )
-from assay.data.validate import MAX_PROBLEMS_PER_CHECK
 from assay.errors import Problem, ValidationError, quote
 
 _MORE = "... the same problem in {n} more rows"

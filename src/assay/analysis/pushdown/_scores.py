@@ -5,14 +5,24 @@ item means (runs averaged within the item), the number of items and the sum of s
 item means (:func:`assay.analysis.scores.row_from_sums`), plus the number of scores, of
 failed rows and the highest run. The engine computes exactly these, so what reaches
 Python is one row per group and cluster whatever the number of rows.
+
+:func:`small_score_summary` is the same query on a small Parquet file, the start of
+``assay report --kind scores``: it loads neither pandas nor scipy, so a 10,000-row table
+is summarised in well under a second, and hands back None for the tables only the
+pandas path summarises in full (several tasks, labelled scales, anything it would refuse).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+
 import numpy as np
 
-from assay.analysis.pushdown._table import VIEW, EngineTable
+from assay.analysis.pushdown._table import VIEW, EngineTable, open_table
 from assay.analysis.scores import ScoreRow, ScoreSummary, row_from_sums
+from assay.data.schema import Scale
+from assay.errors import AssayError
 
 _FIRST = "min(struct_pack(f := __file, r := __row))"
 _GROUP = "criterion, judge, arm, coalesce(opponent, '')"
@@ -31,6 +41,9 @@ def engine_score_summary(table: EngineTable, *, conf: float = 0.95) -> ScoreSumm
     if held_back:
         notes.append(f"{held_back} rows of the dev or calibration split are not reportable "
                      "and are left out.")
+    if _tasks(table) > 1:
+        notes.append("The per-task breakdown reads the rows and is left out here: rerun with "
+                     "--engine pandas on a table that fits in memory to see it.")
     value = table.value_sql()
     groups = table.query(
         f"SELECT {_GROUP}, count(*), count(score), max(CASE WHEN score IS NOT NULL THEN run END) "
@@ -71,3 +84,31 @@ def engine_score_summary(table: EngineTable, *, conf: float = 0.95) -> ScoreSumm
                                   conf=conf, binary=scale.kind == "binary",
                                   bounded=scale.kind != "interval"))
     return ScoreSummary(rows=rows, conf=conf, n_invalid=0, invalid_by_class={}, notes=notes)
+
+
+def _tasks(table: EngineTable) -> int:
+    if "task" not in table.columns:
+        return 0
+    return int(table.query(f"SELECT count(DISTINCT task) FROM {VIEW} WHERE reportable")[0][0])
+
+
+def small_score_summary(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
+                        conf: float = 0.95) -> ScoreSummary | None:
+    """:func:`~assay.analysis.scores.score_summary` of one Parquet file without pandas, or
+    None when the pandas path must make it.
+
+    None for a table the engine cannot summarise as the pandas path does: one of several
+    tasks (the per-task breakdown reads the rows), a labelled scale, or any table with a
+    problem (the pandas path then reports it, worded as ever). The numbers are those of
+    :func:`engine_score_summary`, equal to the pandas path's
+    (``tests/analysis/pushdown/test_small.py``).
+    """
+    import duckdb
+
+    try:
+        table = open_table(path, scales=scales, threads=1)
+        if _tasks(table) > 1:
+            return None
+        return engine_score_summary(table, conf=conf)
+    except (AssayError, duckdb.Error):
+        return None

@@ -30,8 +30,8 @@ from assay.data.schema import (
     NON_REPORTABLE_SPLITS,
     REQUIRED_COLUMNS,
     Scale,
+    scales_from_metadata,
 )
-from assay.data.table import scales_from_metadata
 from assay.errors import ConfigError, InputError
 
 VIEW = "judgments"
@@ -119,7 +119,7 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
     except duckdb.Error as exc:
         raise InputError(source.given, f"cannot be read: {str(exc).splitlines()[0]}") from None
     raw = {str(name): str(kind) for name, kind, *_ in described}
-    stored = scales_from_metadata(stored_metadata(source), source.given)
+    stored = scales_from_metadata(stored_metadata(source, connection), source.given)
     stored.update(scales or {})
     for name, scale in stored.items():
         if scale.kind not in ENGINE_SCALES:

@@ -31,12 +31,16 @@ def view_command(
         "--no-browser", help="Print the address without opening a browser.")] = False,
     filter_: Annotated[list[str] | None, typer.Option(
         "--filter", help="Show only rows with NAME=VALUE[,NAME=VALUE...]; NAME is arm, opponent, "
-        "judge, criterion, task, item, verdict (a score, win, tie, loss, scored, failed), "
+        "judge, criterion, task, item, run, verdict (a score, win, tie, loss, scored, failed), "
         "failure_kind (or none) or q (free text). A repeated NAME matches any of its values.",
         metavar="NAME=VALUE")] = None,
     export: Annotated[Path | None, typer.Option(
         "--export", help="Write the filtered rows and their details to one HTML file that opens "
         "offline, instead of serving.", metavar="FILE.html")] = None,
+    reports: Annotated[Path | None, typer.Option(
+        "--reports", help="A report folder of assay report --format html, served under "
+        "/reports/ so the links of its pages (a number -> the judgments behind it) open here.",
+        metavar="FOLDER")] = None,
     map_: MapOption = None,
     set_: SetOption = None,
     scale: ScaleOption = None,
@@ -59,6 +63,9 @@ def view_command(
         raise ConfigError(f"--export {export}: give a file name ending in .html")
     if export is not None:
         check_out_folder(export.parent, shown=export)
+    if reports is not None and not (reports / "index.html").is_file():
+        raise ConfigError(f"--reports {reports}: not a report folder (no index.html); make one "
+                          "with assay report ... --format html --out FOLDER")
     from assay.data.run_store import store_path
 
     table = None
@@ -72,13 +79,16 @@ def view_command(
             say(f"wrote {export} ({index.page(query).total:,} rows)")
             return
         try:
-            server = ViewServer(index, port=port)
+            server = ViewServer(index, port=port, reports=reports)
         except OSError as exc:
             raise ConfigError(f"--port {port}: cannot listen on 127.0.0.1 ({exc.strerror})") from None
         with server:
             search = query.to_query_string()
             url = server.url + (f"?{search}" if search else "")
             say(f"assay view: {index.count:,} rows of {source} at {url} (Ctrl-C stops)")
+            if reports is not None:
+                url = server.url + "reports/index.html"
+                say(f"assay view: the reports of {reports} at {url}")
             if not no_browser:
                 import webbrowser
 

@@ -10,14 +10,13 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from assay.data._limits import MAX_PROBLEMS_PER_CHECK
 from assay.data.schema import (
     KEY_COLUMNS,
     Scale,
 )
 from assay.data.validate._values import _FALSE, _TRUE, _as_text, _code_scores, _show, _to_float
 from assay.errors import Problem, quote
-
-MAX_PROBLEMS_PER_CHECK = 200
 
 
 def duplicate_problems(frame: pd.DataFrame, *, path: str) -> list[Problem]:

@@ -16,8 +16,10 @@ from ``CalibrationReport``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict
+import math
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
@@ -208,10 +210,34 @@ def _uncertain_section(report: JudgeReport) -> Section:
                Column("n_judges", "judges", "int"), Column("mean", "mean", "fixed"),
                Column("sd", "sd", "fixed"), Column("threshold", "threshold", "fixed"),
                Column("basis", "basis"))
-    return Section(title="High-uncertainty items", tables=(Table.from_records(
-        _records(report.uncertain_items), columns, caption="Units the judges disagree on",
-        name="uncertain-items"),), intro="Units whose inter-judge standard deviation exceeds the "
-        "threshold, largest first as the analysis ordered them.")
+    records = _records(report.uncertain_items)
+    table = Table.from_records(records, columns, caption="Units the judges disagree on",
+                               name="uncertain-items")
+    links = tuple(tuple(_unit_link(r) if c.key == "n_judges" else None for c in columns)
+                  for r in records)
+    return Section(title="High-uncertainty items", tables=(replace(table, links=links),),
+                   intro="Units whose inter-judge standard deviation exceeds the threshold, "
+                   "largest first as the analysis ordered them. Each count of judges links to "
+                   "their judgments in the viewer (assay view RUN --reports FOLDER).")
+
+
+def _unit_link(record: Mapping[str, Any]) -> str:
+    """The viewer's query (``assay view``'s URL scheme: docs/cli.md) of the scored judgments
+    of one unit (its item, arm, opponent, run, criterion and task): one per judge counted.
+
+    >>> _unit_link({"criterion": "quality", "item": "q 1", "arm": "a", "run": 2.0,
+    ...             "opponent": None, "task": float("nan")})
+    'criterion=quality&item=q+1&arm=a&run=2&verdict=scored'
+    """
+    pairs = []
+    for key in ("criterion", "task", "item", "arm", "opponent", "run"):
+        value = record.get(key)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            continue
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        pairs.append((key, str(value)))
+    return urllib.parse.urlencode([*pairs, ("verdict", "scored")])
 
 
 def position_section(position: Sequence[Any], pct: str) -> Section:

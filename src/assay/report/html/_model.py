@@ -53,6 +53,9 @@ class Table:
     caption: str = ""
     name: str = "table"
     """Stem of the exported CSV file's name."""
+    links: tuple[tuple[str | None, ...], ...] = ()
+    """Per row and column, the viewer query string of the judgments behind the cell (a link
+    to ``/?QUERY``, answered by ``assay view RUN --reports FOLDER``), or None; empty: none."""
 
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]], columns: Sequence[Column], *,

@@ -236,6 +236,9 @@ class PageBuilder:
         numeric = [c.kind in ("int", "fixed", "sig", "p") for c in table.columns]
         rows = [[_shown(v, c) for v, c in zip(row, table.columns, strict=True)]
                 for row in table.rows]
+        for row, links in zip(rows, table.links, strict=False):
+            for shown, link in zip(row, links, strict=True):
+                shown["link"] = None if link is None else "/?" + link
         name = self.names.claim(safe_name(table.name), "")
         headers = []
         for c, n in zip(table.columns, numeric, strict=True):
@@ -265,7 +268,7 @@ class PageBuilder:
 def _shown(value: Any, column: Column) -> dict[str, Any]:
     """A cell of the template: a method identifier in words, with the identifier as its title."""
     shown = {**cell(value, column)._asdict(), "missing": is_missing(value), "title": None,
-             "optional": column.optional}
+             "optional": column.optional, "link": None}
     if column.key in METHOD_KEYS and isinstance(value, str) and value:
         shown.update(text=method_words(value), title=value)
     return shown

@@ -2,8 +2,9 @@
 
 Every function takes the cluster sums S_c (summed item accuracy, runs averaged within each
 item first) and the cluster sizes n_c (items per cluster); clusters, not items, are the
-sampling units. The Bayesian beta-binomial interval lives in ``_bayes`` and is re-exported
-here; the studentised cluster bootstrap in :mod:`assay.stats.intervals._bootstrap`.
+sampling units. The Bayesian beta-binomial interval lives in ``_bayes`` (not imported here:
+it needs scipy.special, which the score summary does without); the studentised cluster
+bootstrap in :mod:`assay.stats.intervals._bootstrap`.
 """
 
 from __future__ import annotations
@@ -13,22 +14,20 @@ import math
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
-from scipy import special
 
 from assay.stats._distributions import beta_ppf, t_ppf
 from assay.stats._results import Alternative, IntervalResult, RatioEstimate, SmallSample
+from assay.stats._special import expit, logit
 from assay.stats._validate import (
     _check_alternative,
     _check_clusters,
     _check_conf,
     _check_in_range,
 )
-from assay.stats.intervals._bayes import beta_binomial_bayes_interval
 from assay.stats.intervals._cr2 import cr2_ratio_estimate
 from assay.stats.intervals._ratio import _linearised_residuals
 
 __all__ = [
-    "beta_binomial_bayes_interval",
     "cluster_t_interval",
     "korn_graubard_interval",
     "ratio_estimate",
@@ -181,9 +180,9 @@ def cluster_t_interval(sums: ArrayLike, sizes: ArrayLike, *, conf: float = 0.95,
     c = s.size
     t_crit = float(t_ppf((1.0 + conf) / 2.0, df))
     if var > 0.0 and 0.0 < r < 1.0:
-        centre = float(special.logit(r))
+        centre = logit(float(r))
         half = t_crit * se / (r * (1.0 - r))
-        lower, upper = float(special.expit(centre - half)), float(special.expit(centre + half))
+        lower, upper = expit(centre - half), expit(centre + half)
     else:
         lower = upper = math.nan
     return IntervalResult(

@@ -10,6 +10,8 @@ from scipy import special
 from assay.stats._results import BayesResult
 from assay.stats._validate import _check_1d, _check_conf, _check_int
 
+__all__ = ["beta_binomial_bayes_interval"]
+
 _TAIL = 1e-12  # posterior mass the refined grid may leave out on each side of each axis
 _PAD = 2  # coarse cells added on each side of the refined box
 

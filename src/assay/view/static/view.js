@@ -1,7 +1,7 @@
 // assay view: every value from the data is written with textContent, never as HTML.
 "use strict";
 (function () {
-  const FILTERS = ["arm", "opponent", "judge", "criterion", "task", "item", "failure_kind", "verdict", "q"];
+  const FILTERS = ["arm", "opponent", "judge", "criterion", "task", "item", "run", "failure_kind", "verdict", "q"];
   const COLUMNS = ["id", "item", "arm", "opponent", "judge", "criterion", "score", "failure_kind", "position", "run"];
   const PAIRWISE = { win: 1, tie: 0.5, loss: 0 };
   const EMBEDDED = JSON.parse(document.getElementById("assay-data").textContent);
@@ -60,7 +60,7 @@
     return data;
   }
   function matches(row, det, filters) {
-    for (const name of ["arm", "opponent", "judge", "criterion", "task", "item"]) {
+    for (const name of ["arm", "opponent", "judge", "criterion", "task", "item", "run"]) {
       const want = filters[name];
       if (want && !want.includes(row[name] === null ? null : String(row[name]))) return false;
     }
