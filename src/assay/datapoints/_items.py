@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.data.atomic import write_text
-from assay.datapoints._sampling import Strategy, sample_indices
+from assay.stats.sampling import Strategy, sample_indices
 from assay.errors import ConfigError, InputError, ValidationError
 
 FIELDS = ("id", "task", "cluster", "prompt", "reference", "split")

@@ -82,6 +82,18 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "bradley_terry_bootstrap",
         "length_controlled_win_rate",
     ],
+    ".sampling": ["STRATEGIES", "equal_allocation", "proportional_allocation", "sample_indices"],
+    ".summaries": [
+        "Diversity",
+        "EnsembleWeights",
+        "PercentileBands",
+        "RankingStability",
+        "attribute_diversity",
+        "equal_count_bins",
+        "percentile_bands",
+        "ranking_stability",
+        "reliability_weights",
+    ],
     ".significance": [
         "FriedmanResult",
         "NormalityResult",
