@@ -11,6 +11,8 @@ import numpy.typing as npt
 
 DEFAULT_PERCENTILES = (10.0, 25.0, 50.0, 75.0, 90.0)
 
+__all__ = ["percentile_bands"]
+
 
 @dataclass(frozen=True)
 class PercentileBands:
@@ -25,6 +27,8 @@ def percentile_bands(values: npt.ArrayLike, *,
                      percentiles: Sequence[float] = DEFAULT_PERCENTILES) -> PercentileBands:
     r"""Percentiles of the values: Hyndman and Fan's definition 7.
 
+    Notes
+    -----
     For sorted values :math:`x_{(1)} \le \dots \le x_{(n)}` and percentile p, with
     :math:`h = (n - 1) p / 100`, the value is
     :math:`x_{(\lfloor h \rfloor + 1)} + (h - \lfloor h \rfloor)(x_{(\lfloor h \rfloor + 2)}
@@ -33,6 +37,8 @@ def percentile_bands(values: npt.ArrayLike, *,
     system's item scores (CoEval's "percentile bands"); they are not intervals for the mean.
     NaN for no values.
 
+    Examples
+    --------
     >>> percentile_bands([1.0, 2.0, 3.0, 4.0], percentiles=[25, 50]).values
     [1.75, 2.5]
     """

@@ -5,10 +5,14 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+__all__ = ["equal_count_bins"]
+
 
 def equal_count_bins(values: npt.ArrayLike, n_bins: int) -> npt.NDArray[np.int64]:
     r"""Bin index (0, 1, ...) of each value: bins of about n / n_bins values, ties kept whole.
 
+    Notes
+    -----
     The values are sorted and bin b nominally takes the ranks
     :math:`\lfloor b n / B \rfloor, \dots, \lfloor (b + 1) n / B \rfloor - 1` (equal-count,
     or quantile, binning as in reliability diagrams: Naeini, Cooper and Hauskrecht 2015,

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = ["attribute_diversity"]
+
 
 @dataclass(frozen=True)
 class Diversity:
@@ -31,6 +33,15 @@ def attribute_diversity(counts: Sequence[int] | np.ndarray, *, n_levels: int | N
                         ) -> Diversity:
     r"""Normalised Shannon entropy and distinct share of counts over an attribute's values.
 
+    Parameters
+    ----------
+    counts : sequence of int
+        Items per observed value (zeros allowed).
+    n_levels : int, optional
+        K; default ``len(counts)``. Must be at least the number of non-zero counts.
+
+    Notes
+    -----
     With :math:`p_k = c_k / n` over the K values of the attribute (a value never seen has
     :math:`c_k = 0` and adds nothing),
 
@@ -42,12 +53,10 @@ def attribute_diversity(counts: Sequence[int] | np.ndarray, *, n_levels: int | N
     values used at all. CoEval's teacher report shows a "diversity score across nuanced
     attribute dimensions" without a formula; assay reports J (and D beside it).
 
-    Parameters
+    References
     ----------
-    counts : sequence of int
-        Items per observed value (zeros allowed).
-    n_levels : int, optional
-        K; default ``len(counts)``. Must be at least the number of non-zero counts.
+    Pielou, E. C. (1966). The measurement of diversity in different types of biological
+    collections. Journal of Theoretical Biology 13, 131-144.
 
     Examples
     --------

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+__all__ = ["reliability_weights"]
+
 
 @dataclass(frozen=True)
 class EnsembleWeights:
@@ -26,6 +28,8 @@ class EnsembleWeights:
 def reliability_weights(scores: npt.ArrayLike) -> EnsembleWeights:
     r"""Weights of a judge ensemble from each judge's item-rest correlation.
 
+    Notes
+    -----
     ``scores`` is a (units x judges) matrix with NaN where a judge did not score a unit.
     For judge j, :math:`r_j` is the Pearson correlation, over the units j scored together
     with at least one other judge, between j's score and the mean of the other judges'

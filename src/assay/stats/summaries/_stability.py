@@ -9,6 +9,8 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
+__all__ = ["ranking_stability"]
+
 
 @dataclass(frozen=True)
 class RankingStability:
@@ -27,11 +29,15 @@ class RankingStability:
 def kendall_tau_b(x: npt.ArrayLike, y: npt.ArrayLike) -> float:
     r"""Kendall's tau-b between two score vectors (NaN when either is constant).
 
+    Notes
+    -----
     .. math:: \tau_b = \frac{n_c - n_d}{\sqrt{(n_0 - n_1)(n_0 - n_2)}}
 
     with :math:`n_0 = n(n-1)/2`, :math:`n_1`, :math:`n_2` the pairs tied in x and in y
     (Kendall 1945, Biometrika 33, 239-251).
 
+    Examples
+    --------
     >>> kendall_tau_b([1, 2, 3], [1, 3, 2])
     0.3333333333333333
     """
@@ -52,6 +58,8 @@ def kendall_tau_b(x: npt.ArrayLike, y: npt.ArrayLike) -> float:
 def ranking_stability(scores: npt.ArrayLike) -> RankingStability:
     r"""Mean Kendall tau-b between the systems' scores over every pair of repeated samples.
 
+    Notes
+    -----
     ``scores`` is an (R samples x A systems) matrix; row r holds each system's score on
     sample r. The stability is
 
@@ -62,6 +70,8 @@ def ranking_stability(scores: npt.ArrayLike) -> RankingStability:
     This is the "ranking's stability" of CoEval's sampling ablation (Table 7), read as the
     agreement between the rankings of repeated samples of one design.
 
+    Examples
+    --------
     >>> ranking_stability([[1, 2, 3], [1, 2, 3], [1, 3, 2]]).mean_tau
     0.5555555555555555
     """
