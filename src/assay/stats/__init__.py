@@ -90,6 +90,7 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "RankingStability",
         "attribute_diversity",
         "equal_count_bins",
+        "kendall_tau_b",
         "percentile_bands",
         "ranking_stability",
         "reliability_weights",

@@ -9,5 +9,5 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     "._bins": ["equal_count_bins"],
     "._bands": ["PercentileBands", "percentile_bands"],
     "._ensemble": ["EnsembleWeights", "reliability_weights"],
-    "._stability": ["RankingStability", "ranking_stability"],
+    "._stability": ["RankingStability", "kendall_tau_b", "ranking_stability"],
 })

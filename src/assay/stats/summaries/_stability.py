@@ -9,7 +9,7 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ranking_stability"]
+__all__ = ["kendall_tau_b", "ranking_stability"]
 
 
 @dataclass(frozen=True)
