@@ -255,10 +255,12 @@ def _nuanced_levels(task: str, items: pd.DataFrame, space: AttributeSpace | None
     observed, _ = infer_target_attributes(attrs)
     targets = space.for_task(task) if space is not None and not space.empty else {}
     nuanced = {k: v for k, v in observed.items() if k not in targets}
-    if nuanced:
+    if nuanced and targets:
         return nuanced
     if observed or targets:
-        notes.append(f"Task {task}: no nuanced attributes apart from the target attributes; "
-                     "diversity is measured over every label-valued attribute.")
+        why = "no declared target attributes" if not targets else \
+            "no nuanced attributes apart from the target attributes"
+        notes.append(f"Task {task}: {why}; diversity is measured over every label-valued "
+                     "attribute.")
     merged = {k: sorted(set(v) | set(targets.get(k, []))) for k, v in observed.items()}
     return merged or {k: list(v) for k, v in targets.items()}
