@@ -142,7 +142,8 @@ REPORTS: tuple[ReportKind, ...] = (
     ReportKind(
         "sampling", "Sampling ablation: random vs frequency-weighted vs stratified (CoEval "
         "Table 7)", "Table 7: sampling designs' ACR/RAR, ranking stability (CoEval)",
-        SamplingOptions, build.sampling, _BASIC, "sampling.json", supports=build.coverage_support),
+        SamplingOptions, build.sampling, _BASIC | {"latex"}, "sampling.json",
+        supports=build.coverage_support),
     ReportKind(
         "ensemble", "Robust ensemble weights and outlier judges (CoEval)",
         "judges weighted by agreement, outlier judges named (CoEval)",

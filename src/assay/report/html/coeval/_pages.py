@@ -6,7 +6,6 @@ percentile bands and the rubric factor heatmap. Renderers format; they compute n
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
 
 from assay.analysis.coverage import SamplingAblation, TeacherReport
 from assay.analysis.judges import CalibrationCurves, EnsembleReport
@@ -15,6 +14,8 @@ from assay.report.html._figures import ForestPoint, forest, lines_with_errors
 from assay.report.html._judges import heatmap
 from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table, is_missing
 
+SCORE_SCALE = [[0.0, "#f7fbff"], [1.0, "#08306b"]]
+"""Light for low scores, dark for high ones."""
 INTERVAL = (Column("lower", "lower", "fixed"), Column("upper", "upper", "fixed"))
 
 
@@ -48,7 +49,7 @@ def teacher_page(report: TeacherReport) -> Page:
         value = {(r.teacher, r.attribute): r.normalised_entropy for r in report.diversity
                  if r.task == task}
         heat.append(heatmap([[value.get((t, a)) for a in attrs] for t in teachers], attrs,
-                            teachers, title="evenness", zmin=0.0, zmax=1.0, colorscale="Blues",
+                            teachers, title="evenness", zmin=0.0, zmax=1.0, colorscale=SCORE_SCALE,
                             caption=f"Task {task}: evenness of each teacher over each attribute"))
     kinds = [{**asdict(k), "teachers": ", ".join(k.teachers)} for k in report.kinds]
     sections = (
@@ -173,16 +174,15 @@ def factors_page(report: FactorBreakdown) -> Page:
     figures: tuple[Figure, ...] = ()
     if cells:
         figures = (heatmap([[value.get((a, f)) for f in factors] for a in arms], factors, arms,
-                           title="score", zmin=0.0, zmax=1.0, colorscale="Blues",
+                           title="score", zmin=0.0, zmax=1.0, colorscale=SCORE_SCALE,
                            caption=f"Mean normalised score per system and rubric factor "
                                    f"(task {scope})"),)
     bands = [asdict(b) for b in report.bands]
-    band_series: list[tuple[str, Any, Any, Any, Any]] = []
-    band_rows = [b for b in report.bands if b.task == scope]
-    if band_rows:
-        band_series = [(b.arm, ["p10", "p25", "p50", "p75", "p90"],
-                        [b.p10, b.p25, b.p50, b.p75, b.p90], [None] * 5, [None] * 5)
-                       for b in band_rows]
+    band_points = [ForestPoint(label=b.arm, group=f"{band}", estimate=b.p50, lower=low,
+                               upper=high, key=b.arm, detail=f"{b.n_items} items")
+                   for b in report.bands if b.task == scope
+                   for band, low, high in (("10% to 90%", b.p10, b.p90),
+                                           ("25% to 75%", b.p25, b.p75))]
     cell_columns = (Column("arm", "system"), Column("task", "task"),
                     Column("criterion", "factor"), Column("estimate", "score", "fixed"),
                     *INTERVAL, Column("n", "units", "int"), Column("n_items", "items", "int"),
@@ -191,10 +191,10 @@ def factors_page(report: FactorBreakdown) -> Page:
                 sections=(
         Section(title="Rubric factor heatmap", figures=figures,
                 missing=None if cells else "No scores."),
-        Section(title="Percentile bands", figures=(lines_with_errors(
-            band_series, x_title="percentile", y_title="item score", filter_table=None,
-            caption=f"Percentiles of item scores per system (task {scope})"),)
-            if band_series else (), tables=(Table.from_records(bands, (
+        Section(title="Percentile bands", figures=(forest(
+            band_points, x_title="item score (normalised)",
+            caption=f"Median item score per system with its 10-90% and 25-75% bands "
+                    f"(task {scope})"),) if band_points else (), tables=(Table.from_records(bands, (
                 Column("arm", "system"), Column("task", "task"), Column("p10", "10%", "fixed"),
                 Column("p25", "25%", "fixed"), Column("p50", "median", "fixed"),
                 Column("p75", "75%", "fixed"), Column("p90", "90%", "fixed"),
