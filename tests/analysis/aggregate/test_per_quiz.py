@@ -24,3 +24,4 @@ def test_per_quiz_run_statistics_by_hand() -> None:
     assert by["q2"].num_runs == 2 and by["q1"].n_scores == 4
     assert set(report.to_dict()["per_quiz"]) == {"q1", "q2"}
     assert "PER-QUIZ BREAKDOWN" in str(report)
+    assert all(len(line) <= 80 for line in str(report).splitlines())

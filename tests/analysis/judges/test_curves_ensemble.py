@@ -17,7 +17,7 @@ def test_calibration_curve_bins_by_hand() -> None:
     judge = [0.1, 0.2, 0.5, 0.5, 0.9, 1.0]
     ref = [0.0, 0.2, 0.4, 0.6, 0.7, 0.9]
     rows = [{"item": f"i{k}", "cluster": f"c{k % 3}", "arm": "A", "judge": "j",
-             "score": s, "reference_score": r} for k, (s, r) in enumerate(zip(judge, ref))]
+             "score": s, "reference_score": r} for k, (s, r) in enumerate(zip(judge, ref, strict=True))]
     curves = calibration_curves(make_table(rows, {"score": "range:0,1"}), n_bins=3)
     got = [v for b in curves.bins
            for v in (b.judge_low, b.judge_high, b.judge_mean, b.reference_mean, b.n_units)]

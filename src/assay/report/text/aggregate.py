@@ -83,9 +83,11 @@ def format_summary(report: AggregateReport) -> str:
             lines += ["", f"{quiz}:"]
             for q in (q for q in report.per_quiz if q.quiz == quiz):
                 d = _digits(judgment_scale(report, q.criterion))
-                lines.append(f"  {q.criterion} / {q.judge}: mean {_fixed(q.mean, d)} "
-                             f"[{pct} CI: {_fixed(q.ci_lower, d)}, {_fixed(q.ci_upper, d)}]  "
-                             f"std dev {_fixed(q.std_dev, d)}  N {q.num_runs}")
+                lines += textwrap.wrap(
+                    f"{q.criterion} / {q.judge}: mean {_fixed(q.mean, d)} [{pct} CI: "
+                    f"{_fixed(q.ci_lower, d)}, {_fixed(q.ci_upper, d)}], std dev "
+                    f"{_fixed(q.std_dev, d)}, N {q.num_runs}", WIDTH, initial_indent="  ",
+                    subsequent_indent="    ")
     if report.flags:
         lines += ["", "WARNINGS (the results aggregator's don'ts found in these results)", thin]
         for flag in report.flags:
