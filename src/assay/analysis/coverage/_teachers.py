@@ -54,7 +54,7 @@ from assay.analysis.coverage._report import (
     resolve_space,
 )
 from assay.analysis.coverage._space import AttributeSpace, infer_target_attributes, label
-from assay.stats.summaries import attribute_diversity
+from assay.stats.summaries import Diversity, attribute_diversity
 
 BENCHMARK = "(benchmark)"
 """The teacher shown for items that have none."""
@@ -163,8 +163,7 @@ def teacher_report(model: Model, *, conf: float = 0.95,
     notes: list[str] = []
     benchmark = {str(t) for t in benchmark_teachers}
     items = _items(table)
-    items["teacher"] = [BENCHMARK if t is None or (isinstance(t, float) and math.isnan(t))
-                        else str(t) for t in items["teacher"]]
+    items["teacher"] = _teacher_names(items["teacher"])
     if "teacher" not in frame:
         notes.append("The table has no teacher column: every item is counted as benchmark.")
     kind_of = {t: "benchmark" if t == BENCHMARK or t in benchmark else "synthetic"
@@ -174,8 +173,7 @@ def teacher_report(model: Model, *, conf: float = 0.95,
                          row.n_strata if row.strata else 0) for row in coverage.rows}
     space = resolve_space(table, attribute_space)
     units = pointwise_units(table, extra=("teacher",)).frame
-    units["teacher"] = [BENCHMARK if t is None or (isinstance(t, float) and math.isnan(t))
-                        else str(t) for t in units["teacher"]]
+    units["teacher"] = _teacher_names(units["teacher"])
     units["task"] = units["task"].astype(object).where(units["task"].notna(), ALL_TASKS)
     if units.empty:
         notes.append("No valid pointwise units: item quality is undefined.")
@@ -193,10 +191,7 @@ def teacher_report(model: Model, *, conf: float = 0.95,
             mine = own[own["teacher"] == teacher]
             js, ds = [], []
             for attribute, values in levels.items():
-                counts = Counter(label(a[attribute]) for a in mine["attributes"]
-                                 if a and attribute in a)
-                d = attribute_diversity([counts.get(v, 0) for v in values],
-                                        n_levels=len(values))
+                d = _diversity(mine, attribute, values)
                 diversity_rows.append(AttributeDiversityRow(
                     task, teacher, attribute, d.n, d.n_levels, d.n_distinct,
                     d.normalised_entropy, d.distinct_share))
@@ -225,18 +220,26 @@ def teacher_report(model: Model, *, conf: float = 0.95,
     return TeacherReport(rows, diversity_rows, kinds, nuanced_by_task, conf, notes)
 
 
+def _teacher_names(teachers: pd.Series) -> list[str]:
+    """Each teacher as text; a missing one is :data:`BENCHMARK`."""
+    return [BENCHMARK if t is None or (isinstance(t, float) and math.isnan(t)) else str(t)
+            for t in teachers]
+
+
 def _nanmean(values: list[float]) -> float:
     finite = [v for v in values if math.isfinite(v)]
     return float(np.mean(finite)) if finite else math.nan
 
 
 def _kind_diversity(items: pd.DataFrame, levels: Mapping[str, list[str]]) -> float:
-    js = []
-    for attribute, values in levels.items():
-        counts = Counter(label(a[attribute]) for a in items["attributes"] if a and attribute in a)
-        js.append(attribute_diversity([counts.get(v, 0) for v in values],
-                                      n_levels=len(values)).normalised_entropy)
-    return _nanmean(js)
+    return _nanmean([_diversity(items, attribute, values).normalised_entropy
+                     for attribute, values in levels.items()])
+
+
+def _diversity(items: pd.DataFrame, attribute: str, values: list[str]) -> Diversity:
+    """The diversity of the items' values of one attribute over its K = len(values) values."""
+    counts = Counter(label(a[attribute]) for a in items["attributes"] if a and attribute in a)
+    return attribute_diversity([counts.get(v, 0) for v in values], n_levels=len(values))
 
 
 def _quality(units: pd.DataFrame, conf: float) -> dict[str, Any]:
