@@ -204,12 +204,13 @@ def resolve_kinds(text: str, *, opted_in: Iterable[str] = ()) -> list[ReportKind
     """The reports ``--kind TEXT`` selects: report names and groups, comma-separated.
 
     A group leaves out the reports that need a flag not in ``opted_in``
-    (``--calibrate``); a report named on its own is always made.
+    (``--calibrate``); a report named on its own is always made. CoEval's report names
+    (:data:`ALIASES`) stand for the report or group that makes them.
 
     >>> [k.name for k in resolve_kinds("winrate,scores")]
     ['scores', 'winrates', 'leaderboard', 'assertions']
-    >>> [k.name for k in resolve_kinds("judges", opted_in={"--calibrate"})][-1]
-    'calibration'
+    >>> [k.name for k in resolve_kinds("judge-report", opted_in={"--calibrate"})]
+    ['agreement', 'calibration', 'calibration-curves', 'ensemble']
     """
     flags = set(opted_in)
     chosen: set[str] = set()
