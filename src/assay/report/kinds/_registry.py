@@ -175,8 +175,7 @@ KINDS: dict[str, ReportKind] = {kind.name: kind for kind in REPORTS}
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "all": tuple(KINDS),
-    "judges": ("agreement", "composite", "robust", "coverage", "systems", "calibration",
-               "teacher", "calibration-curves", "sampling", "ensemble", "factors"),
+    "judges": ("agreement", "composite", "robust", "coverage", "systems", "calibration"),
     "winrate": ("winrates", "leaderboard", "assertions"),
     "student": ("composite", "systems", "factors"),
     "judge": ("agreement", "calibration-curves", "ensemble", "calibration"),
