@@ -134,7 +134,9 @@ def test_every_kind_writes_its_files(tmp_path, capsys):
                             "summary.txt", "judges.json", "composite.json", "robust.json",
                             "coverage.json", "calibration.json", "calibration_params.json",
                             "winrates.json", "win_rates.csv", "winrates_sig_tests.csv",
-                            "systems.json", "leaderboard.json", "skipped.json", "cost.json"])
+                            "systems.json", "leaderboard.json", "skipped.json", "cost.json",
+                            "teachers.json", "calibration_curves.json", "sampling.json",
+                            "ensemble.json", "factors.json"])
     skipped = json.loads((tmp_path / "r" / "skipped.json").read_text())["skipped"]
     assert [s["report"] for s in skipped] == ["assertions"]  # the simulation has no assertion judge
     code, _, err = run(["report", str(tmp_path / "run"), "--kind", "everything"], capsys)

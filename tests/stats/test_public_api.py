@@ -12,6 +12,7 @@ from assay.stats.intervals import _analytic, _bayes, _bootstrap, _cr2, _passk, _
 from assay.stats.leaderboard import _bradley_terry, _length_controlled
 from assay.stats.significance import _paired as _paired_tests
 from assay.stats.significance import _permutation, _ranks
+from assay.stats.summaries import _bands, _bins, _diversity, _ensemble, _stability
 
 # the modules whose __all__ lists their functions (each with a doctested example)
 MODULES = (_distributions, _rates, bleu, calibration, correlation, expectation, _bootstrap, _analytic,
@@ -19,7 +20,7 @@ MODULES = (_distributions, _rates, bleu, calibration, correlation, expectation, 
            _multiplicity,
            _noninferiority, _paired, _passk, _permutation, _reliability, _resampling, _paired_tests,
            _ranks,
-           _bradley_terry, _length_controlled)
+           _bradley_terry, _length_controlled, _bands, _bins, _diversity, _ensemble, _stability)
 
 
 def test_all_is_sorted_and_complete() -> None:
@@ -31,7 +32,10 @@ def test_all_is_sorted_and_complete() -> None:
                  "BleuResult", "PairwiseBleuResult", "CalibrationFit", "PairwiseAgreement",
                  "ReliabilityResult", "FriedmanResult", "NormalityResult", "PairedTestResult",
                  "PairwiseTest", "PermutationResult", "BradleyTerryFit", "BradleyTerryIntervals",
-                 "LengthControlledWinRate", "CorrelationResult", "ScoreExpectation"}
+                 "LengthControlledWinRate", "CorrelationResult", "ScoreExpectation",
+                 "Diversity", "EnsembleWeights", "PercentileBands",
+                 "RankingStability", "STRATEGIES", "equal_allocation", "proportional_allocation",
+                 "sample_indices"}
     assert set(api.__all__) == expected
     for name in api.__all__:
         assert getattr(api, name) is not None

@@ -5,5 +5,5 @@ from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._items": ["DatapointSample", "FIELDS", "load_items", "sample_items", "write_datapoints"],
-    "._sampling": ["STRATEGIES", "equal_allocation", "proportional_allocation", "sample_indices"],
+    "assay.stats.sampling": ["STRATEGIES", "equal_allocation", "proportional_allocation", "sample_indices"],
 })

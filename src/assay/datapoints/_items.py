@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.data.atomic import write_text
-from assay.datapoints._sampling import Strategy, sample_indices
 from assay.errors import ConfigError, InputError, ValidationError
+from assay.stats.sampling import Strategy, sample_indices
 
 FIELDS = ("id", "task", "cluster", "prompt", "reference", "split")
 """Datapoint fields a source column can be mapped onto (``--map column=field``)."""

@@ -14,11 +14,17 @@ from assay.analysis.assertions._significance import AssertionSignificance
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.composite import CompositeScores
 from assay.analysis.cost import CostSummary
-from assay.analysis.coverage import CoverageReport
-from assay.analysis.judges import CalibrationReport, JudgeReport, RobustSummary
+from assay.analysis.coverage import CoverageReport, SamplingAblation, TeacherReport
+from assay.analysis.judges import (
+    CalibrationCurves,
+    CalibrationReport,
+    EnsembleReport,
+    JudgeReport,
+    RobustSummary,
+)
 from assay.analysis.leaderboard import LeaderboardReport
 from assay.analysis.scores import ScoreSummary
-from assay.analysis.systems import SystemsReport
+from assay.analysis.systems import FactorBreakdown, SystemsReport
 from assay.analysis.winrates import WinRateReport
 from assay.cli import main
 from assay.cli.report import report_command
@@ -43,14 +49,16 @@ RESULT_TYPES = {
     "agreement": JudgeReport, "composite": CompositeScores, "robust": RobustSummary,
     "coverage": CoverageReport, "systems": SystemsReport, "calibration": CalibrationReport,
     "winrates": WinRateReport, "assertions": AssertionSignificance,
-    "leaderboard": LeaderboardReport, "cost": CostSummary,
+    "leaderboard": LeaderboardReport, "cost": CostSummary, "teacher": TeacherReport,
+    "calibration-curves": CalibrationCurves, "sampling": SamplingAblation,
+    "ensemble": EnsembleReport, "factors": FactorBreakdown,
 }
 """What each report's builder returns, written out here, independently of the registry."""
 
 
 def test_every_report_is_declared_once_with_its_result_type():
     assert set(KINDS) == set(RESULT_TYPES)
-    assert len(REPORTS) == len(KINDS) == 13
+    assert len(REPORTS) == len(KINDS) == 18
     assert not set(GROUPS) & set(KINDS), "a group would hide the report of the same name"
 
 
@@ -75,6 +83,21 @@ def test_groups_and_names_resolve():
         resolve_kinds("systems,system")
 
 
+def test_coeval_report_names_are_aliases():
+    def names(text):
+        return [k.name for k in resolve_kinds(text)]
+
+    assert names("teacher-report") == names("teacher_report") == ["teacher"]
+    assert names("student-report") == ["composite", "systems", "factors"]
+    assert names("judge-report") == ["agreement", "calibration-curves", "ensemble"]
+    assert names("judge-report") != names("judges")
+    assert names("robust-summary") == ["robust"] and names("coverage-summary") == ["coverage"]
+    assert names("judge-consistency") == ["agreement"] and names("table7") == ["sampling"]
+    assert names("complete-report") == names("all")
+    with pytest.raises(ConfigError, match="did you mean"):
+        resolve_kinds("teacher-reprt")
+
+
 def test_help_lists_every_report_and_group_on_one_line(capsys):
     with pytest.raises(SystemExit) as info:
         main(["report", "--help"])
@@ -82,6 +105,7 @@ def test_help_lists_every_report_and_group_on_one_line(capsys):
     assert info.value.code == 0
     starts = {line.split()[0] for line in out.splitlines() if line.strip()}
     assert set(KINDS) | set(GROUPS) <= starts
+    assert "student-report = student" in out and "table7 = sampling" in out
     for kind in REPORTS:
         line = next(line for line in out.splitlines() if line.split()[:1] == [kind.name])
         assert kind.brief in line

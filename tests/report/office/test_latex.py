@@ -143,3 +143,15 @@ def test_hand_made_tables_with_nasty_names(tmp_path: Path) -> None:
 ])
 def test_format_value_by_hand(value: Any, column: str, shown: str) -> None:
     assert format_value(value, column) == shown
+
+
+def test_table7_from_the_sampling_ablation(tmp_path: Path) -> None:
+    from assay.analysis.coverage import sampling_ablation
+    from tests.analysis.coverage.test_sampling import _table
+
+    report = sampling_ablation(_table(), sample_size=4, repeats=3, seed=3)
+    written = write_paper_tables([report], tmp_path)
+    assert tmp_path / "table7_sampling_ablation.tex" in written
+    csv = (tmp_path / "table7_sampling_ablation.csv").read_text(encoding="utf-8")
+    assert csv.splitlines()[0].startswith("design,") and "stratified" in csv
+    assert "| `table7_sampling_ablation` | made |" in (tmp_path / "SUMMARY.md").read_text()

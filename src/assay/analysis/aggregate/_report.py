@@ -38,6 +38,7 @@ import pandas as pd
 from assay._display import Rendered
 from assay.analysis._weights import refuse_weights
 from assay.analysis.aggregate._flags import HIGH_VARIANCE_POINTS, Flag, has_version
+from assay.analysis.aggregate._quizzes import QuizAggregation, per_quiz
 from assay.analysis.aggregate._reliability import (
     CriterionReliability,
     criterion_reliability,
@@ -63,6 +64,9 @@ __all__ = [
     "RunAggregation",
     "aggregate",
 ]
+
+MAX_QUIZZES = 50
+"""Quizzes above which no per-quiz breakdown is made (clusters standing in for quizzes)."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,8 @@ class AggregateReport(Rendered):
     """Run-folder records kept aside as invalid: never in the table's statistics."""
     one_judge_criteria: dict[str, str] = field(default_factory=dict)
     """Criteria scored by one judge only -> that judge."""
+    per_quiz: tuple[QuizAggregation, ...] = ()
+    """Per-quiz breakdowns: the run-level statistics per quiz and (criterion, judge)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The content of ``aggregated.json``: the results aggregator's fields, then assay's additions."""
@@ -148,6 +154,9 @@ class AggregateReport(Rendered):
                        "unscored": self.n_unscored, "invalid_records": self.n_invalid},
             "flags": [{"kind": f.kind, "criterion": f.criterion, "judge": f.judge,
                        "message": f.message} for f in self.flags],
+            "per_quiz": {quiz: {f"{q.criterion}_{q.judge}": _quiz_record(q)
+                                for q in self.per_quiz if q.quiz == quiz}
+                         for quiz in dict.fromkeys(q.quiz for q in self.per_quiz)},
             "notes": list(self.notes),
         }
 
@@ -157,6 +166,14 @@ class AggregateReport(Rendered):
 
 def _num(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def _quiz_record(q: QuizAggregation) -> dict[str, Any]:
+    return {"metric_name": q.criterion, "evaluator_model": q.judge, "mean": _num(q.mean),
+            "median": _num(q.median), "std_dev": _num(q.std_dev), "min": _num(q.minimum),
+            "max": _num(q.maximum), "ci_lower": _num(q.ci_lower), "ci_upper": _num(q.ci_upper),
+            "per_run_scores": list(q.per_run_scores), "num_runs": q.num_runs,
+            "num_scores": q.n_scores}
 
 
 def _aggregation_record(a: RunAggregation) -> dict[str, Any]:
@@ -292,13 +309,19 @@ def aggregate(judgments: Judgments, *, n_resamples: int = 10_000, seed: int = 42
     flags = _flags(aggregations, one_judge, judgments, scored)
     quiz_source = "task" if "task" in reportable and reportable["task"].notna().any() else "cluster"
     quiz_ids = tuple(str(q) for q in pd.unique(reportable[quiz_source].dropna()))
+    quizzes = per_quiz(scored, quiz_source, [(a.criterion, a.judge) for a in aggregations],
+                       n_resamples=n_resamples, seed=seed, conf=conf) \
+        if 1 < len(quiz_ids) <= MAX_QUIZZES else ()
+    if len(quiz_ids) > MAX_QUIZZES:
+        notes.append(f"{len(quiz_ids)} quizzes ({quiz_source} values): over {MAX_QUIZZES}, so "
+                     "no per-quiz breakdown is made.")
     return AggregateReport(
         benchmark_config_name=benchmark_config_name, benchmark_version=benchmark_version,
         quiz_ids=quiz_ids, total_runs=int(scored["run"].nunique()),
         aggregations=tuple(aggregations), reliability=tuple(reliability), flags=tuple(flags),
         notes=tuple(notes), conf=conf, n_resamples=n_resamples, seed=seed, n_rows=len(frame),
         n_not_reportable=n_not_reportable, n_unscored=n_unscored,
-        n_invalid=len(judgments.invalid), one_judge_criteria=one_judge)
+        n_invalid=len(judgments.invalid), one_judge_criteria=one_judge, per_quiz=quizzes)
 
 
 def _aggregation(rows: pd.DataFrame, all_rows: pd.DataFrame, criterion: str, judge: str,

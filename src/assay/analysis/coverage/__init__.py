@@ -9,4 +9,6 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     ],
     "._interaction": ["InteractionMatrix", "interaction_matrix"],
     "._space": ["AttributeSpace", "read_attribute_space"],
+    "._teachers": ["TeacherReport", "teacher_report"],
+    "._sampling": ["SamplingAblation", "sampling_ablation"],
 })

@@ -11,6 +11,8 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
         "calibrate_judges",
         "load_or_fit_calibration",
     ],
+    "._curves": ["CalibrationCurves", "calibration_curves"],
+    "._ensemble": ["EnsembleReport", "ensemble_weights"],
     "._differentiation": ["DifferentiationReport", "differentiation_score"],
     "._human": ["HumanAgreement", "human_agreement"],
     "._position": ["PositionRecord", "position_records"],

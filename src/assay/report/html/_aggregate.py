@@ -124,6 +124,20 @@ def aggregate_page(report: AggregateReport) -> Page:
         sections.append(Section(title="Run aggregation", missing="No criterion with a mean was "
                                 "scored pointwise."))
     sections.append(_reliability_section(report))
+    if report.per_quiz:
+        quiz_rows = [{"quiz": q.quiz, "criterion": q.criterion, "judge": q.judge,
+                      "mean": q.mean, "ci_lower": q.ci_lower, "ci_upper": q.ci_upper,
+                      "std_dev": q.std_dev, "num_runs": q.num_runs, "n_scores": q.n_scores}
+                     for q in report.per_quiz]
+        sections.append(Section(title="Per-quiz breakdown", tables=(Table.from_records(
+            quiz_rows, (Column("quiz", "quiz"), Column("criterion", "criterion"),
+                        Column("judge", "judge"), Column("mean", "mean", "fixed"),
+                        Column("ci_lower", "CI lower", "fixed"),
+                        Column("ci_upper", "CI upper", "fixed"),
+                        Column("std_dev", "std dev", "fixed"), Column("num_runs", "runs", "int"),
+                        Column("n_scores", "scores", "int")),
+            caption="Run-level statistics per quiz", name="per-quiz"),),
+            intro="The same bootstrap over run means as above, within each quiz (task)."))
     flags = Table.from_records([vars(f) for f in report.flags], (
         Column("kind", "flag"), Column("criterion", "criterion"), Column("judge", "judge"),
         Column("message", "message")), caption="Warnings about the runs and the judges",

@@ -31,10 +31,16 @@ from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.compare import ComparisonReport
 from assay.analysis.composite import CompositeScores
 from assay.analysis.cost import CostSummary
-from assay.analysis.coverage import CoverageReport
-from assay.analysis.judges import JudgeConsistency, JudgeReport, RobustSummary
+from assay.analysis.coverage import CoverageReport, SamplingAblation, TeacherReport
+from assay.analysis.judges import (
+    CalibrationCurves,
+    EnsembleReport,
+    JudgeConsistency,
+    JudgeReport,
+    RobustSummary,
+)
 from assay.analysis.scores import ScoreSummary
-from assay.analysis.systems import SystemsReport
+from assay.analysis.systems import FactorBreakdown, SystemsReport
 from assay.analysis.winrates import WinRateReport
 from assay.report.html._aggregate import aggregate_page
 from assay.report.html._benchmark import benchmark_page
@@ -49,6 +55,13 @@ from assay.report.html._robust import consistency_page, robust_page
 from assay.report.html._scores import scores_page
 from assay.report.html._systems import composite_page, systems_page
 from assay.report.html._winrates import winrates_page
+from assay.report.html.coeval import (
+    curves_page,
+    ensemble_page,
+    factors_page,
+    sampling_page,
+    teacher_page,
+)
 
 __all__ = [
     "HTML_ASSETS",
@@ -65,6 +78,11 @@ __all__ = [
 
 PageFunction = Callable[[Any], Page]
 
+COEVAL_PAGES: dict[type, PageFunction] = {
+    TeacherReport: teacher_page, CalibrationCurves: curves_page, SamplingAblation: sampling_page,
+    EnsembleReport: ensemble_page, FactorBreakdown: factors_page,
+}
+
 _BUILDERS: dict[type, PageFunction] = {
     ScoreSummary: scores_page,
     BenchmarkReport: benchmark_page,
@@ -78,6 +96,7 @@ _BUILDERS: dict[type, PageFunction] = {
     CompositeScores: composite_page,
     SystemsReport: systems_page,
     CostSummary: cost_page,
+    **COEVAL_PAGES,
 }
 
 INDEX = "index.html"

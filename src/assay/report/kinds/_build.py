@@ -130,6 +130,54 @@ def assertions(judgments: Judgments, options: opt.AssertionsOptions) -> Made:
     return Made(result)
 
 
+def teacher(judgments: Judgments, options: opt.TeacherOptions) -> Made:
+    from assay.analysis.coverage import teacher_report
+
+    return Made(teacher_report(judgments, conf=options.conf,
+                               attribute_space=options.attribute_space))
+
+
+def calibration_curves(judgments: Judgments, options: opt.CurvesOptions) -> Made:
+    from assay.analysis.judges import calibration_curves as curves
+
+    return Made(curves(judgments, conf=options.conf))
+
+
+def sampling(judgments: Judgments, options: opt.SamplingOptions) -> Made:
+    from assay.analysis.coverage import sampling_ablation
+
+    return Made(sampling_ablation(judgments, seed=options.seed,
+                                  attribute_space=options.attribute_space))
+
+
+def ensemble(judgments: Judgments, options: opt.EnsembleOptions) -> Made:
+    from assay.analysis.judges import ensemble_weights
+
+    return Made(ensemble_weights(judgments))
+
+
+def factors(judgments: Judgments, options: opt.FactorsOptions) -> Made:
+    from assay.analysis.systems import factor_breakdown
+
+    return Made(factor_breakdown(judgments, conf=options.conf))
+
+
+def teacher_support(judgments: Judgments) -> str | None:
+    """Why the teacher report cannot be made (neither teacher nor attributes), or None."""
+    if "teacher" in judgments.frame or "attributes" in judgments.frame:
+        return None
+    return "the table has neither a teacher nor an attributes column"
+
+
+def reference_support(judgments: Judgments) -> str | None:
+    """Why the calibration curves cannot be made (no reference scores), or None."""
+    frame = judgments.frame
+    if "reference_score" in frame and frame["reference_score"].notna().any():
+        return None
+    return ("no reference_score values (assay native-scores RUN fills them from a "
+            "benchmark-native metric)")
+
+
 def pointwise_support(judgments: Judgments) -> str | None:
     """Why the composite-based reports (composite, robust, systems) cannot be made, or None.
 

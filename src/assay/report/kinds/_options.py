@@ -259,6 +259,51 @@ class AssertionsOptions:
         _check_tests(self.alpha, self.correction)
 
 
+@dataclass(frozen=True)
+class TeacherOptions:
+    """Options of the teacher report (CoEval)."""
+
+    conf: float = 0.95
+    attribute_space: AttributeSpace | None = None
+    """The declared target attributes (as for coverage); the nuanced ones are the others."""
+
+    def __post_init__(self) -> None:
+        _check_conf(self.conf)
+
+
+@dataclass(frozen=True)
+class CurvesOptions:
+    """Options of the calibration curves (CoEval)."""
+
+    conf: float = 0.95
+
+    def __post_init__(self) -> None:
+        _check_conf(self.conf)
+
+
+@dataclass(frozen=True)
+class SamplingOptions:
+    """Options of Table 7, the sampling ablation (CoEval): 20 samples per design."""
+
+    seed: int = 42
+    attribute_space: AttributeSpace | None = None
+
+
+@dataclass(frozen=True)
+class EnsembleOptions:
+    """Options of the robust ensemble weights (none yet: the outlier limit is 0.15)."""
+
+
+@dataclass(frozen=True)
+class FactorsOptions:
+    """Options of the per-(system, task, factor) scores and percentile bands (CoEval)."""
+
+    conf: float = 0.95
+
+    def __post_init__(self) -> None:
+        _check_conf(self.conf)
+
+
 def options_from(cls: type[Any], values: dict[str, Any]) -> Any:
     """An instance of the options class ``cls`` from the ``values`` it declares a field for.
 

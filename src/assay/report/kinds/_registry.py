@@ -25,10 +25,15 @@ from assay.report.kinds._options import (
     CompositeOptions,
     CostOptions,
     CoverageOptions,
+    CurvesOptions,
+    EnsembleOptions,
+    FactorsOptions,
     LeaderboardOptions,
     RobustOptions,
+    SamplingOptions,
     ScoresOptions,
     SystemsOptions,
+    TeacherOptions,
     WinratesOptions,
 )
 
@@ -125,6 +130,31 @@ REPORTS: tuple[ReportKind, ...] = (
         CalibrationOptions, build.calibration, _BASIC | {"xlsx", "latex"},
         "calibration.json, calibration_params.json", opt_in="--calibrate"),
     ReportKind(
+        "teacher", "Teacher report: coverage, diversity and item quality per teacher (CoEval)",
+        "coverage, diversity, item quality per teacher (CoEval)",
+        TeacherOptions, build.teacher, _BASIC | {"xlsx"}, "teachers.json", stem="teachers",
+        supports=build.teacher_support),
+    ReportKind(
+        "calibration-curves", "Calibration curves: judge score against the native metric, "
+        "binned (CoEval)", "judge score vs native metric, binned (CoEval)",
+        CurvesOptions, build.calibration_curves, _BASIC, "calibration_curves.json",
+        stem="calibration_curves", supports=build.reference_support),
+    ReportKind(
+        "sampling", "Sampling ablation: random vs frequency-weighted vs stratified (CoEval "
+        "Table 7)", "Table 7: sampling designs' ACR/RAR, ranking stability (CoEval)",
+        SamplingOptions, build.sampling, _BASIC | {"latex"}, "sampling.json",
+        supports=build.coverage_support),
+    ReportKind(
+        "ensemble", "Robust ensemble weights and outlier judges (CoEval)",
+        "judges weighted by agreement, outlier judges named (CoEval)",
+        EnsembleOptions, build.ensemble, _BASIC, "ensemble.json",
+        supports=build.pointwise_support),
+    ReportKind(
+        "factors", "Scores per system, task and rubric factor; percentile bands (CoEval)",
+        "per-(system, task, factor) scores, heatmap, percentile bands (CoEval)",
+        FactorsOptions, build.factors, _BASIC | {"xlsx"}, "factors.json",
+        supports=build.pointwise_support),
+    ReportKind(
         "winrates", "Win rates of pairwise judgments (BenchmarkQED)",
         "win rates of pairwise judgments (BenchmarkQED)",
         WinratesOptions, build.winrates, _BASIC | {"xlsx"},
@@ -147,24 +177,44 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "all": tuple(KINDS),
     "judges": ("agreement", "composite", "robust", "coverage", "systems", "calibration"),
     "winrate": ("winrates", "leaderboard", "assertions"),
+    "student": ("composite", "systems", "factors"),
+    "judge": ("agreement", "calibration-curves", "ensemble", "calibration"),
 }
-"""Names that select several reports; ``all`` is every report the data support."""
+"""Names that select several reports; ``all`` is every report the data support. ``student``
+and ``judge`` are CoEval's student and judge reports (``teacher`` is a report itself)."""
+
+ALIASES: dict[str, str] = {
+    "teacher-report": "teacher", "teacher_report": "teacher",
+    "student-report": "student", "student_report": "student",
+    "judge-report": "judge", "judge_report": "judge",
+    "judge-consistency": "agreement", "consistency": "agreement",
+    "coverage-summary": "coverage",
+    "robust-summary": "robust", "robust_summary": "robust",
+    "score-distribution": "scores", "score_dist": "scores",
+    "summary-report": "composite",
+    "complete-report": "all",
+    "table7": "sampling", "sampling-ablation": "sampling",
+}
+"""CoEval's report names (``coeval analyze NAME`` and ``analyzer.main --report NAME``) ->
+the report or group that makes it."""
 
 
 def resolve_kinds(text: str, *, opted_in: Iterable[str] = ()) -> list[ReportKind]:
     """The reports ``--kind TEXT`` selects: report names and groups, comma-separated.
 
     A group leaves out the reports that need a flag not in ``opted_in``
-    (``--calibrate``); a report named on its own is always made.
+    (``--calibrate``); a report named on its own is always made. CoEval's report names
+    (:data:`ALIASES`) stand for the report or group that makes them.
 
     >>> [k.name for k in resolve_kinds("winrate,scores")]
     ['scores', 'winrates', 'leaderboard', 'assertions']
-    >>> [k.name for k in resolve_kinds("judges", opted_in={"--calibrate"})][-1]
-    'calibration'
+    >>> [k.name for k in resolve_kinds("judge-report", opted_in={"--calibrate"})]
+    ['agreement', 'calibration', 'calibration-curves', 'ensemble']
     """
     flags = set(opted_in)
     chosen: set[str] = set()
     for part in (p.strip().lower() for p in text.split(",")):
+        part = ALIASES.get(part, part)
         if part in GROUPS:
             chosen.update(n for n in GROUPS[part] if not KINDS[n].opt_in or KINDS[n].opt_in in flags)
         elif part in KINDS:
@@ -172,7 +222,7 @@ def resolve_kinds(text: str, *, opted_in: Iterable[str] = ()) -> list[ReportKind
         else:
             raise ConfigError(f"--kind {part!r}: expected a report ({', '.join(KINDS)}) or a "
                               f"group ({', '.join(GROUPS)}), listed by assay report --help"
-                              f"{did_you_mean(part, [*KINDS, *GROUPS])}")
+                              f"{did_you_mean(part, [*KINDS, *GROUPS, *ALIASES])}")
     return [kind for kind in REPORTS if kind.name in chosen]
 
 
@@ -253,4 +303,6 @@ def kinds_help() -> str:
         what = ", ".join(f"{m} (with {KINDS[m].opt_in})" if KINDS[m].opt_in else m
                          for m in members)
         lines.append(f"{name:<{width}}  group: {'every report' if name == 'all' else what}")
+    lines.append("CoEval's names also work: " + ", ".join(
+        f"{alias} = {target}" for alias, target in ALIASES.items() if "_" not in alias) + ".")
     return "\n".join(lines)

@@ -49,9 +49,10 @@ import xlsxwriter
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.composite import CompositeScores
 from assay.analysis.cost import CostSummary
-from assay.analysis.coverage import CoverageReport
+from assay.analysis.coverage import CoverageReport, TeacherReport
 from assay.analysis.judges import CalibrationReport, JudgeReport, RobustSummary
 from assay.analysis.scores import ScoreSummary
+from assay.analysis.systems import FactorBreakdown
 from assay.analysis.winrates import WinRateReport
 from assay.data.cells import safe_cell
 from assay.data.filenames import sheet_name
@@ -136,11 +137,15 @@ def write_workbook(reports: Sequence[Any] | Mapping[str, Any], judgments: Any,
         if CompositeScores in found:
             rows = [r for r in found[CompositeScores].to_dict()["composite"] if r.get("task") is not None]
             sheets.table("ScoresByTask", rows, empty="no task column: one composite per arm only")
+        if FactorBreakdown in found:
+            sheets.table("StudentScores", found[FactorBreakdown].to_dict()["cells"])
         if CoverageReport in found:
             sheets.table("Coverage", _coverage(found[CoverageReport].to_dict()))
         else:
             sheets.table("Coverage", [], empty="no coverage report: it needs task and attributes "
                          "columns (the data generator's attribute strata)")
+        if TeacherReport in found:
+            sheets.table("TeacherCoverage", found[TeacherReport].to_dict()["teachers"])
         if JudgeReport in found:
             judges = found[JudgeReport].to_dict()
             sheets.table("JudgeAgreement", judges["pairs"], empty="fewer than two judges scored "
@@ -180,7 +185,7 @@ def _by_type(reports: Sequence[Any] | Mapping[str, Any]) -> dict[type, Any]:
 
 
 _KNOWN = (ScoreSummary, BenchmarkReport, CompositeScores, RobustSummary, CoverageReport, JudgeReport,
-          CalibrationReport, WinRateReport, CostSummary)
+          CalibrationReport, WinRateReport, CostSummary, FactorBreakdown, TeacherReport)
 
 
 def _summary(found: dict[type, Any]) -> list[dict[str, Any]]:

@@ -36,7 +36,7 @@ from typing import Any
 
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.composite import CompositeScores
-from assay.analysis.coverage import CoverageReport
+from assay.analysis.coverage import CoverageReport, SamplingAblation
 from assay.analysis.judges import CalibrationReport, JudgeReport, RobustSummary
 from assay.data.cells import write_csv_rows
 from assay.report._collect import reports_by_type
@@ -174,8 +174,16 @@ def paper_tables(reports: Sequence[Any] | Mapping[str, Any]) -> tuple[list[Paper
                               ("min_tau", "Min tau")], robust["stability_by_size"]))
     else:
         missing["table6_ensemble_ablation"] = "two or more judges scoring the same arms (the robust summary)"
-    missing["table7_sampling_ablation"] = ("an analysis comparing random, frequency-weighted and "
-                                           "stratified sampling of items (none exists yet)")
+    if SamplingAblation in found:
+        tables.append(_table("table7_sampling_ablation", "Sampling ablation: random vs "
+                             "frequency-weighted vs stratified samples (ACR, RAR and the "
+                             "ranking's stability, mean Kendall tau between repeats)",
+                             [("design", "Design"), ("sample_size", "Items"),
+                              ("repeats", "Repeats"), ("acr", "ACR"), ("rar", "RAR"),
+                              ("stability", "Stability"), ("tau_with_all_items", "Tau vs all")],
+                             found[SamplingAblation].to_dict()["designs"]))
+    else:
+        missing["table7_sampling_ablation"] = "an attributes column (the sampling report, table7)"
     position = found[JudgeReport].to_dict()["position"] if JudgeReport in found else []
     if position:
         tables.append(_table("table9_positional_bias", "Positional flip rates: share of swapped pairs "
@@ -292,7 +300,8 @@ def _student_scores(found: dict[type, Any], robust: Mapping[str, Any] | None) ->
                   columns, rows.values())
 
 
-_KNOWN = (BenchmarkReport, CalibrationReport, CompositeScores, CoverageReport, JudgeReport, RobustSummary)
+_KNOWN = (BenchmarkReport, CalibrationReport, CompositeScores, CoverageReport, JudgeReport, RobustSummary,
+          SamplingAblation)
 
 
 def _by_type(reports: Sequence[Any] | Mapping[str, Any]) -> dict[type, Any]:

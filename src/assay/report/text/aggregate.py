@@ -77,6 +77,17 @@ def format_summary(report: AggregateReport) -> str:
         lines += ["", criterion.upper(), thin]
         for a in aggs:
             lines += ["", *_evaluator_block(a, pct)]
+    if report.per_quiz:
+        lines += ["", "PER-QUIZ BREAKDOWN", thin]
+        for quiz in dict.fromkeys(q.quiz for q in report.per_quiz):
+            lines += ["", f"{quiz}:"]
+            for q in (q for q in report.per_quiz if q.quiz == quiz):
+                d = _digits(judgment_scale(report, q.criterion))
+                lines += textwrap.wrap(
+                    f"{q.criterion} / {q.judge}: mean {_fixed(q.mean, d)} [{pct} CI: "
+                    f"{_fixed(q.ci_lower, d)}, {_fixed(q.ci_upper, d)}], std dev "
+                    f"{_fixed(q.std_dev, d)}, N {q.num_runs}", WIDTH, initial_indent="  ",
+                    subsequent_indent="    ")
     if report.flags:
         lines += ["", "WARNINGS (the results aggregator's don'ts found in these results)", thin]
         for flag in report.flags:
@@ -87,6 +98,11 @@ def format_summary(report: AggregateReport) -> str:
         for note in report.notes:
             lines += textwrap.wrap(note, WIDTH, initial_indent="  - ", subsequent_indent="    ")
     return "\n".join(lines)
+
+
+def judgment_scale(report: AggregateReport, criterion: str) -> str:
+    """The scale of a criterion as its aggregations give it ('' when none does)."""
+    return next((a.scale for a in report.aggregations if a.criterion == criterion), "")
 
 
 def _reliability_block(r: CriterionReliability, pct: str) -> list[str]:
