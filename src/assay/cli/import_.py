@@ -30,7 +30,8 @@ from assay.cli._app import (
 def import_command(
     fmt: Annotated[str, typer.Argument(
         metavar="FORMAT", help="table | results-json | alpaca-eval | bench | mt-bench | "
-        "arena-hard | qed | lm-eval | judgebench (docs/formats/FORMAT.md)")],
+        "arena-hard | qed | lm-eval | judgebench | inspect | promptfoo "
+        "(docs/formats/FORMAT.md)")],
     sources: Annotated[list[Path], typer.Argument(help="Files or folders to read.")],
     out: Annotated[Path, typer.Option(
         "-o", "--out", help="Output table: .parquet (recommended), .csv, .jsonl or .json.")],
@@ -50,6 +51,7 @@ def import_command(
       assay import qed win_rates.csv reference_scores-graph_rag.csv \\
           --scale correctness=range:1,10 -o qed.parquet
       assay import lm-eval output/EleutherAI__pythia-160m -o lm.parquet
+      assay import inspect logs/ -o inspect.parquet     # pip install 'assay[inspect]'
       assay import table scores.csv --map question_id=item,model=arm --missing score=-1 -o t.parquet
     """
     from assay.data.importers import run_importer

@@ -2,7 +2,7 @@
 result files (``assay report FOLDER``).
 
 Only formats a file announces unambiguously are recognised: FastChat's MT-Bench files,
-Arena-Hard-Auto judgments, lm-evaluation-harness samples, JudgeBench outputs, BenchmarkQED score CSVs,
+Arena-Hard-Auto judgments, lm-evaluation-harness samples, inspect-ai logs, JudgeBench outputs, BenchmarkQED score CSVs,
 AlpacaEval ``annotations.json``, the results aggregator's ``results.json``, and judgments
 tables (Parquet, or CSV/TSV/JSONL with ``item``, ``arm`` and ``score`` columns, or
 hr_report's ``correct`` instead of ``score``).
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from assay.data.importers._records import first_object
 from assay.data.importers.arena_hard import looks_like_arena_hard
+from assay.data.importers.inspect_logs import is_inspect_eval, is_inspect_json
 from assay.data.importers.judgebench import looks_like_judgebench
 from assay.data.importers.lm_eval import looks_like_lm_eval
 from assay.data.importers.mt_bench import file_kind
@@ -60,7 +61,11 @@ def detect_format(path: Path) -> str | None:
         if suffix == ".csv" and csv_kind(header, path.name):
             return "qed"
         return "table" if _is_table(header) else None
+    if suffix == ".eval":
+        return "inspect" if is_inspect_eval(path) else None
     if suffix == ".json":
+        if is_inspect_json(path):
+            return "inspect"
         return {"annotations.json": "alpaca-eval", "results.json": "results-json"}.get(path.name)
     return None
 
