@@ -21,11 +21,25 @@ trial)::
 becomes one row: ``arm`` = the name in the file name, ``criterion`` = criteria, ``score``
 on ``interval`` (BenchmarkQED's score_min..score_max, 1..10 by default, is not in the
 file: declare it with ``--scale CRITERION=range:1,10``), ``run`` = trial + 1.
+
+Assertion scores (``{question_set}/{rag}_assertion_scores.csv`` as ``evaluate_rag_method``
+writes them, or ``assertion_scores.csv`` of ``benchmark-qed autoe assertion-scores``), one
+row per (question, assertion, trial)::
+
+    score_id, reasoning, score, question, answer, assertion, trial
+
+becomes one row: ``criterion`` = ``assertion``, ``score`` (1 / 0) on ``binary``,
+``cluster`` = a stable id of the question text, ``item`` = ``{cluster}#{id of the
+assertion text}``, ``run`` = trial + 1, ``arm`` = the ``{rag}`` of the file name (the
+folder's name for ``assertion_scores.csv``), ``task`` = the question-set folder holding a
+``{rag}_assertion_scores.csv``; ``attributes`` carries the question id and the assertion's
+statement for ``assay report --kind assertions``.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -39,15 +53,19 @@ from assay.errors import InputError, Problem
 
 PAIRWISE = ("question", "criteria", "trial", "base_name", "other_name")
 REFERENCE = ("question", "criteria", "score", "trial")
+ASSERTION = ("score", "question", "assertion", "trial")
 REFERENCE_PREFIX = "reference_scores-"
-LAYOUT = "BenchmarkQED's win_rates.csv, {question_set}_{base}--{other}.csv or " \
-    "reference_scores-{name}.csv"
+ASSERTION_SUFFIX = "assertion_scores.csv"
+LAYOUT = "BenchmarkQED's win_rates.csv, {question_set}_{base}--{other}.csv, " \
+    "reference_scores-{name}.csv or {question_set}/{rag}_assertion_scores.csv"
 
 
 def csv_kind(columns: Sequence[str], name: str) -> str | None:
-    """``pairwise`` or ``reference`` by a CSV's header (and file name), else None."""
+    """``pairwise``, ``reference`` or ``assertion`` by a CSV's header and file name, else None."""
     if set(PAIRWISE) <= set(columns):
         return "pairwise"
+    if set(ASSERTION) <= set(columns) and name.endswith(ASSERTION_SUFFIX):
+        return "assertion"
     if set(REFERENCE) <= set(columns) and name.startswith(REFERENCE_PREFIX):
         return "reference"
     return None
@@ -68,15 +86,16 @@ def import_qed(sources: Sequence[str | Path], *,
         if kind is None:
             raise InputError(str(file), f"not a BenchmarkQED score file: expected the columns "
                              f"{', '.join(PAIRWISE)} (pairwise) or a reference_scores-NAME.csv "
-                             f"with {', '.join(REFERENCE)}", row=None)
+                             f"with {', '.join(REFERENCE)}, or a {{rag}}_{ASSERTION_SUFFIX} "
+                             f"with {', '.join(ASSERTION)}", row=None)
         if kind == "pairwise":
             pairwise_files.append(file)
-        read = _pairwise if kind == "pairwise" else _reference
+        read = {"pairwise": _pairwise, "reference": _reference, "assertion": _assertion}[kind]
+        scale = {"pairwise": "range:0,1", "reference": "interval", "assertion": "binary"}[kind]
         for number, rec in records:
             made = read(rec, file, number, problems)
             for row in made:
-                declared.setdefault(row["criterion"], Scale.parse(
-                    "range:0,1" if kind == "pairwise" else "interval"))
+                declared.setdefault(row["criterion"], Scale.parse(scale))
             rows.extend(made)
             numbers.extend([number] * len(made))
     if len(pairwise_files) > 1 and any(f.name == "win_rates.csv" for f in pairwise_files):
@@ -169,3 +188,27 @@ def _reference(rec: Mapping[str, str], file: Path, number: int,
              "run": trial + 1, "criterion": criterion, "score": score,
              "judge": (rec.get("judge") or "").strip() or None,
              "reasoning": rec.get("reasoning") or None}]
+
+
+def _assertion(rec: Mapping[str, str], file: Path, number: int,
+               problems: list[Problem]) -> list[dict[str, Any]]:
+    question = _text(rec, "question", file, number, problems)
+    statement = _text(rec, "assertion", file, number, problems)
+    trial = _trial(rec, file, number, problems)
+    score = _number(rec.get("score"))
+    if score not in (0.0, 1.0):
+        problems.append(Problem(str(file), number, "score",
+                                f"expected 1 or 0, got {rec.get('score')!r}"))
+        return []
+    if question is None or statement is None or trial is None:
+        return []
+    prefix = file.name[:-len(ASSERTION_SUFFIX)].rstrip("_")
+    arm = prefix or file.resolve().parent.name
+    cluster, assertion_id = instruction_id(question), instruction_id(statement)
+    attributes = json.dumps({"question_id": cluster, "assertion_id": assertion_id,
+                             "statement": statement})
+    return [{"item": f"{cluster}#{assertion_id}", "cluster": cluster, "arm": arm,
+             "run": trial + 1, "criterion": "assertion", "score": score,
+             "judge": (rec.get("judge") or "").strip() or None,
+             "task": file.resolve().parent.name if prefix else None,
+             "reasoning": rec.get("reasoning") or None, "attributes": attributes}]
