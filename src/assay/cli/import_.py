@@ -51,6 +51,7 @@ def import_command(
       assay import qed win_rates.csv reference_scores-graph_rag.csv \\
           --scale correctness=range:1,10 -o qed.parquet
       assay import lm-eval output/EleutherAI__pythia-160m -o lm.parquet
+      assay import promptfoo results.json -o promptfoo.parquet   # promptfoo eval -o results.json
       assay import inspect logs/ -o inspect.parquet     # pip install 'assay[inspect]'
       assay import table scores.csv --map question_id=item,model=arm --missing score=-1 -o t.parquet
     """

@@ -17,6 +17,7 @@ from assay.data.importers.inspect_logs import import_inspect
 from assay.data.importers.judgebench import import_judgebench
 from assay.data.importers.lm_eval import import_lm_eval
 from assay.data.importers.mt_bench import import_mt_bench
+from assay.data.importers.promptfoo import import_promptfoo
 from assay.data.importers.qed import import_qed
 from assay.data.importers.results_json import (
     import_results_json,
@@ -39,6 +40,7 @@ __all__ = [
     "import_judgebench",
     "import_lm_eval",
     "import_mt_bench",
+    "import_promptfoo",
     "import_qed",
     "import_results_json",
     "import_table",
@@ -68,6 +70,7 @@ _READERS: dict[str, Importer] = {
     "lm-eval": import_lm_eval,
     "judgebench": import_judgebench,
     "inspect": import_inspect,
+    "promptfoo": import_promptfoo,
 }
 """Formats whose reader takes the sources and ``scales`` alone."""
 
@@ -82,6 +85,7 @@ IMPORTERS: dict[str, str] = {
     "judgebench": "JudgeBench outputs/...,judge_name=...,judge_model=....jsonl (two games, label)",
     "mt-bench": "FastChat llm_judge (MT-Bench) *_single.jsonl / *_pair.jsonl, with question.jsonl",
     "inspect": "inspect-ai eval logs (.eval, .json), read with inspect-ai (assay[inspect])",
+    "promptfoo": "promptfoo results.json (promptfoo eval -o results.json): test x provider x assertion",
 }
 """Format name -> what it reads."""
 

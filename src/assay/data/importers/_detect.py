@@ -2,7 +2,7 @@
 result files (``assay report FOLDER``).
 
 Only formats a file announces unambiguously are recognised: FastChat's MT-Bench files,
-Arena-Hard-Auto judgments, lm-evaluation-harness samples, inspect-ai logs, JudgeBench outputs, BenchmarkQED score CSVs,
+Arena-Hard-Auto judgments, lm-evaluation-harness samples, inspect-ai logs, promptfoo exports, JudgeBench outputs, BenchmarkQED score CSVs,
 AlpacaEval ``annotations.json``, the results aggregator's ``results.json``, and judgments
 tables (Parquet, or CSV/TSV/JSONL with ``item``, ``arm`` and ``score`` columns, or
 hr_report's ``correct`` instead of ``score``).
@@ -22,6 +22,7 @@ from assay.data.importers.inspect_logs import is_inspect_eval, is_inspect_json
 from assay.data.importers.judgebench import looks_like_judgebench
 from assay.data.importers.lm_eval import looks_like_lm_eval
 from assay.data.importers.mt_bench import file_kind
+from assay.data.importers.promptfoo import is_promptfoo_json
 from assay.data.importers.qed import csv_kind
 from assay.data.schema import Scale
 from assay.data.table import Judgments
@@ -66,6 +67,8 @@ def detect_format(path: Path) -> str | None:
     if suffix == ".json":
         if is_inspect_json(path):
             return "inspect"
+        if is_promptfoo_json(path):
+            return "promptfoo"
         return {"annotations.json": "alpaca-eval", "results.json": "results-json"}.get(path.name)
     return None
 
