@@ -6,8 +6,9 @@ interval, simultaneous intervals over the categories, and Holm-adjusted paired c
 per group and arm:
 
 * per category: the mean (runs averaged within an item, items summed within clusters: the
-  ratio estimator; rows weighted by their ``weight`` where the table has one), its cluster-robust standard error (CR1: C_k / (C_k - 1) with C_k the
-  clusters of the category) and the t interval on C_k - 1 df;
+  ratio estimator; rows weighted by their ``weight`` where the table has one), its
+  cluster-robust standard error (CR1: C_k / (C_k - 1) with C_k the clusters of the category)
+  and the t interval on C_k - 1 df;
 * simultaneous intervals over the arm's categories: the max-t critical value of the joint
   covariance of the category means (clusters that hold items of several categories make them
   correlated), on min_k C_k - 1 df, so that all of an arm's category intervals hold together;

@@ -96,7 +96,7 @@ def test_without_inspect_ai_the_error_says_what_to_install(monkeypatch):
 def test_a_file_of_another_kind_is_refused_by_name(tmp_path):
     path = tmp_path / "x.csv"
     path.write_text("a\n")
-    with pytest.raises(InputError, match="x.csv"):
+    with pytest.raises(InputError, match=r"x\.csv"):
         import_inspect([path])
 
 
