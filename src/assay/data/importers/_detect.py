@@ -3,9 +3,9 @@ result files (``assay report FOLDER``).
 
 Only formats a file announces unambiguously are recognised: FastChat's MT-Bench files,
 Arena-Hard-Auto judgments, lm-evaluation-harness samples, inspect-ai logs, promptfoo exports,
-JudgeBench outputs, BenchmarkQED score CSVs, AlpacaEval ``annotations.json``, the results aggregator's ``results.json``, and judgments
-tables (Parquet, or CSV/TSV/JSONL with ``item``, ``arm`` and ``score`` columns, or
-hr_report's ``correct`` instead of ``score``).
+JudgeBench outputs, BenchmarkQED score CSVs, AlpacaEval ``annotations.json``, the results
+aggregator's ``results.json``, and judgments tables (Parquet, or CSV/TSV/JSONL with
+``item``, ``arm`` and ``score`` columns, or hr_report's ``correct`` instead of ``score``).
 Anything else is refused by name rather than guessed.
 """
 

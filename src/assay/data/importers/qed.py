@@ -172,17 +172,31 @@ def _pairwise(rec: Mapping[str, str], file: Path, number: int,
              "reasoning": rec.get("reasoning") or None}]
 
 
-def _reference(rec: Mapping[str, str], file: Path, number: int,
-               problems: list[Problem]) -> list[dict[str, Any]]:
+def _scored(rec: Mapping[str, str], field: str, file: Path, number: int,
+            problems: list[Problem], allowed: tuple[float, ...] | None = None
+            ) -> tuple[str, str, int, float] | None:
+    """(question, `field`'s text, trial, score) of a reference or assertion row, else None
+    with its problems recorded; `allowed` restricts the score's values."""
     question = _text(rec, "question", file, number, problems)
-    criterion = _text(rec, "criteria", file, number, problems)
+    text = _text(rec, field, file, number, problems)
     trial = _trial(rec, file, number, problems)
     score = _number(rec.get("score"))
-    if score is None:
+    if score is None or (allowed is not None and score not in allowed):
+        expected = " or ".join(f"{v:g}" for v in allowed) if allowed else "a number"
         problems.append(Problem(str(file), number, "score",
-                                f"expected a number, got {rec.get('score')!r}"))
-    if question is None or criterion is None or trial is None or score is None:
+                                f"expected {expected}, got {rec.get('score')!r}"))
+        return None
+    if question is None or text is None or trial is None:
+        return None
+    return question, text, trial, score
+
+
+def _reference(rec: Mapping[str, str], file: Path, number: int,
+               problems: list[Problem]) -> list[dict[str, Any]]:
+    read = _scored(rec, "criteria", file, number, problems)
+    if read is None:
         return []
+    question, criterion, trial, score = read
     item = instruction_id(question)
     return [{"item": item, "cluster": item, "arm": file.stem[len(REFERENCE_PREFIX):],
              "run": trial + 1, "criterion": criterion, "score": score,
@@ -192,16 +206,10 @@ def _reference(rec: Mapping[str, str], file: Path, number: int,
 
 def _assertion(rec: Mapping[str, str], file: Path, number: int,
                problems: list[Problem]) -> list[dict[str, Any]]:
-    question = _text(rec, "question", file, number, problems)
-    statement = _text(rec, "assertion", file, number, problems)
-    trial = _trial(rec, file, number, problems)
-    score = _number(rec.get("score"))
-    if score not in (0.0, 1.0):
-        problems.append(Problem(str(file), number, "score",
-                                f"expected 1 or 0, got {rec.get('score')!r}"))
+    read = _scored(rec, "assertion", file, number, problems, allowed=(1.0, 0.0))
+    if read is None:
         return []
-    if question is None or statement is None or trial is None:
-        return []
+    question, statement, trial, score = read
     prefix = file.name[:-len(ASSERTION_SUFFIX)].rstrip("_")
     arm = prefix or file.resolve().parent.name
     cluster, assertion_id = instruction_id(question), instruction_id(statement)
