@@ -30,7 +30,7 @@ from assay.cli._app import (
 def import_command(
     fmt: Annotated[str, typer.Argument(
         metavar="FORMAT", help="table | results-json | alpaca-eval | bench | mt-bench | "
-        "arena-hard | qed | lm-eval | judgebench | inspect | promptfoo "
+        "arena-hard | qed | lm-eval | judgebench | inspect | promptfoo | coeval "
         "(docs/formats/FORMAT.md); qed-config: a BenchmarkQED settings YAML to an assay "
         "judge config")],
     sources: Annotated[list[Path], typer.Argument(help="Files or folders to read.")],
@@ -53,6 +53,7 @@ def import_command(
           --scale correctness=range:1,10 -o qed.parquet
       assay import lm-eval output/EleutherAI__pythia-160m -o lm.parquet
       assay import promptfoo results.json -o promptfoo.parquet   # promptfoo eval -o results.json
+      assay import coeval Runs/my-experiment-v1 -o coeval.parquet
       assay import inspect logs/ -o inspect.parquet     # pip install 'assay[inspect]'
       assay import qed-config pairwise_test/settings.yaml -o assay.yaml   # a judge config
       assay import table scores.csv --map question_id=item,model=arm --missing score=-1 -o t.parquet

@@ -13,6 +13,7 @@ from assay.data.importers._detect import detect_format, folder_formats, import_f
 from assay.data.importers.alpaca_eval import import_alpaca_eval
 from assay.data.importers.arena_hard import import_arena_hard
 from assay.data.importers.bench import import_bench
+from assay.data.importers.coeval import import_coeval
 from assay.data.importers.inspect_logs import import_inspect
 from assay.data.importers.judgebench import import_judgebench
 from assay.data.importers.lm_eval import import_lm_eval
@@ -35,6 +36,7 @@ __all__ = [
     "import_alpaca_eval",
     "import_arena_hard",
     "import_bench",
+    "import_coeval",
     "import_folder",
     "import_inspect",
     "import_judgebench",
@@ -71,6 +73,7 @@ _READERS: dict[str, Importer] = {
     "judgebench": import_judgebench,
     "inspect": import_inspect,
     "promptfoo": import_promptfoo,
+    "coeval": import_coeval,
 }
 """Formats whose reader takes the sources and ``scales`` alone."""
 
@@ -86,6 +89,7 @@ IMPORTERS: dict[str, str] = {
     "mt-bench": "FastChat llm_judge (MT-Bench) *_single.jsonl / *_pair.jsonl, with question.jsonl",
     "inspect": "inspect-ai eval logs (.eval, .json), read with inspect-ai (assay[inspect])",
     "promptfoo": "promptfoo results.json (promptfoo eval -o results.json): test x provider x assertion",
+    "coeval": "a CoEval run folder (phase3_datapoints/, phase4_responses/, phase5_evaluations/)",
 }
 """Format name -> what it reads."""
 
