@@ -33,7 +33,7 @@ becomes one row: ``criterion`` = ``assertion``, ``score`` (1 / 0) on ``binary``,
 assertion text}``, ``run`` = trial + 1, ``arm`` = the ``{rag}`` of the file name (the
 folder's name for ``assertion_scores.csv``), ``task`` = the question-set folder holding a
 ``{rag}_assertion_scores.csv``; ``attributes`` carries the question id and the assertion's
-statement for the assertion summaries (``assay.analysis.assertions``).
+statement for ``assay report --kind assertions`` and the assertion summaries.
 """
 
 from __future__ import annotations
