@@ -70,11 +70,11 @@ def _battles(weighted: bool):
 def test_the_leaderboard_counts_a_weighted_battle_as_that_many_battles():
     from assay.analysis.leaderboard import leaderboard
 
-    weighted = leaderboard(_battles(True), B=200, seed=3)
-    repeated = leaderboard(_battles(False), B=200, seed=3)
+    weighted = leaderboard(_battles(True), B=20, seed=3)
+    repeated = leaderboard(_battles(False), B=20, seed=3)
     got = {(r.arm, round(r.rating, 9), round(r.lower, 9), round(r.upper, 9), r.rank)
            for r in weighted.ratings}
     assert got == {(r.arm, round(r.rating, 9), round(r.lower, 9), round(r.upper, 9), r.rank)
                    for r in repeated.ratings}
-    unit = leaderboard(_battles(True).frame.assign(weight=1.0), B=200, seed=3)
+    unit = leaderboard(_battles(True).frame.assign(weight=1.0), B=20, seed=3)
     assert {r.arm: r.rating for r in unit.ratings} != {r.arm: r.rating for r in weighted.ratings}

@@ -1,7 +1,14 @@
 """promptfoo's results export (``promptfoo eval -o results.json``): the counts and means
 promptfoo itself prints.
 
-FIXTURE_DOC
+The fixture ``tests/fixtures/promptfoo/results.json`` is a real export written by promptfoo
+0.120.27 (``promptfoo eval -c promptfooconfig.yaml -o results.json``, run here on the config
+and the deterministic stand-in provider beside it, plus promptfoo's ``echo`` provider; no
+network): 12 tests x 2 providers. promptfoo printed ``Results: 7 passed, 16 failed, 1 error
+(29.17%)`` and ``Eval: 243 (220 prompt, 23 completion)``; its ``stats`` block holds
+successes 7, failures 16, errors 1, and its per-column metrics: mock-model score 9 (sum of
+test scores), Correctness 8 of 11, 7 passes, 4 failures, 1 error; echo score 6,
+Correctness 0 of 12, 12 failures.
 """
 
 import json
@@ -62,3 +69,23 @@ def test_another_json_file_is_refused_by_name(tmp_path):
     with pytest.raises(InputError, match="not a promptfoo results export"):
         import_promptfoo([path])
     assert detect_format(path) is None
+
+
+def test_reproduces_promptfoos_printed_counts_tokens_and_scores():
+    t = import_promptfoo([FIXTURE])
+    f = t.frame
+    passed = f[f["criterion"] == "pass"]
+    counts = (int((passed["score"] == 1).sum()), int((passed["score"] == 0).sum()),
+              int(passed["score"].isna().sum()))
+    assert counts == (7, 16, 1)
+    assert f"{counts[0] / sum(counts):.2%}" == "29.17%"
+    assert (passed["tokens_in"].sum(), passed["tokens_out"].sum()) == (220, 23)
+    summary = {(r.criterion, r.arm): r for r in score_summary(t).rows}
+    assert (summary["Correctness", "mock-model"].estimate,
+            summary["Correctness", "echo"].estimate) == (8 / 11, 0.0)
+    scores = f[f["criterion"] == "score"].groupby("arm")["score"].sum()
+    assert scores.to_dict() == {"echo": 6.0, "mock-model": 9.0}
+    by_arm = passed.groupby("arm")["score"]
+    assert by_arm.sum().to_dict() == {"echo": 0.0, "mock-model": 7.0}
+    assert by_arm.count().to_dict() == {"echo": 12, "mock-model": 11}  # the error left out
+    assert detect_format(FIXTURE) == "promptfoo"

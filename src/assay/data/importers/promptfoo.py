@@ -13,7 +13,7 @@ one provider::
      "testCase": {"description", ...}, "vars", ...}
 
 Each record gives these rows, with ``arm`` = the provider's label, else its id (and
-``#{promptIdx}`` after it when the file has several prompts), ``item`` = ``cluster`` =
+``#{promptIdx}``, promptfoo's column, after it when the file has several prompts), ``item`` = ``cluster`` =
 ``test-{testIdx}``, ``judge`` = ``promptfoo``, ``run`` 1:
 
 * ``pass``: 1 when the test case passed, 0 when an assertion failed (``binary``); a record
@@ -74,7 +74,9 @@ def import_promptfoo(sources: Sequence[str | Path], *,
     numbers: list[int] = []
     for file in files:
         records = _records(file)
-        several = len({r.get("promptIdx") for r in records if isinstance(r, dict)}) > 1
+        # promptIdx numbers promptfoo's columns (prompt x provider); promptId names the prompt
+        several = len({r.get("promptId", r.get("promptIdx")) for r in records
+                       if isinstance(r, dict)}) > 1
         for number, rec in enumerate(records, start=1):
             if not isinstance(rec, dict):
                 problems.append(Problem(str(file), number, None, "expected a JSON object"))
