@@ -44,6 +44,7 @@ from typing import Any
 import pandas as pd
 
 from assay.data.importers._records import jsonl_objects
+from assay.data.lines import json_object_file
 from assay.data.schema import Scale, ValidityClass
 from assay.data.table import INVALID_COLUMNS, Judgments
 from assay.data.validate import judgments_from_records
@@ -73,12 +74,7 @@ def _records(folder: Path, part: str, problems: list[Problem]
 def _rubrics(folder: Path) -> dict[str, set[str]]:
     out = {}
     for file in sorted((folder / "phase2_rubric").glob("*.rubric.json")):
-        try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(str(file), f"is not valid JSON: {exc}") from None
-        if not isinstance(data, dict):
-            raise InputError(str(file), "expected an object of factor: description")
+        data = json_object_file(file, "expected an object of factor: description")
         out[file.name[:-len(".rubric.json")]] = set(map(str, data))
     return out
 
