@@ -89,3 +89,15 @@ def test_reproduces_promptfoos_printed_counts_tokens_and_scores():
     assert by_arm.sum().to_dict() == {"echo": 0.0, "mock-model": 7.0}
     assert by_arm.count().to_dict() == {"echo": 12, "mock-model": 11}  # the error left out
     assert detect_format(FIXTURE) == "promptfoo"
+
+
+def test_a_folder_of_mixed_files_reads_the_promptfoo_export_by_its_content(tmp_path):
+    import shutil
+
+    from assay.data.importers import folder_formats, import_folder
+
+    shutil.copy(FIXTURE, tmp_path / "results.json")
+    qed = FIXTURE.parents[1] / "qed_assertions" / "data_local" / "graph_rag_assertion_scores.csv"
+    shutil.copy(qed, tmp_path / "graph_rag_assertion_scores.csv")
+    assert sorted(folder_formats(tmp_path).values()) == ["promptfoo", "qed"]
+    assert set(import_folder(tmp_path).frame["arm"]) == {"echo", "mock-model", "graph_rag"}

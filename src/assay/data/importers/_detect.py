@@ -65,11 +65,13 @@ def detect_format(path: Path) -> str | None:
     if suffix == ".eval":
         return "inspect" if is_inspect_eval(path) else None
     if suffix == ".json":
-        if is_inspect_json(path):
+        if is_inspect_json(path):  # reads the first 400 characters
             return "inspect"
-        if is_promptfoo_json(path):
+        if path.name == "annotations.json":
+            return "alpaca-eval"
+        if is_promptfoo_json(path):  # parses the file: promptfoo's export is often results.json
             return "promptfoo"
-        return {"annotations.json": "alpaca-eval", "results.json": "results-json"}.get(path.name)
+        return "results-json" if path.name == "results.json" else None
     return None
 
 
