@@ -74,9 +74,44 @@ def test_the_scores_report_shows_the_breakdown_per_task() -> None:
     text = summary.to_text() if hasattr(summary, "to_text") else str(summary)
     assert "By category (task): quality / j" in text and "Holm" in text
     assert summary.to_dict()["categories"][0]["arm"] in {"A", "B"}
-    weighted = score_summary(Judgments(frame.assign(weight=2.0),
-                                       {"quality": Scale.parse("range:0,1")}))
-    assert weighted.categories == [] and any("does not weight" in n for n in weighted.notes)
+    doubled = score_summary(Judgments(frame.assign(weight=2.0),
+                                      {"quality": Scale.parse("range:0,1")}))
+    assert doubled.categories == summary.categories  # a common weight changes nothing
+
+
+def _two_runs(weights: list[float] | None) -> pd.DataFrame:
+    """Two runs per item; the second run's rows weighted by `weights` (cycled) when given."""
+    frame = _table(seed=3, n=6)
+    second = frame.assign(run=2, value=1.0 - frame["value"])
+    both = pd.concat([frame, second], ignore_index=True)
+    if weights is not None:
+        w = np.resize(np.asarray(weights, dtype=float), len(second))
+        both["weight"] = np.concatenate([np.ones(len(frame)), w])
+    return both
+
+
+def test_row_weights_weight_every_category_mean_and_contrast() -> None:
+    plain, _, _ = category_breakdown(_two_runs(None), group=["criterion", "judge"])
+    ones, _, _ = category_breakdown(_two_runs([1.0]), group=["criterion", "judge"])
+    assert ones == plain
+    frame = _two_runs([3.0, 1.0])
+    cats, contrasts, _ = category_breakdown(frame, group=["criterion", "judge"])
+    for rec in cats:
+        rows = frame[(frame["arm"] == rec["arm"]) & (frame["task"] == rec["category"])]
+        # by hand, each item its own cluster: item value sum(w v) / sum(w) over its runs,
+        # item weight the mean row weight; the category mean sum(W_i V_i) / sum(W_i)
+        w, wv = rows["weight"], rows["weight"] * rows["value"]
+        value = wv.groupby(rows["item"]).sum() / w.groupby(rows["item"]).sum()
+        weight = w.groupby(rows["item"]).mean()
+        assert rec["estimate"] == pytest.approx(float((weight * value).sum() / weight.sum()))
+        assert rec["n_items"] == rows["item"].nunique()
+    unweighted = {(r["arm"], r["category"]): r["estimate"] for r in plain}
+    assert any(abs(r["estimate"] - unweighted[r["arm"], r["category"]]) > 1e-3 for r in cats)
+    by_arm = {(r["arm"], r["category"]): r["estimate"] for r in cats}
+    for c in contrasts:
+        assert c["estimate"] == pytest.approx(by_arm["A", c["category"]]
+                                              - by_arm["B", c["category"]])
+        assert c["lower"] < c["estimate"] < c["upper"]
 
 
 def test_the_benchmark_report_breaks_accuracy_down_by_task() -> None:

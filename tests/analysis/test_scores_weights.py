@@ -44,3 +44,37 @@ def test_analyses_that_do_not_weight_rows_refuse_weighted_tables():
     with pytest.raises(DesignError, match="weight"):
         win_rates(pairwise)
     assert win_rates(pairwise.assign(weight=1.0)).records  # unit weights are no weights
+
+
+def _battles(weighted: bool):
+    """Pairwise battles of three arms over six questions; a weight-3 row or, unweighted, the
+    same row repeated in three runs."""
+    verdicts = {"q1": [("a", "b", 1.0, 3), ("b", "c", 0.5, 1), ("a", "c", 1.0, 1)],
+                "q2": [("a", "b", 0.0, 1), ("b", "c", 1.0, 3), ("a", "c", 0.5, 1)],
+                "q3": [("a", "b", 1.0, 1), ("b", "c", 0.0, 1), ("a", "c", 0.0, 3)],
+                "q4": [("a", "b", 0.5, 3), ("b", "c", 1.0, 1), ("a", "c", 1.0, 1)],
+                "q5": [("a", "b", 1.0, 1), ("b", "c", 0.0, 3), ("a", "c", 0.0, 1)],
+                "q6": [("a", "b", 0.0, 3), ("b", "c", 1.0, 1), ("a", "c", 1.0, 1)]}
+    rows = []
+    for item, games in verdicts.items():
+        for arm, opp, score, w in games:
+            base = {"item": item, "arm": arm, "opponent": opp, "score": score}
+            if weighted:
+                rows.append({**base, "weight": float(w)})
+            else:
+                rows += [{**base, "run": r} for r in range(1, w + 1)]
+    return judgments_from_records(rows, list(range(1, len(rows) + 1)), path="t", sources=["t"],
+                                  scales={"score": Scale.parse("range:0,1")})
+
+
+def test_the_leaderboard_counts_a_weighted_battle_as_that_many_battles():
+    from assay.analysis.leaderboard import leaderboard
+
+    weighted = leaderboard(_battles(True), B=20, seed=3)
+    repeated = leaderboard(_battles(False), B=20, seed=3)
+    got = {(r.arm, round(r.rating, 9), round(r.lower, 9), round(r.upper, 9), r.rank)
+           for r in weighted.ratings}
+    assert got == {(r.arm, round(r.rating, 9), round(r.lower, 9), round(r.upper, 9), r.rank)
+                   for r in repeated.ratings}
+    unit = leaderboard(_battles(True).frame.assign(weight=1.0), B=20, seed=3)
+    assert {r.arm: r.rating for r in unit.ratings} != {r.arm: r.rating for r in weighted.ratings}

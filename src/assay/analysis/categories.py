@@ -6,8 +6,9 @@ interval, simultaneous intervals over the categories, and Holm-adjusted paired c
 per group and arm:
 
 * per category: the mean (runs averaged within an item, items summed within clusters: the
-  ratio estimator), its cluster-robust standard error (CR1: C_k / (C_k - 1) with C_k the
-  clusters of the category) and the t interval on C_k - 1 df;
+  ratio estimator; rows weighted by their ``weight`` where the table has one), its
+  cluster-robust standard error (CR1: C_k / (C_k - 1) with C_k the clusters of the category)
+  and the t interval on C_k - 1 df;
 * simultaneous intervals over the arm's categories: the max-t critical value of the joint
   covariance of the category means (clusters that hold items of several categories make them
   correlated), on min_k C_k - 1 df, so that all of an arm's category intervals hold together;
@@ -37,28 +38,46 @@ Record = dict[str, Any]
 
 
 def _item_values(rows: pd.DataFrame, category: str) -> pd.DataFrame:
-    """One value per (arm, item): the mean over runs, with its cluster and category."""
-    return (rows.groupby(["arm", "item"], sort=False)
-            .agg(value=("value", "mean"), cluster=("cluster", "first"),
-                 category=(category, "first"))
-            .reset_index())
+    """One value per (arm, item): the weighted mean over its rows (runs), with the item's
+    weight (the mean row weight), its cluster and category.
+
+    As in ``--kind scores``, the item value is sum(w v) / sum(w) and the item weight the
+    mean row weight, so the ratio of cluster sums sum(w_i v_i) / sum(w_i) is the weighted
+    mean of the rows; without a ``weight`` column every weight is 1 and the value is the
+    plain mean over runs.
+    """
+    w = (pd.to_numeric(rows["weight"], errors="coerce").fillna(1.0) if "weight" in rows
+         else pd.Series(1.0, index=rows.index))
+    frame = pd.DataFrame({"arm": rows["arm"], "item": rows["item"], "wv": w * rows["value"],
+                          "w": w, "cluster": rows["cluster"], "category": rows[category]})
+    items = (frame.groupby(["arm", "item"], sort=False)
+             .agg(wv=("wv", "sum"), w=("w", "sum"), n=("w", "size"),
+                  cluster=("cluster", "first"), category=("category", "first"))
+             .reset_index())
+    items["value"] = items["wv"] / items["w"]
+    items["weight"] = items["w"] / items["n"]
+    return items.drop(columns=["wv", "w", "n"])
 
 
 def _linearised(items: pd.DataFrame, categories: list[str],
                 clusters: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Estimates r_k, influence values u_ck = (S_ck - r_k n_ck) / N_k, and C_k, N_k."""
+    """Estimates r_k, influence values u_ck = (S_ck - r_k n_ck) / N_k, C_k, and the items per
+    category; S_ck sums weight x value and n_ck the item weights (the items when unweighted)."""
     c_index = {c: i for i, c in enumerate(clusters)}
     k_index = {k: i for i, k in enumerate(categories)}
     S = np.zeros((len(clusters), len(categories)))
     n = np.zeros_like(S)
     ci = items["cluster"].map(c_index).to_numpy()
     ki = items["category"].map(k_index).to_numpy()
-    np.add.at(S, (ci, ki), items["value"].to_numpy(np.float64))
-    np.add.at(n, (ci, ki), 1.0)
+    weight = items["weight"].to_numpy(np.float64)
+    np.add.at(S, (ci, ki), weight * items["value"].to_numpy(np.float64))
+    np.add.at(n, (ci, ki), weight)
+    count = np.zeros(len(categories))
+    np.add.at(count, ki, 1.0)
     N = n.sum(axis=0)
     r = S.sum(axis=0) / N
     u = (S - r * n) / N
-    return r, u, (n > 0).sum(axis=0), N
+    return r, u, (n > 0).sum(axis=0), count
 
 
 def _t_interval(estimate: float, se: float, df: float, crit: float) -> tuple[float, float]:
@@ -101,26 +120,37 @@ def _arm_rows(items: pd.DataFrame, key: dict[str, Any], arm: str, *, conf: float
 
 
 def _contrast(a: pd.DataFrame, b: pd.DataFrame, *, conf: float) -> Record | None:
+    """The paired difference r_a - r_b of the weighted means on the items both arms have.
+
+    Each side is a ratio estimator r = sum_c S_c / sum_c W_c (S_c the weighted item values,
+    W_c the item weights of cluster c); the difference's cluster-robust variance is
+    C / (C - 1) sum_c u_c^2 with u_c = (S_ac - r_a W_ac) / W_a - (S_bc - r_b W_bc) / W_b.
+    With every weight 1 this is the paired t on the item differences.
+    """
     both = a.merge(b, on=["item"], suffixes=("_a", "_b"))
     if both.empty:
         return None
-    d = both["value_a"] - both["value_b"]
-    sums = d.groupby(both["cluster_a"]).sum().to_numpy(np.float64)
-    sizes = d.groupby(both["cluster_a"]).size().to_numpy(np.float64)
-    C = sums.size
-    est = float(sums.sum() / sizes.sum())
+    cluster = both["cluster_a"]
+    sa = (both["weight_a"] * both["value_a"]).groupby(cluster).sum().to_numpy(np.float64)
+    sb = (both["weight_b"] * both["value_b"]).groupby(cluster).sum().to_numpy(np.float64)
+    wa = both["weight_a"].groupby(cluster).sum().to_numpy(np.float64)
+    wb = both["weight_b"].groupby(cluster).sum().to_numpy(np.float64)
+    C = sa.size
+    ra, rb = sa.sum() / wa.sum(), sb.sum() / wb.sum()
+    est = float(ra - rb)
+    n_items = len(both)
     nan = math.nan
     if C < 2:
         return dict(estimate=est, standard_error=nan, lower=nan, upper=nan, df=nan,
-                    p_value=nan, n_items=int(sizes.sum()), n_clusters=C)
-    resid = sums - est * sizes
-    se = float(math.sqrt(C / (C - 1) * np.sum(resid**2)) / sizes.sum())
+                    p_value=nan, n_items=n_items, n_clusters=C)
+    u = (sa - ra * wa) / wa.sum() - (sb - rb * wb) / wb.sum()
+    se = float(math.sqrt(C / (C - 1) * np.sum(u**2)))
     df = float(C - 1)
     crit = float(sps.t.ppf(0.5 + conf / 2, df))
     lower, upper = _t_interval(est, se, df, crit)
     p = float(2 * sps.t.sf(abs(est) / se, df)) if se > 0 else nan
     return dict(estimate=est, standard_error=se, lower=lower, upper=upper, df=df, p_value=p,
-                n_items=int(sizes.sum()), n_clusters=C)
+                n_items=n_items, n_clusters=C)
 
 
 def category_breakdown(rows: pd.DataFrame, *, group: list[str], category: str = "task",
@@ -132,7 +162,8 @@ def category_breakdown(rows: pd.DataFrame, *, group: list[str], category: str = 
     ----------
     rows : pandas.DataFrame
         ``cluster``, ``item``, ``arm``, ``value`` (NaN rows are left out), the ``category``
-        column and the ``group`` columns.
+        column and the ``group`` columns; an optional ``weight`` column weights the rows
+        (the weighted means of ``--kind scores``).
     group : list of str
         Columns that make separate tables (for example criterion and judge).
     category : str, default "task"

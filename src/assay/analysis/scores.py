@@ -150,11 +150,6 @@ def _by_task(judgments: Judgments, frame: pd.DataFrame, conf: float,
 
     if "task" not in frame or frame["task"].nunique() < 2:
         return [], []
-    if "weight" in frame and (pd.to_numeric(frame["weight"], errors="coerce")
-                              .fillna(1.0) != 1.0).any():
-        notes.append("The per-task breakdown does not weight rows yet and is left out: some "
-                     "rows have a weight other than 1 (the 'weight' column).")
-        return [], []
     from assay.analysis.categories import category_breakdown
 
     pointwise = frame[frame["opponent_key"] == ""].copy()

@@ -30,7 +30,9 @@ from assay.cli._app import (
 def import_command(
     fmt: Annotated[str, typer.Argument(
         metavar="FORMAT", help="table | results-json | alpaca-eval | bench | mt-bench | "
-        "arena-hard | qed | lm-eval | judgebench (docs/formats/FORMAT.md)")],
+        "arena-hard | qed | lm-eval | judgebench | inspect | promptfoo | coeval "
+        "(docs/formats/FORMAT.md); qed-config: a BenchmarkQED settings YAML to an assay "
+        "judge config")],
     sources: Annotated[list[Path], typer.Argument(help="Files or folders to read.")],
     out: Annotated[Path, typer.Option(
         "-o", "--out", help="Output table: .parquet (recommended), .csv, .jsonl or .json.")],
@@ -50,8 +52,15 @@ def import_command(
       assay import qed win_rates.csv reference_scores-graph_rag.csv \\
           --scale correctness=range:1,10 -o qed.parquet
       assay import lm-eval output/EleutherAI__pythia-160m -o lm.parquet
+      assay import promptfoo results.json -o promptfoo.parquet   # promptfoo eval -o results.json
+      assay import coeval Runs/my-experiment-v1 -o coeval.parquet
+      assay import inspect logs/ -o inspect.parquet     # pip install 'assay[inspect]'
+      assay import qed-config pairwise_test/settings.yaml -o assay.yaml   # a judge config
       assay import table scores.csv --map question_id=item,model=arm --missing score=-1 -o t.parquet
     """
+    if fmt == "qed-config":
+        _qed_config(sources, out)
+        return
     from assay.data.importers import run_importer
     from assay.report.text import table_overview
 
@@ -65,3 +74,36 @@ def import_command(
     console.print(overview, markup=False, highlight=False, soft_wrap=True)
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _qed_config(sources: list[Path], out: Path) -> None:
+    """``assay import qed-config SETTINGS -o CONFIG.yaml``: BenchmarkQED settings to a judge config."""
+    import yaml
+
+    from assay.cli._app import check_out_folder
+    from assay.errors import ConfigError
+    from assay.judge.engine.config import safe_yaml
+    from assay.judge.qed_config import qed_settings_to_config
+
+    if len(sources) != 1:
+        raise ConfigError("qed-config takes one BenchmarkQED settings file")
+    if out.suffix.lower() not in (".yaml", ".yml"):
+        raise ConfigError(f"--out {out}: the judge config is a YAML file (.yaml)")
+    if out.is_dir():
+        raise ConfigError(f"--out {out} is a folder; give a file name such as {out}/assay.yaml")
+    check_out_folder(out.parent, shown=out)
+    settings_path = sources[0]
+    try:
+        text = settings_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{settings_path}: cannot read the settings ({exc})") from None
+    config, notes = qed_settings_to_config(safe_yaml(text, str(settings_path)),
+                                           source=str(settings_path),
+                                           folder=settings_path.parent, out_folder=out.parent)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(f"# assay judge config made by 'assay import qed-config' from "
+                   f"{settings_path.name}\n" + yaml.safe_dump(config, sort_keys=False),
+                   encoding="utf-8")
+    for note in notes:
+        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
+    console.print(f"wrote {out}", markup=False, highlight=False, soft_wrap=True)

@@ -92,3 +92,25 @@ def _loads(text: str) -> tuple[Any, str | None]:
         return None, "JSON nested too deeply"
     except ValueError as exc:  # an integer of more than 4300 digits
         return None, f"not a usable JSON value ({str(exc).split(';')[0]})"
+
+
+def json_object_file(path: str | Path, expected: str, *, hint: str = "") -> dict[str, Any]:
+    """The JSON object in the file at `path`; InputError naming the file when it is not
+    valid JSON (``hint`` appended) or not an object (``expected`` says what it should hold).
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+    >>> _ = p.write_text('[1]')
+    >>> json_object_file(p, "expected an object")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    assay.errors.InputError: ...x.json: expected an object
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(str(path), f"is not valid JSON ({exc}){hint}") from None
+    if not isinstance(data, dict):
+        raise InputError(str(path), expected)
+    return data
+

@@ -35,7 +35,7 @@ from typing import Any
 
 import pandas as pd
 
-from assay.data.lines import json_lines
+from assay.data.lines import json_lines, json_object_file
 from assay.data.schema import FailureKind, Scale, ValidityClass
 from assay.data.table import INVALID_COLUMNS, Judgments
 from assay.data.validate import judgments_from_records
@@ -119,12 +119,7 @@ def _read_criteria(folder: Path) -> tuple[dict[str, Scale], dict[str, list[str]]
     path = folder / "criteria.json"
     if not path.exists():
         return {}, {}, {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(str(path), f"is not valid JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise InputError(str(path), "expected a JSON object with 'criteria'")
+    data = json_object_file(path, "expected a JSON object with 'criteria'")
     scales: dict[str, Scale] = {}
     for name, spec in (data.get("criteria") or {}).items():
         spelling = spec.get("scale") if isinstance(spec, dict) else spec

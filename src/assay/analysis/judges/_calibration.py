@@ -50,6 +50,7 @@ from scipy import stats as sps
 
 from assay._display import Rendered, write_files
 from assay.analysis.composite import Model, as_judgments, clean_record, pointwise_units
+from assay.data.lines import json_object_file
 from assay.errors import ConfigError, InputError
 from assay.stats.calibration import apply_calibration, ols_calibration
 
@@ -264,12 +265,8 @@ def _spearman(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], notes: lis
 
 
 def _read_cache(path: Path, holdout_n: int, seed: int) -> CalibrationReport:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(str(path), f"is not valid JSON ({exc}); delete it to refit") from None
-    if not isinstance(data, dict):
-        raise InputError(str(path), "expected a JSON object of judge -> task -> parameters")
+    data = json_object_file(path, "expected a JSON object of judge -> task -> parameters",
+                            hint="; delete it to refit")
     entries: list[CalibrationEntry] = []
     overall = None
     try:

@@ -17,6 +17,11 @@ judged in both orders enter as two battles, so the fit is position-symmetrised t
 is (each battle in both orders) and a position bias of the judge cancels out of a
 counterbalanced design.
 
+Weights. A row's ``weight`` (Arena-Hard-Auto counts a strong verdict three times) is the
+weight of its battle in the Bradley-Terry likelihood and of its preference in the
+length-controlled GLM, as if the row were repeated that many times; battle and win counts
+stay counts of rows.
+
 Lengths. The length of an answer is the ``tokens_out`` of the (item, arm) rows, read from any
 row of that arm on that item (pairwise or pointwise, from either side); a comparison whose
 answers have no length on some items leaves those items out of its GLM, with a note.
@@ -154,6 +159,7 @@ def _ratings(trials: pd.DataFrame, judge: str, criterion: str, *, conf: float, B
     a = scored["arm"].map(index).to_numpy(np.int64)
     b = scored["opponent"].map(index).to_numpy(np.int64)
     y = scored["score"].to_numpy(np.float64)
+    w = scored["weight"].to_numpy(np.float64)
     clusters = scored["cluster"].astype(str).to_numpy()
     if np.unique(clusters).size < 2:
         notes.append(f"judge {judge}, criterion {criterion}: fewer than 2 questions; the "
@@ -165,7 +171,8 @@ def _ratings(trials: pd.DataFrame, judge: str, criterion: str, *, conf: float, B
             raise ConfigError(f"--anchor {anchor[0]!r}: no such arm in judge {judge}, criterion "
                               f"{criterion} (arms: {', '.join(arms)})")
         anchor_index = (index[anchor[0]], float(anchor[1]))
-    res = bradley_terry_bootstrap(a, b, y, clusters, n_arms=len(arms), anchor=anchor_index,
+    res = bradley_terry_bootstrap(a, b, y, clusters, n_arms=len(arms), weight=w,
+                                  anchor=anchor_index,
                                   conf=conf, n_resamples=B, rng=np.random.default_rng(seed))
     if not res.fit.converged:
         notes.append(f"judge {judge}, criterion {criterion}: the ratings do not converge (an arm "
@@ -205,6 +212,7 @@ def _length_controlled(trials: pd.DataFrame, lengths: dict[tuple[str, str], floa
                          "length-controlled win rate.")
         res = length_controlled_win_rate(rows["score"].to_numpy()[known], la[known], lb[known],
                                          cluster=rows["cluster"].astype(str).to_numpy()[known],
+                                         weight=rows["weight"].to_numpy(np.float64)[known],
                                          conf=conf)
         if not res.converged:
             notes.append(f"{arm} vs {opponent} ({judge}, {criterion}): the length GLM does not "
@@ -251,7 +259,7 @@ def leaderboard(judgments: Judgments | pd.DataFrame, *, conf: float = 0.95, B: i
         raise ConfigError(f"--B {B!r}: expected at least 2 resamples")
     frame = judgments.frame if isinstance(judgments, Judgments) else judgments
     notes: list[str] = []
-    rows = pairwise_rows(frame, notes)
+    rows = pairwise_rows(frame, notes, weights=True)
     trials = oriented_trials(rows, notes)
     aa = trials["arm"] == trials["opponent"]
     if aa.any():

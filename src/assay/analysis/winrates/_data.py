@@ -27,8 +27,13 @@ TRIAL = [*KEYS, "item", "run", "position"]
 _SEP = "\x1f"
 
 
-def pairwise_rows(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
-    """The reportable rows with an opponent, with every optional column the analysis reads."""
+def pairwise_rows(frame: pd.DataFrame, notes: list[str], *,
+                  weights: bool = False) -> pd.DataFrame:
+    """The reportable rows with an opponent, with every optional column the analysis reads.
+
+    With ``weights`` the rows keep a ``weight`` column (1 where the table has none) for an
+    analysis that weights rows; without, a table with row weights other than 1 is refused.
+    """
     if "opponent" not in frame or not frame["opponent"].notna().any():
         raise DesignError("the table has no pairwise rows (rows with an 'opponent'): win rates "
                           "need judgments of one arm against another")
@@ -36,7 +41,11 @@ def pairwise_rows(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
                 "reportable": True, "position": np.nan, "task": None, "failure_kind": None,
                 "reasoning": None}
     rows = frame[frame["opponent"].notna()].copy()
-    refuse_weights(rows, "win rates")
+    if weights:
+        rows["weight"] = (pd.to_numeric(rows["weight"], errors="coerce").fillna(1.0)
+                          if "weight" in rows else 1.0)
+    else:
+        refuse_weights(rows, "win rates")
     for column, value in defaults.items():
         if column not in rows:
             rows[column] = value
@@ -67,7 +76,9 @@ def oriented_trials(rows: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     key = np.where(arm <= opp, arm + _SEP + opp, opp + _SEP + arm)
     first_arm = pd.Series(arm.to_numpy(), index=key).groupby(level=0, sort=False).first()
     forward = arm.to_numpy() == first_arm.reindex(key).to_numpy()
-    trials = rows[[*TRIAL, "cluster", "task", "score", "failure_kind", "reasoning"]].copy()
+    extra = ["weight"] if "weight" in rows else []
+    trials = rows[[*TRIAL, "cluster", "task", "score", "failure_kind", "reasoning",
+                   *extra]].copy()
     trials["arm"] = np.where(forward, arm, opp)
     trials["opponent"] = np.where(forward, opp, arm)
     trials["score"] = np.where(forward, rows["score"], 1.0 - rows["score"])
@@ -84,6 +95,7 @@ def oriented_trials(rows: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
             score=("score", "mean"), scored=("score", "count"), size=("score", "size"),
             cluster=("cluster", "first"), task=("task", "first"),
             failure_kind=("failure_kind", "first"), reasoning=("reasoning", "first"),
+            **({"weight": ("weight", "mean")} if extra else {}),
         ).reset_index()
         merged["score"] = merged["score"].where(merged["scored"] == merged["size"])
         merged = merged.drop(columns=["scored", "size"])

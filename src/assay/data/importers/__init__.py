@@ -13,9 +13,12 @@ from assay.data.importers._detect import detect_format, folder_formats, import_f
 from assay.data.importers.alpaca_eval import import_alpaca_eval
 from assay.data.importers.arena_hard import import_arena_hard
 from assay.data.importers.bench import import_bench
+from assay.data.importers.coeval import import_coeval
+from assay.data.importers.inspect_logs import import_inspect
 from assay.data.importers.judgebench import import_judgebench
 from assay.data.importers.lm_eval import import_lm_eval
 from assay.data.importers.mt_bench import import_mt_bench
+from assay.data.importers.promptfoo import import_promptfoo
 from assay.data.importers.qed import import_qed
 from assay.data.importers.results_json import (
     import_results_json,
@@ -33,10 +36,13 @@ __all__ = [
     "import_alpaca_eval",
     "import_arena_hard",
     "import_bench",
+    "import_coeval",
     "import_folder",
+    "import_inspect",
     "import_judgebench",
     "import_lm_eval",
     "import_mt_bench",
+    "import_promptfoo",
     "import_qed",
     "import_results_json",
     "import_table",
@@ -65,6 +71,9 @@ _READERS: dict[str, Importer] = {
     "qed": import_qed,
     "lm-eval": import_lm_eval,
     "judgebench": import_judgebench,
+    "inspect": import_inspect,
+    "promptfoo": import_promptfoo,
+    "coeval": import_coeval,
 }
 """Formats whose reader takes the sources and ``scales`` alone."""
 
@@ -78,6 +87,9 @@ IMPORTERS: dict[str, str] = {
     "lm-eval": "lm-evaluation-harness samples_<task>_<date>.jsonl (--log_samples)",
     "judgebench": "JudgeBench outputs/...,judge_name=...,judge_model=....jsonl (two games, label)",
     "mt-bench": "FastChat llm_judge (MT-Bench) *_single.jsonl / *_pair.jsonl, with question.jsonl",
+    "inspect": "inspect-ai eval logs (.eval, .json), read with inspect-ai (assay[inspect])",
+    "promptfoo": "promptfoo results.json (promptfoo eval -o results.json): test x provider x assertion",
+    "coeval": "a CoEval run folder (phase3_datapoints/, phase4_responses/, phase5_evaluations/)",
 }
 """Format name -> what it reads."""
 

@@ -2,10 +2,10 @@
 result files (``assay report FOLDER``).
 
 Only formats a file announces unambiguously are recognised: FastChat's MT-Bench files,
-Arena-Hard-Auto judgments, lm-evaluation-harness samples, JudgeBench outputs, BenchmarkQED score CSVs,
-AlpacaEval ``annotations.json``, the results aggregator's ``results.json``, and judgments
-tables (Parquet, or CSV/TSV/JSONL with ``item``, ``arm`` and ``score`` columns, or
-hr_report's ``correct`` instead of ``score``).
+Arena-Hard-Auto judgments, lm-evaluation-harness samples, inspect-ai logs, promptfoo exports,
+JudgeBench outputs, BenchmarkQED score CSVs, AlpacaEval ``annotations.json``, the results
+aggregator's ``results.json``, and judgments tables (Parquet, or CSV/TSV/JSONL with
+``item``, ``arm`` and ``score`` columns, or hr_report's ``correct`` instead of ``score``).
 Anything else is refused by name rather than guessed.
 """
 
@@ -18,9 +18,11 @@ from pathlib import Path
 
 from assay.data.importers._records import first_object
 from assay.data.importers.arena_hard import looks_like_arena_hard
+from assay.data.importers.inspect_logs import is_inspect_eval, is_inspect_json
 from assay.data.importers.judgebench import looks_like_judgebench
 from assay.data.importers.lm_eval import looks_like_lm_eval
 from assay.data.importers.mt_bench import file_kind
+from assay.data.importers.promptfoo import is_promptfoo_json
 from assay.data.importers.qed import csv_kind
 from assay.data.schema import Scale
 from assay.data.table import Judgments
@@ -60,8 +62,16 @@ def detect_format(path: Path) -> str | None:
         if suffix == ".csv" and csv_kind(header, path.name):
             return "qed"
         return "table" if _is_table(header) else None
+    if suffix == ".eval":
+        return "inspect" if is_inspect_eval(path) else None
     if suffix == ".json":
-        return {"annotations.json": "alpaca-eval", "results.json": "results-json"}.get(path.name)
+        if is_inspect_json(path):  # reads the first 400 characters
+            return "inspect"
+        if path.name == "annotations.json":
+            return "alpaca-eval"
+        if is_promptfoo_json(path):  # parses the file: promptfoo's export is often results.json
+            return "promptfoo"
+        return "results-json" if path.name == "results.json" else None
     return None
 
 

@@ -21,11 +21,25 @@ trial)::
 becomes one row: ``arm`` = the name in the file name, ``criterion`` = criteria, ``score``
 on ``interval`` (BenchmarkQED's score_min..score_max, 1..10 by default, is not in the
 file: declare it with ``--scale CRITERION=range:1,10``), ``run`` = trial + 1.
+
+Assertion scores (``{question_set}/{rag}_assertion_scores.csv`` as ``evaluate_rag_method``
+writes them, or ``assertion_scores.csv`` of ``benchmark-qed autoe assertion-scores``), one
+row per (question, assertion, trial)::
+
+    score_id, reasoning, score, question, answer, assertion, trial
+
+becomes one row: ``criterion`` = ``assertion``, ``score`` (1 / 0) on ``binary``,
+``cluster`` = a stable id of the question text, ``item`` = ``{cluster}#{id of the
+assertion text}``, ``run`` = trial + 1, ``arm`` = the ``{rag}`` of the file name (the
+folder's name for ``assertion_scores.csv``), ``task`` = the question-set folder holding a
+``{rag}_assertion_scores.csv``; ``attributes`` carries the question id and the assertion's
+statement for ``assay report --kind assertions`` and the assertion summaries.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -39,15 +53,19 @@ from assay.errors import InputError, Problem
 
 PAIRWISE = ("question", "criteria", "trial", "base_name", "other_name")
 REFERENCE = ("question", "criteria", "score", "trial")
+ASSERTION = ("score", "question", "assertion", "trial")
 REFERENCE_PREFIX = "reference_scores-"
-LAYOUT = "BenchmarkQED's win_rates.csv, {question_set}_{base}--{other}.csv or " \
-    "reference_scores-{name}.csv"
+ASSERTION_SUFFIX = "assertion_scores.csv"
+LAYOUT = "BenchmarkQED's win_rates.csv, {question_set}_{base}--{other}.csv, " \
+    "reference_scores-{name}.csv or {question_set}/{rag}_assertion_scores.csv"
 
 
 def csv_kind(columns: Sequence[str], name: str) -> str | None:
-    """``pairwise`` or ``reference`` by a CSV's header (and file name), else None."""
+    """``pairwise``, ``reference`` or ``assertion`` by a CSV's header and file name, else None."""
     if set(PAIRWISE) <= set(columns):
         return "pairwise"
+    if set(ASSERTION) <= set(columns) and name.endswith(ASSERTION_SUFFIX):
+        return "assertion"
     if set(REFERENCE) <= set(columns) and name.startswith(REFERENCE_PREFIX):
         return "reference"
     return None
@@ -68,15 +86,16 @@ def import_qed(sources: Sequence[str | Path], *,
         if kind is None:
             raise InputError(str(file), f"not a BenchmarkQED score file: expected the columns "
                              f"{', '.join(PAIRWISE)} (pairwise) or a reference_scores-NAME.csv "
-                             f"with {', '.join(REFERENCE)}", row=None)
+                             f"with {', '.join(REFERENCE)}, or a {{rag}}_{ASSERTION_SUFFIX} "
+                             f"with {', '.join(ASSERTION)}", row=None)
         if kind == "pairwise":
             pairwise_files.append(file)
-        read = _pairwise if kind == "pairwise" else _reference
+        read = {"pairwise": _pairwise, "reference": _reference, "assertion": _assertion}[kind]
+        scale = {"pairwise": "range:0,1", "reference": "interval", "assertion": "binary"}[kind]
         for number, rec in records:
             made = read(rec, file, number, problems)
             for row in made:
-                declared.setdefault(row["criterion"], Scale.parse(
-                    "range:0,1" if kind == "pairwise" else "interval"))
+                declared.setdefault(row["criterion"], Scale.parse(scale))
             rows.extend(made)
             numbers.extend([number] * len(made))
     if len(pairwise_files) > 1 and any(f.name == "win_rates.csv" for f in pairwise_files):
@@ -153,19 +172,51 @@ def _pairwise(rec: Mapping[str, str], file: Path, number: int,
              "reasoning": rec.get("reasoning") or None}]
 
 
-def _reference(rec: Mapping[str, str], file: Path, number: int,
-               problems: list[Problem]) -> list[dict[str, Any]]:
+def _scored(rec: Mapping[str, str], field: str, file: Path, number: int,
+            problems: list[Problem], allowed: tuple[float, ...] | None = None
+            ) -> tuple[str, str, int, float] | None:
+    """(question, `field`'s text, trial, score) of a reference or assertion row, else None
+    with its problems recorded; `allowed` restricts the score's values."""
     question = _text(rec, "question", file, number, problems)
-    criterion = _text(rec, "criteria", file, number, problems)
+    text = _text(rec, field, file, number, problems)
     trial = _trial(rec, file, number, problems)
     score = _number(rec.get("score"))
-    if score is None:
+    if score is None or (allowed is not None and score not in allowed):
+        expected = " or ".join(f"{v:g}" for v in allowed) if allowed else "a number"
         problems.append(Problem(str(file), number, "score",
-                                f"expected a number, got {rec.get('score')!r}"))
-    if question is None or criterion is None or trial is None or score is None:
+                                f"expected {expected}, got {rec.get('score')!r}"))
+        return None
+    if question is None or text is None or trial is None:
+        return None
+    return question, text, trial, score
+
+
+def _reference(rec: Mapping[str, str], file: Path, number: int,
+               problems: list[Problem]) -> list[dict[str, Any]]:
+    read = _scored(rec, "criteria", file, number, problems)
+    if read is None:
         return []
+    question, criterion, trial, score = read
     item = instruction_id(question)
     return [{"item": item, "cluster": item, "arm": file.stem[len(REFERENCE_PREFIX):],
              "run": trial + 1, "criterion": criterion, "score": score,
              "judge": (rec.get("judge") or "").strip() or None,
              "reasoning": rec.get("reasoning") or None}]
+
+
+def _assertion(rec: Mapping[str, str], file: Path, number: int,
+               problems: list[Problem]) -> list[dict[str, Any]]:
+    read = _scored(rec, "assertion", file, number, problems, allowed=(1.0, 0.0))
+    if read is None:
+        return []
+    question, statement, trial, score = read
+    prefix = file.name[:-len(ASSERTION_SUFFIX)].rstrip("_")
+    arm = prefix or file.resolve().parent.name
+    cluster, assertion_id = instruction_id(question), instruction_id(statement)
+    attributes = json.dumps({"question_id": cluster, "assertion_id": assertion_id,
+                             "statement": statement})
+    return [{"item": f"{cluster}#{assertion_id}", "cluster": cluster, "arm": arm,
+             "run": trial + 1, "criterion": "assertion", "score": score,
+             "judge": (rec.get("judge") or "").strip() or None,
+             "task": file.resolve().parent.name if prefix else None,
+             "reasoning": rec.get("reasoning") or None, "attributes": attributes}]

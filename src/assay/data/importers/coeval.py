@@ -1,0 +1,172 @@
+"""Import a CoEval run folder (its experiment storage), read as CoEval's analyzer reads it.
+
+A CoEval run ``{storage}/{experiment_id}/`` holds, besides ``meta.json`` and
+``config.yaml``::
+
+    phase2_rubric/{task_id}.rubric.json              {factor: description}
+    phase3_datapoints/*.datapoints.jsonl             {"id", "task_id", "teacher_model_id",
+                                                      "prompt", "reference_response",
+                                                      "sampled_target_attributes",
+                                                      "benchmark_native_score", ...}
+    phase4_responses/*.responses.jsonl               {"id", "datapoint_id", "task_id",
+                                                      "teacher_model_id", "student_model_id",
+                                                      "response", ...}
+    phase5_evaluations/*.evaluations.jsonl           {"id", "response_id", "datapoint_id",
+                                                      "task_id", "teacher_model_id",
+                                                      "judge_model_id", "scores": {factor:
+                                                      "High" | "Medium" | "Low" | "0.8423"},
+                                                      "evaluated_at"}
+
+Every valid evaluation gives one row per rubric factor: ``item`` = ``cluster`` = the
+datapoint id, ``arm`` = the student (from the response), ``judge`` = ``judge_model_id``,
+``criterion`` = the factor, ``score`` = the value on its declared scale (``ordinal:Low,
+Medium,High`` for an LLM judge's levels, whose normalised values are CoEval's 0 / 0.5 / 1;
+``range:0,1`` for a metric judge's float strings), ``task``, ``teacher``, ``attributes`` =
+``sampled_target_attributes``, ``reference_score`` = ``benchmark_native_score``,
+``evaluated_at``; ``outcome`` a digest of the response.
+
+Validity follows CoEval's loader: an evaluation whose response is not in phase 4 is
+``MISSING_RESPONSE``; whose datapoint is not in phase 3, ``MISSING_DATAPOINT``; that lacks
+a factor of its task's rubric (or has no scores object), ``INCOMPLETE_SCORES``; with a
+value other than High/Medium/Low or a float in [0, 1], ``INVALID_SCORE_VALUE``. Invalid
+records are kept aside (``Judgments.invalid``, the first class in that order) and excluded
+from every statistic, as CoEval excludes them from its aggregates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from assay.data.importers._records import jsonl_objects
+from assay.data.lines import json_object_file
+from assay.data.schema import Scale, ValidityClass
+from assay.data.table import INVALID_COLUMNS, Judgments
+from assay.data.validate import judgments_from_records
+from assay.errors import InputError, Problem, ValidationError
+
+PHASES = {"datapoints": ("phase3_datapoints", "*.datapoints.jsonl"),
+          "responses": ("phase4_responses", "*.responses.jsonl"),
+          "evaluations": ("phase5_evaluations", "*.evaluations.jsonl")}
+LEVELS = ("Low", "Medium", "High")
+ORDINAL = "ordinal:Low,Medium,High"
+
+
+def is_coeval_run(path: Path) -> bool:
+    """Whether `path` is a CoEval run folder (phase 3, 4 and 5 folders)."""
+    return path.is_dir() and all((path / folder).is_dir() for folder, _ in PHASES.values())
+
+
+def _records(folder: Path, part: str, problems: list[Problem]
+             ) -> list[tuple[Path, int, dict[str, Any]]]:
+    sub, pattern = PHASES[part]
+    out = []
+    for file in sorted((folder / sub).glob(pattern)):
+        out += [(file, n, rec) for n, rec in jsonl_objects(file, problems)]
+    return out
+
+
+def _rubrics(folder: Path) -> dict[str, set[str]]:
+    out = {}
+    for file in sorted((folder / "phase2_rubric").glob("*.rubric.json")):
+        data = json_object_file(file, "expected an object of factor: description")
+        out[file.name[:-len(".rubric.json")]] = set(map(str, data))
+    return out
+
+
+def _valid_value(value: object) -> bool:
+    if value in LEVELS:
+        return True
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return 0.0 <= number <= 1.0
+
+
+def _validity(ev: Mapping[str, Any], responses: Mapping[str, Any], datapoints: Mapping[str, Any],
+              rubrics: Mapping[str, set[str]]) -> tuple[ValidityClass, str] | None:
+    """CoEval's first error code of an evaluation, with a detail; None when it is valid."""
+    if str(ev.get("response_id")) not in responses:
+        return ValidityClass.MISSING_RESPONSE, f"response {ev.get('response_id')!r} is not in phase 4"
+    if str(ev.get("datapoint_id")) not in datapoints:
+        return ValidityClass.MISSING_DATAPOINT, (f"datapoint {ev.get('datapoint_id')!r} is not "
+                                                 "in phase 3")
+    scores = ev.get("scores")
+    if not isinstance(scores, dict):
+        return ValidityClass.INCOMPLETE_SCORES, "scores is not an object of factor: value"
+    absent = sorted(rubrics.get(str(ev.get("task_id")), set()) - set(scores))
+    if absent:
+        return ValidityClass.INCOMPLETE_SCORES, f"no score for {', '.join(absent)}"
+    bad = [f"{k}: {v!r}" for k, v in scores.items() if not _valid_value(v)]
+    if bad:
+        return ValidityClass.INVALID_SCORE_VALUE, "; ".join(bad)
+    return None
+
+
+def import_coeval(sources: Sequence[str | Path], *,
+                  scales: Mapping[str, Scale] | None = None) -> Judgments:
+    """Read a CoEval run folder into one table, invalid evaluations kept aside."""
+    if len(sources) != 1 or not is_coeval_run(Path(sources[0])):
+        where = ", ".join(map(str, sources))
+        raise InputError(where, "expected one CoEval run folder with phase3_datapoints/, "
+                         "phase4_responses/ and phase5_evaluations/")
+    folder = Path(sources[0])
+    problems: list[Problem] = []
+    datapoints = {str(r.get("id")): r for _, _, r in _records(folder, "datapoints", problems)}
+    responses = {str(r.get("id")): r for _, _, r in _records(folder, "responses", problems)}
+    evaluations = _records(folder, "evaluations", problems)
+    if problems:
+        raise ValidationError(problems)
+    rubrics = _rubrics(folder)
+    rows: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    invalid: list[dict[str, Any]] = []
+    kinds: dict[str, set[str]] = {}
+    for file, number, ev in evaluations:
+        why = _validity(ev, responses, datapoints, rubrics)
+        response = responses.get(str(ev.get("response_id"))) or {}
+        if why is not None:
+            invalid.append({"validity_class": why[0].value, "file": str(file), "row": number,
+                            "record_id": ev.get("id"), "response_id": ev.get("response_id"),
+                            "datapoint_id": ev.get("datapoint_id"),
+                            "judge": ev.get("judge_model_id"),
+                            "arm": response.get("student_model_id"), "detail": why[1]})
+            continue
+        datapoint = datapoints[str(ev["datapoint_id"])]
+        text = response.get("response")
+        attributes = datapoint.get("sampled_target_attributes")
+        for factor, value in ev["scores"].items():
+            level = value in LEVELS
+            kinds.setdefault(str(factor), set()).add("ordinal" if level else "metric")
+            rows.append({
+                "item": str(ev["datapoint_id"]), "cluster": str(ev["datapoint_id"]),
+                "arm": response.get("student_model_id"), "run": 1,
+                "judge": ev.get("judge_model_id"), "criterion": str(factor),
+                "score": value if level else float(value), "task": ev.get("task_id"),
+                "teacher": ev.get("teacher_model_id") or datapoint.get("teacher_model_id"),
+                "attributes": (json.dumps(attributes, sort_keys=True)
+                               if isinstance(attributes, dict) else None),
+                "reference_score": datapoint.get("benchmark_native_score"),
+                "evaluated_at": ev.get("evaluated_at") or None,
+                "outcome": (hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+                            if isinstance(text, str) else None)})
+            numbers.append(number)
+    mixed = sorted(f for f, k in kinds.items() if len(k) > 1)
+    if mixed:
+        raise InputError(str(folder), f"factor {', '.join(mixed)} holds both High/Medium/Low "
+                         "levels and metric floats: one scale per factor is needed (give "
+                         "the metric judge's factor another name)")
+    if not rows:
+        raise InputError(str(folder), "the run holds no valid phase 5 evaluations")
+    declared = {f: Scale.parse(ORDINAL if k == {"ordinal"} else "range:0,1")
+                for f, k in kinds.items()}
+    return judgments_from_records(
+        rows, numbers, path=str(folder / "phase5_evaluations"), sources=[str(folder)],
+        scales={**declared, **(scales or {})},
+        invalid=pd.DataFrame(invalid, columns=list(INVALID_COLUMNS)))

@@ -1,0 +1,191 @@
+"""Import promptfoo's results export: ``promptfoo eval -o results.json``.
+
+The file holds ``{"evalId", "results": {"version": 3, "prompts": [...], "results": [...],
+"stats": {"successes", "failures", "errors", "tokenUsage"}}, "config", ...}``; each record
+of ``results.results`` is one test case (``testIdx``) run on one prompt (``promptIdx``) by
+one provider::
+
+    {"testIdx", "promptIdx", "provider": {"id", "label"}, "success", "score",
+     "namedScores": {metric: value}, "gradingResult": {"componentResults": [
+         {"pass", "score", "reason", "assertion": {"type", "metric", "weight", ...}}]},
+     "failureReason": 0 | 1 | 2, "error", "cost", "latencyMs",
+     "response": {"output", "tokenUsage": {"prompt", "completion", "total"}},
+     "testCase": {"description", ...}, "vars", ...}
+
+Each record gives these rows, with ``arm`` = the provider's label, else its id (and
+``#{promptIdx}``, promptfoo's column, after it when the file has several prompts), ``item`` = ``cluster`` =
+``test-{testIdx}``, ``judge`` = ``promptfoo``, ``run`` 1:
+
+* ``pass``: 1 when the test case passed, 0 when an assertion failed (``binary``); a record
+  that ended in an error (``failureReason`` 2) is a failed judgment: no score,
+  ``failure_kind`` ``api_error``, the error as ``reasoning``. These rows are promptfoo's
+  ``stats``: successes, failures and errors.
+* ``score``: the test case's weighted assertion score (``interval``).
+* one row per named metric (``namedScores``): criterion = the metric's name.
+* one row per assertion without a metric (``componentResults`` entries with an
+  ``assertion``): criterion = ``assert:{type}`` (``#2``... when a type recurs in a test).
+
+Cost (``cost``), latency (``latencyMs``) and the answer's tokens (``response.tokenUsage``)
+go on every row of the record; ``outcome`` is a digest of the provider's output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from assay.data.importers._records import build, is_number, source_files
+from assay.data.schema import Scale
+from assay.data.table import Judgments
+from assay.errors import InputError, Problem
+
+JUDGE = "promptfoo"
+LAYOUT = "promptfoo's results.json (promptfoo eval -o results.json)"
+_ERROR = 2
+
+
+def looks_like_promptfoo(document: object) -> bool:
+    """Whether a parsed JSON document is a promptfoo results export."""
+    if not isinstance(document, dict):
+        return False
+    inner = document.get("results")
+    return (isinstance(inner, dict) and isinstance(inner.get("results"), list)
+            and "stats" in inner and isinstance(inner.get("version"), int))
+
+
+def is_promptfoo_json(path: Path) -> bool:
+    """Whether a ``.json`` file is a promptfoo results export (it is parsed whole)."""
+    try:
+        return looks_like_promptfoo(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+
+
+def import_promptfoo(sources: Sequence[str | Path], *,
+                     scales: Mapping[str, Scale] | None = None) -> Judgments:
+    """Read promptfoo ``results.json`` exports into one table."""
+    files = source_files(sources, "*.json", LAYOUT)
+    problems: list[Problem] = []
+    rows: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    for file in files:
+        records = _records(file)
+        # promptIdx numbers promptfoo's columns (prompt x provider); promptId names the prompt
+        several = len({r.get("promptId", r.get("promptIdx")) for r in records
+                       if isinstance(r, dict)}) > 1
+        for number, rec in enumerate(records, start=1):
+            if not isinstance(rec, dict):
+                problems.append(Problem(str(file), number, None, "expected a JSON object"))
+                continue
+            made = _rows(rec, file, number, several, problems)
+            rows += made
+            numbers += [number] * len(made)
+    declared: dict[str, Scale] = {"pass": Scale.parse("binary")}
+    values: dict[str, set[float]] = {}
+    for row in rows:
+        if row["score"] is not None and row["criterion"] != "pass":
+            values.setdefault(row["criterion"], set()).add(row["score"])
+    for criterion, seen in values.items():
+        declared[criterion] = Scale.parse("binary" if seen <= {0.0, 1.0} and
+                                          criterion != "score" else "interval")
+    return build(rows, numbers, problems, files, {**declared, **(scales or {})})
+
+
+def _records(file: Path) -> list[Any]:
+    try:
+        document = json.loads(file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(str(file), f"not a JSON file: {exc}") from None
+    if not looks_like_promptfoo(document):
+        raise InputError(str(file), "not a promptfoo results export: expected "
+                         "{\"results\": {\"version\", \"results\": [...], \"stats\"}} "
+                         "(promptfoo eval -o results.json)")
+    return list(document["results"]["results"])
+
+
+def _arm(rec: Mapping[str, Any], several: bool) -> str | None:
+    provider = rec.get("provider")
+    name = (provider.get("label") or provider.get("id")) if isinstance(provider, dict) \
+        else provider
+    if not isinstance(name, str) or not name.strip():
+        return None
+    return f"{name}#{rec.get('promptIdx')}" if several else name
+
+
+def _usage(rec: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if is_number(rec.get("cost")):
+        out["usd"], out["usd_provenance"] = float(rec["cost"]), "reported"
+    if is_number(rec.get("latencyMs")):
+        out["latency_s"] = float(rec["latencyMs"]) / 1000.0
+    response = rec.get("response") if isinstance(rec.get("response"), dict) else {}
+    usage = response.get("tokenUsage") if isinstance(response.get("tokenUsage"), dict) else {}
+    for key, column in (("prompt", "tokens_in"), ("completion", "tokens_out")):
+        if is_number(usage.get(key)):
+            out[column] = float(usage[key])
+    if "output" in response:
+        out["outcome"] = hashlib.sha256(json.dumps(response["output"], sort_keys=True,
+                                                   default=str).encode()).hexdigest()[:16]
+    return out
+
+
+def _rows(rec: dict[str, Any], file: Path, number: int, several: bool,
+          problems: list[Problem]) -> list[dict[str, Any]]:
+    arm = _arm(rec, several)
+    test = rec.get("testIdx")
+    if arm is None:
+        problems.append(Problem(str(file), number, "provider", "expected a provider id"))
+    if not (isinstance(test, int) and not isinstance(test, bool)):
+        problems.append(Problem(str(file), number, "testIdx", f"expected a test index, got "
+                                f"{test!r}"))
+    if arm is None or not isinstance(test, int):
+        return []
+    item = f"test-{test}"
+    description = (rec.get("testCase") or {}).get("description") if isinstance(
+        rec.get("testCase"), dict) else None
+    base = {"item": item, "cluster": item, "arm": arm, "run": 1, "judge": JUDGE,
+            "task": description if isinstance(description, str) and description else None,
+            **_usage(rec)}
+    if rec.get("failureReason") == _ERROR:
+        return [{**base, "criterion": "pass", "score": None, "failure_kind": "api_error",
+                 "reasoning": str(rec.get("error") or "error")}]
+    if not isinstance(rec.get("success"), bool):
+        problems.append(Problem(str(file), number, "success",
+                                f"expected true or false, got {rec.get('success')!r}"))
+        return []
+    grading = rec.get("gradingResult") if isinstance(rec.get("gradingResult"), dict) else {}
+    rows = [{**base, "criterion": "pass", "score": float(rec["success"]),
+             "reasoning": grading.get("reason")}]
+    if _finite(rec.get("score")):
+        rows.append({**base, "criterion": "score", "score": float(rec["score"])})
+    named = rec.get("namedScores") if isinstance(rec.get("namedScores"), dict) else {}
+    for metric, value in named.items():
+        if not _finite(value):
+            problems.append(Problem(str(file), number, f"namedScores.{metric}",
+                                    f"expected a number, got {value!r}"))
+            continue
+        rows.append({**base, "criterion": str(metric), "score": float(value)})
+    seen: dict[str, int] = {}
+    for component in grading.get("componentResults") or []:
+        assertion = component.get("assertion") if isinstance(component, dict) else None
+        if not isinstance(assertion, dict) or assertion.get("metric") or \
+                not isinstance(assertion.get("type"), str):
+            continue  # an assert-set's summary, or a metric already read from namedScores
+        name = f"assert:{assertion['type']}"
+        seen[name] = seen.get(name, 0) + 1
+        criterion = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        if not _finite(component.get("score")):
+            problems.append(Problem(str(file), number, criterion, f"expected a score, got "
+                                    f"{component.get('score')!r}"))
+            continue
+        rows.append({**base, "criterion": criterion, "score": float(component["score"]),
+                     "reasoning": component.get("reason")})
+    return rows
+
+
+def _finite(value: object) -> bool:
+    return is_number(value) and math.isfinite(float(value))  # type: ignore[arg-type]
