@@ -10,6 +10,8 @@
   ``failed`` flag;
 * ``plan``: the keys the current config asks for, so an export leaves out judgments a
   changed prompt or config made stale (they stay, so changing it back costs nothing);
+* ``prompts``: the rendered messages each judgment sent (what ``assay view`` shows; the API
+  key is never part of them: it travels in a header the store never sees);
 * ``scales``: the declared scale of each criterion.
 
 Writing is insert-or-ignore: a stored good judgment is never replaced, a stored failure
@@ -69,6 +71,8 @@ ON CONFLICT (key) DO UPDATE SET
     evaluated_at = excluded.evaluated_at, tries = judgments.tries + 1
 WHERE judgments.failed = 1
 """
+
+_PUT_PROMPT = "INSERT OR REPLACE INTO prompts (key, messages) VALUES (?, ?)"
 
 JUDGE_COST_COLUMNS: tuple[str, ...] = (
     "key", "model", "failed", "failure_kind", "tokens_in", "tokens_out", "usd", "usd_provenance",
@@ -267,6 +271,9 @@ class RunStore:
             reply.usd, reply.usd_provenance, reply.latency_s, reply.attempts, int(reply.cached),
             reply.evaluated_at or utc_now())
         cursor = self._conn.execute(_PUT, values)
+        if cursor.rowcount > 0:
+            self._conn.execute(_PUT_PROMPT, (request.key, _ROWS_JSON.encode(
+                [{"role": role, "content": content} for role, content in request.messages])))
         if commit:
             self.commit()
         return cursor.rowcount > 0
@@ -309,6 +316,15 @@ class RunStore:
             for key, verdict in self._conn.execute(query, part):
                 out[str(key)] = json.loads(verdict)
         return out
+
+    @named_failures
+    def prompt(self, key: str) -> tuple[tuple[str, str], ...] | None:
+        """The rendered messages judgment ``key`` sent, ``(role, content)`` pairs; None when the
+        store does not hold them (no such judgment, or one stored before prompts were kept)."""
+        row = self._conn.execute("SELECT messages FROM prompts WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return tuple((str(m["role"]), str(m["content"])) for m in json.loads(row[0]))
 
     @named_failures
     def records(self, *, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
