@@ -351,6 +351,39 @@ class RunStore:
         frame["cached"] = frame["cached"].astype(bool)
         return frame
 
+    # -- Batch API jobs in flight (transport: batch)
+    @named_failures
+    def open_batches(self) -> list[dict[str, Any]]:
+        """The batch jobs submitted and not yet recorded, oldest first: ``input_file_id``,
+        ``batch_id`` (None when the run stopped between uploading and creating it),
+        ``requests``, ``endpoint`` and ``created_at``."""
+        names = ("input_file_id", "batch_id", "requests", "endpoint", "created_at")
+        return [dict(zip(names, row, strict=True)) for row in self._conn.execute(
+            f"SELECT {', '.join(names)} FROM batches ORDER BY rowid")]
+
+    @named_failures
+    def begin_batch(self, input_file_id: str, requests: int, endpoint: str) -> None:
+        """Record an uploaded batch input, before the batch is created (committed at once)."""
+        with self._transaction():
+            self._conn.execute("INSERT OR REPLACE INTO batches (input_file_id, requests, endpoint, "
+                               "created_at) VALUES (?, ?, ?, ?)", (input_file_id, requests, endpoint,
+                                                                    utc_now()))
+
+    @named_failures
+    def set_batch_id(self, input_file_id: str, batch_id: str) -> None:
+        """Record the batch created from ``input_file_id`` (committed at once)."""
+        with self._transaction():
+            self._conn.execute("UPDATE batches SET batch_id = ? WHERE input_file_id = ?",
+                               (batch_id, input_file_id))
+
+    @named_failures
+    def end_batch(self, input_file_id: str) -> None:
+        """Forget a batch whose results are recorded, in the same transaction as its judgments
+        (``put(..., commit=False)`` before, :meth:`commit` after): a crash keeps both or neither."""
+        if not self._conn.in_transaction:
+            self._conn.execute("BEGIN IMMEDIATE")
+        self._conn.execute("DELETE FROM batches WHERE input_file_id = ?", (input_file_id,))
+
     # -- plumbing
     def _transaction(self) -> _Transaction:
         self.commit()
