@@ -67,9 +67,9 @@ class ClientConfig(BaseModel):
     (authorisation, user agent, organisation and project), about 0.4 ms of CPU a call;
     ``openai``: through ``openai.AsyncOpenAI.post``, the SDK's own request building and
     transport, about 0.8 ms more a call (bench/bench_engine.py). Replies, errors, retries and
-    timeouts are handled the same way for both. ``batch``: every pending request goes into
-    one OpenAI Batch API job (``/v1/files`` and ``/v1/batches``, a 24 h window, billed at
-    ``batch_discount`` off), polled until it ends; for runs that need no quick answer
+    timeouts are handled the same way for both. ``batch``: the pending requests go into
+    OpenAI Batch API jobs (``/v1/files`` and ``/v1/batches``, a 24 h window, billed at
+    ``batch_discount`` off), polled until they end; for runs that need no quick answer
     (docs/batch.md)."""
     batch_discount: float = Field(0.5, ge=0, lt=1)
     """``transport: batch``: the share of the listed price the Batch API takes off (OpenAI: 0.5,
