@@ -42,7 +42,8 @@ def stored(folder: Path) -> dict[str, tuple[int, str | None, str | None]]:
     """key -> (failed, error, verdict), read on a connection of its own."""
     conn = sqlite3.connect(folder / "judgments.sqlite")
     try:
-        return {k: (f, e, v) for k, f, e, v in conn.execute("SELECT key, failed, error, verdict FROM judgments")}
+        found = conn.execute("SELECT key, failed, error, verdict FROM judgments")
+        return {k: (f, e, v) for k, f, e, v in found}
     finally:
         conn.close()
 
