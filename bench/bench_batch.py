@@ -29,7 +29,6 @@ import json
 import resource
 import shutil
 import sqlite3
-import subprocess
 import sys
 import time
 import urllib.request
@@ -40,9 +39,11 @@ from pydantic import BaseModel, ConfigDict
 from assay.judge import ChatRequest, RunStore, run_requests
 from assay.judge.engine import ClientConfig, LLMClient
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_engine import start_server
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out" / "batch"
-SERVER = ROOT / "tests" / "judge" / "llm_server.py"
 
 
 class ScoreVerdict(BaseModel):
@@ -58,17 +59,6 @@ def requests(n: int) -> list[ChatRequest]:
         response_model=ScoreVerdict,
         meta={"item": f"q{i}", "cluster": f"doc{i % 50}", "arm": "rag", "judge": "judge-model",
               "criterion": "correctness", "run": 1}) for i in range(n)]
-
-
-def start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--latency-ms", str(latency_ms)],
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline().strip()
-    if not line.startswith("READY "):
-        proc.kill()
-        raise SystemExit(f"server did not start: {line!r}")
-    return proc, line.removeprefix("READY ")
 
 
 def server_stats(url: str) -> dict:

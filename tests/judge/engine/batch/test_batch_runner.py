@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import sqlite3
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from assay.judge import FatalAPIError, Price, ResponseCache, RunStore, run_requests
 from assay.judge.engine import ClientConfig, LLMClient
-from tests.judge.conftest import PRICES, score_requests
+from tests.judge.conftest import PRICES, score_requests, sigkill_when
 
 
 def client_for(server, cache=None, **overrides) -> LLMClient:
@@ -178,16 +175,7 @@ def test_a_sigkilled_run_resumes_polling_the_same_batch(server, tmp_path):
     server.configure(batch_delay_s=1.0)
     child = [sys.executable, str(Path(__file__).parents[2] / "child_run.py"), server.url, str(folder),
              str(cache), str(n), "4", "batch"]
-    proc = subprocess.Popen(child, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None and not _batch_recorded(folder):
-            time.sleep(0.01)
-        assert proc.poll() is None, proc.stderr.read().decode()
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        proc.stderr.close()
+    sigkill_when(child, lambda: _batch_recorded(folder))
     assert server.batches.created == 1 and stored(folder) == {}  # killed while the batch ran
     with ResponseCache(cache) as responses, RunStore(folder, config={"judge": "kill-test"}) as store:
         summary = run(client_for(server, responses, prices={}), store, score_requests(n))
