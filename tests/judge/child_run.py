@@ -1,4 +1,5 @@
-"""A judging run in its own process, for the SIGKILL test: ``python child_run.py URL FOLDER CACHE N C``."""
+"""A judging run in its own process, for the SIGKILL tests: ``python child_run.py URL FOLDER CACHE N C
+[TRANSPORT]`` (``batch`` polls every 50 ms)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ def main(argv: list[str]) -> None:
     from tests.judge.conftest import score_requests
 
     url, folder, cache_path, n, concurrency = argv[0], argv[1], argv[2], int(argv[3]), int(argv[4])
+    transport = argv[5] if len(argv) > 5 else "direct"
     config = ClientConfig(model="judge-model", base_url=url, api_key_env=None,
-                          max_concurrency=concurrency, timeout_s=5.0)
+                          max_concurrency=concurrency, timeout_s=5.0, transport=transport,
+                          batch_poll_s=0.05, batch_poll_max_s=0.05)
 
     async def run() -> None:
         with ResponseCache(cache_path) as cache, RunStore(folder, config={"judge": "kill-test"}) as store:

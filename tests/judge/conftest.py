@@ -62,6 +62,27 @@ def make_client(server: LLMServer, request: pytest.FixtureRequest) -> Callable[.
     return make
 
 
+def sigkill_when(argv: list[str], ready: Callable[[], bool], *, timeout_s: float = 60.0) -> None:
+    """Start ``argv`` as a child process and SIGKILL it once ``ready()`` holds (checked every
+    10 ms); fail when the child ends first."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and proc.poll() is None and not ready():
+            time.sleep(0.01)
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+
+
 def score_requests(n: int, *, prefix: str = "q", model: type[BaseModel] = ScoreVerdict) -> list[ChatRequest]:
     """n distinct rubric-like requests whose rows are valid judgments-table rows."""
     return [ChatRequest(key=f"{prefix}{i:05d}",

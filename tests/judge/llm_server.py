@@ -30,6 +30,9 @@ Faults, each drawn per request from ``Behaviour.rates`` or taken in arrival orde
                     request's query string (as some proxies do)
 ==================  ==================================================================
 
+The Batch API (``/v1/files``, ``/v1/batches``) is served by :mod:`tests.judge.llm_batches`,
+with an injectable delay before a batch completes, failed lines and expiry.
+
 ``Behaviour.error_text``, when set, replaces the message of the 401, 403 and 400 faults.
 
 Logprobs, OpenAI-shaped: a request with ``logprobs: true`` (and ``top_logprobs: K``) gets
@@ -72,6 +75,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+if __package__ in (None, ""):  # run as a script (the benchmark): the repository on the path
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+from tests.judge.llm_batches import Batches
+
 FAULTS = ("rate_limit", "server_error", "hang", "malformed_body", "truncated", "off_schema",
           "refusal", "refusal_text", "no_usage", "unauthorized", "forbidden", "quota", "echo_auth")
 WORDS = ("answer", "evidence", "claim", "detail", "source", "support", "coverage", "insight",
@@ -110,6 +117,14 @@ class Behaviour:
     top-logprob table is their log probabilities (a G-Eval scorer's score distribution)."""
     logprobs: bool = True
     """Whether the server returns logprobs when a request asks for them."""
+    batch_delay_s: float = 0.0
+    """Seconds after its creation a batch completes (tests/judge/llm_batches.py)."""
+    batch_fail_every: int = 0
+    """Every k-th line of a batch is answered with HTTP 500 (0: none)."""
+    batch_expire_after: int | None = None
+    """A batch expires having answered only its first n lines (None: it completes)."""
+    batch_status: str = "completed"
+    """``failed``: a batch fails as a whole (its input refused)."""
     keep_alive: bool = True
     """Keep connections open after a reply (False: ``Connection: close``, so that a stopped
     server refuses the client's next request instead of answering it on an open connection)."""
@@ -151,6 +166,8 @@ class LLMServer:
         self.behaviour = behaviour or Behaviour()
         self.stats = Stats()
         self.lock = threading.Lock()
+        self.batches = Batches()
+        """The Batch API's files and batches (emptied by :meth:`reset`)."""
         self._httpd = _HTTPServer((host, port), _Handler)
         self._httpd.owner = self
         self._thread: threading.Thread | None = None
@@ -185,6 +202,7 @@ class LLMServer:
         """Zero the counters and, when given, install a new behaviour."""
         with self.lock:
             self.stats = Stats()
+            self.batches = Batches()
             if behaviour is not None:
                 self.behaviour = behaviour
 
@@ -264,9 +282,20 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, code: int, obj: Any, headers: dict[str, str] | None = None) -> None:
         self._send(code, json.dumps(obj).encode(), headers)
 
+    def _answer(self, code: int, obj: Any) -> None:
+        auth = self.headers.get("Authorization")
+        if auth:
+            with self.server.owner.lock:
+                self.server.owner.stats.authorizations.add(auth)
+        if isinstance(obj, bytes):
+            self._send(code, obj)
+        else:
+            self._json(code, obj)
+
     def _body(self) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        self._raw = raw
         try:
             return json.loads(raw) if raw else {}
         except json.JSONDecodeError:
@@ -280,6 +309,12 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(200, owner.stats.snapshot())
         elif path.endswith("/models"):
             self._json(200, {"object": "list", "data": [{"id": "stand-in", "object": "model"}]})
+        elif path.startswith("/v1/files/") and path.endswith("/content"):
+            self._answer(*owner.batches.content(path.split("/")[3]))
+        elif path.startswith("/v1/batches/"):
+            self._answer(*owner.batches.get(path.split("/")[3], owner.behaviour))
+        elif path == "/v1/batches":
+            self._answer(*owner.batches.list())
         else:
             self._json(404, {"error": {"message": f"no route {path}"}})
 
@@ -295,6 +330,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"ok": True})
         elif path.startswith("/v1/") and path.endswith("/chat/completions"):
             self._chat(owner, body)
+        elif path == "/v1/files":
+            self._answer(*owner.batches.upload(self.headers.get("Content-Type", ""), self._raw))
+        elif path == "/v1/batches":
+            self._answer(*owner.batches.create(body))
+        elif path.startswith("/v1/batches/") and path.endswith("/cancel"):
+            self._answer(*owner.batches.cancel(path.split("/")[3]))
         else:
             self._json(404, {"error": {"message": f"no route {path}"}})
 
@@ -315,14 +356,12 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(400, {"error": {"message": "body must be a JSON object with messages",
                                            "type": "invalid_request_error"}})
                 return
-            model = str(body.get("model", "stand-in"))
-            messages = body["messages"]
             rf = body.get("response_format") or {}
-            digest = hashlib.sha256(json.dumps([b.seed, model, messages, rf], sort_keys=True).encode())
             with owner.lock:
                 owner.stats.prompts[hashlib.sha256(
-                    json.dumps([model, messages], sort_keys=True).encode()).hexdigest()] += 1
-            rng = random.Random(digest.digest())
+                    json.dumps([body.get("model", "stand-in"), body["messages"]],
+                               sort_keys=True).encode()).hexdigest()] += 1
+            rng = random.Random(_digest(b, body).digest())
             delay = b.latency_s + (rng.uniform(0.0, b.jitter_s) if b.jitter_s > 0 else 0.0)
             if delay > 0:
                 time.sleep(delay)
@@ -368,29 +407,11 @@ class _Handler(BaseHTTPRequestHandler):
                     "message": "response_format type 'json_schema' is not supported by this server",
                     "type": "invalid_request_error", "param": "response_format"}})
                 return
-            prompt = "\n\n".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
-            content, refusal = _reply(rng, rf, prompt, fault)
-            if b.scores and not rf and refusal is None and fault not in ("refusal_text", "truncated"):
-                draw = random.Random(f"{digest.hexdigest()}:{body.get('seed')}")
-                content = draw.choices(list(b.scores), weights=list(b.scores.values()))[0]
-            message: dict[str, Any] = {"role": "assistant", "content": content}
-            if refusal is not None:
-                message["refusal"] = refusal
-            logprobs = None
-            if body.get("logprobs") and b.logprobs and content:
-                logprobs = _logprobs(content, int(body.get("top_logprobs") or 0), b.scores)
-            reply: dict[str, Any] = {
-                "id": "chatcmpl-" + digest.hexdigest()[:24], "object": "chat.completion",
-                "created": int(time.time()), "model": model,
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop",
-                             "logprobs": logprobs}],
-            }
-            if fault != "no_usage":
-                p, c = _tokens(prompt), _tokens(content or refusal or "")
-                reply["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+            reply = completion(b, body, fault, rng)
+            if "usage" in reply:
                 with owner.lock:
-                    owner.stats.usage[0] += p
-                    owner.stats.usage[1] += c
+                    owner.stats.usage[0] += reply["usage"]["prompt_tokens"]
+                    owner.stats.usage[1] += reply["usage"]["completion_tokens"]
             end()
             if fault == "malformed_body":
                 text = json.dumps(reply)
@@ -413,6 +434,42 @@ class _Handler(BaseHTTPRequestHandler):
                 except OSError:
                     return
                 time.sleep(0.02)
+
+
+def _digest(b: Behaviour, body: dict[str, Any]) -> Any:
+    """The SHA-256 a reply's draws are seeded by: (seed, model, messages, response_format)."""
+    return hashlib.sha256(json.dumps([b.seed, str(body.get("model", "stand-in")), body["messages"],
+                                      body.get("response_format") or {}], sort_keys=True).encode())
+
+
+def completion(b: Behaviour, body: dict[str, Any], fault: str = "ok",
+               rng: random.Random | None = None) -> dict[str, Any]:
+    """The chat completion answering ``body`` (a valid request): deterministic in the body."""
+    digest = _digest(b, body)
+    rng = rng or random.Random(digest.digest())
+    messages = body["messages"]
+    prompt = "\n\n".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
+    rf = body.get("response_format") or {}
+    content, refusal = _reply(rng, rf, prompt, fault)
+    if b.scores and not rf and refusal is None and fault not in ("refusal_text", "truncated"):
+        draw = random.Random(f"{digest.hexdigest()}:{body.get('seed')}")
+        content = draw.choices(list(b.scores), weights=list(b.scores.values()))[0]
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if refusal is not None:
+        message["refusal"] = refusal
+    logprobs = None
+    if body.get("logprobs") and b.logprobs and content:
+        logprobs = _logprobs(content, int(body.get("top_logprobs") or 0), b.scores)
+    reply: dict[str, Any] = {
+        "id": "chatcmpl-" + digest.hexdigest()[:24], "object": "chat.completion",
+        "created": int(time.time()), "model": str(body.get("model", "stand-in")),
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop",
+                     "logprobs": logprobs}],
+    }
+    if fault != "no_usage":
+        p, c = _tokens(prompt), _tokens(content or refusal or "")
+        reply["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+    return reply
 
 
 def _retry_headers(b: Behaviour) -> dict[str, str]:

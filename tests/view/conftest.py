@@ -16,6 +16,7 @@ from assay.view import JudgmentIndex, ViewServer
 HOSTILE_ITEM = "<script>window.pwned = 1</script>"
 HOSTILE_ARM = '</textarea><img src=x onerror="window.pwned = 2">'
 HOSTILE_REASONING = "bold \x1b[31mred\x1b[0m, a NUL \x00 here, and </pre><b>not bold</b>"
+HOSTILE_PROMPT = "Grade </pre><script>window.pwned = 4</script> \x1b[1m<b>this</b>"
 HOSTILE_REPLY = '{"reasoning": "</script><script>window.pwned = 3</script>", "winner": 1}'
 
 
@@ -25,8 +26,10 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
 
 
-def _put(store: RunStore, key: str, text: str, rows: list[dict[str, Any]], **reply: Any) -> None:
-    store.put(ChatRequest(key=key, messages=(("user", "judge this"),), prompt_hash="p1"),
+def _put(store: RunStore, key: str, text: str, rows: list[dict[str, Any]], *,
+         prompt: str = "judge this", **reply: Any) -> None:
+    store.put(ChatRequest(key=key, messages=(("system", "You are a judge."), ("user", prompt)),
+                          prompt_hash="p1"),
               Reply(key=key, verdict=None, text=text, **reply), rows)
 
 
@@ -48,7 +51,8 @@ def write_small_store(folder: Path) -> Path:
                          if failed else {"tokens_in": 120 + trial, "tokens_out": 30, "usd": 0.0021,
                                "usd_provenance": "reported", "latency_s": 0.8, "attempts": trial,
                                "model": "gpt-j"})
-                _put(store, f"k{n}{trial}", text, [row], **extra)
+                _put(store, f"k{n}{trial}", text, [row], **extra,
+                     prompt=HOSTILE_PROMPT if item == HOSTILE_ITEM else f"judge {item} trial {trial}")
         rubric = [{"item": "q1", "arm": "rag", "run": 1, "judge": "rubric-j", "criterion": c, "score": s,
                    "reasoning": f"{c} is fine", "raw_response": "100% fine_ish"}
                   for c, s in (("clarity", 4.0), ("depth", 2.0))]

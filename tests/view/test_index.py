@@ -75,7 +75,7 @@ def test_a_pairwise_row_shows_its_counterbalanced_partner_and_the_judge_call(sma
     assert fields["Prompt tokens"] == 121 and fields["Cost (USD)"] == 0.0021
     assert fields["Attempts"] == 1 and fields["Retries"] == 0 and fields["Position of the system"] == 1
     assert fields["Raw reply"] == "reply 1.1" and fields["Reasoning"] == "trial 1 of q2"
-    assert fields["Rendered prompt"].startswith("not recorded")
+    assert fields["Rendered prompt"] == "[system]\nYou are a judge.\n\n[user]\njudge q2 trial 1"
     assert fields["Split"] is None  # not in the store: the page says "not recorded"
 
 
@@ -167,3 +167,42 @@ def test_filter_options_and_links_use_the_same_names():
     with pytest.raises(ConfigError, match="expected NAME=VALUE"):
         parse_filter_options(["judge"])
     assert view_url("http://127.0.0.1:1/", item=["a&b", "c"]) == "http://127.0.0.1:1/?item=a%26b&item=c"
+
+
+def _old_store(folder: Path) -> Path:
+    """A run store as assay wrote it before prompts were kept: no ``prompts`` table."""
+    import json
+    import sqlite3
+
+    from assay.data.run_store import STORE_TABLES
+
+    folder.mkdir()
+    old_tables = STORE_TABLES.replace(
+        "CREATE TABLE IF NOT EXISTS prompts (key TEXT PRIMARY KEY, messages TEXT NOT NULL);", "")
+    assert "prompts" not in old_tables
+    conn = sqlite3.connect(folder / "judgments.sqlite")
+    conn.executescript(old_tables)
+    conn.execute("INSERT INTO info VALUES ('format', '1')")
+    conn.execute("INSERT INTO judgments (key, failed, rows, raw_response, tokens_in) VALUES (?, 0, ?, ?, 7)",
+                 ("old1", json.dumps([{"item": "q1", "arm": "a", "criterion": "c", "score": 3.0,
+                                       "$raw_response": 1}]), "3"))
+    conn.commit()
+    conn.close()
+    return folder
+
+
+def test_an_old_store_without_prompts_opens_keeps_its_rows_and_says_not_recorded(tmp_path):
+    from assay.judge.engine import ChatRequest, Reply
+
+    old = _old_store(tmp_path / "old")
+    with JudgmentIndex(old) as index:  # read-only: the old file is not changed to show it
+        assert _fields(index.detail(1))["Rendered prompt"].startswith("not recorded")
+    with RunStore(old) as store:  # opened for writing: gains the table, keeps every row
+        assert store.counts().stored == 1 and store.prompt("old1") is None
+        store.put(ChatRequest(key="new1", messages=(("user", "rate <q2>"),)), Reply("new1", None, "4"),
+                  [{"item": "q2", "arm": "a", "criterion": "c", "score": 4.0}])
+        assert store.prompt("new1") == (("user", "rate <q2>"),)
+        assert store.to_frame()["score"].tolist() == [3.0, 4.0]
+    with JudgmentIndex(old) as index:
+        assert _fields(index.detail(1))["Rendered prompt"].startswith("not recorded")
+        assert _fields(index.detail(2))["Rendered prompt"] == "[user]\nrate <q2>"

@@ -9,6 +9,7 @@ from assay.view import JudgmentIndex, Query, export_html
 from tests.view.conftest import (
     HOSTILE_ARM,
     HOSTILE_ITEM,
+    HOSTILE_PROMPT,
     HOSTILE_REASONING,
     HOSTILE_REPLY,
     open_view,
@@ -57,7 +58,7 @@ def test_a_deep_link_opens_the_rows_and_the_judgment_it_names(tab, served):
     assert fields["Item"] == "q2" and fields["Position of the system"] == "1"
     assert fields["Prompt tokens"] == "121" and fields["Cost (USD)"] == "0.0021"
     assert fields["Retries"] == "0" and fields["Split"] == "not recorded"
-    assert fields["Rendered prompt"].startswith("not recorded")
+    assert fields["Rendered prompt"] == "[system]\nYou are a judge.\n\n[user]\njudge q2 trial 1"
     assert tab.evaluate("document.querySelector('input[name=item]').placeholder") == "2 values from the link"
     # the counterbalanced partner: the same pair, shown the other way round (it failed)
     partner = texts(tab, "#detail .links button")
@@ -80,6 +81,8 @@ def test_hostile_text_is_shown_as_text_and_never_runs(tab, served):
     # ESC and NUL are shown as their control pictures; the markup stays characters
     assert fields["Reasoning"] == HOSTILE_REASONING.replace("\x1b", "\u241b").replace("\x00", "\u2400")
     assert fields["Raw reply"] == HOSTILE_REPLY
+    shown_prompt = HOSTILE_PROMPT.replace("\x1b", "\u241b")
+    assert fields["Rendered prompt"] == f"[system]\nYou are a judge.\n\n[user]\n{shown_prompt}"
     assert tab.evaluate("window.pwned") is None
     assert tab.evaluate("document.querySelectorAll('img, b, textarea').length") == 0
     assert tab.evaluate("document.querySelectorAll('script').length") == 2

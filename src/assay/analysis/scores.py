@@ -146,7 +146,6 @@ def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:
 def _by_task(judgments: Judgments, frame: pd.DataFrame, conf: float,
              notes: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The per-task breakdown of the pointwise rows, when there are two or more tasks."""
-    import pandas as pd
 
     if "task" not in frame or frame["task"].nunique() < 2:
         return [], []

@@ -79,6 +79,11 @@ def print_plan(plan: Plan, folder: Path, *, cache: str | None) -> None:
     say(f"total: {total_calls} judgments, {_estimated_cost(plan_lines)} (estimated: "
         "~4 characters a token in, 250 tokens out a call; stage2<=: second-stage calls at most, "
         "built from the first stage's verdicts, in the estimate)")
+    llm = plan.config.llm
+    if llm is not None and llm.transport == "batch":
+        from assay.report.text.plan import batch_words
+
+        say(batch_words(llm.batch_discount))
     say(cache_line(plan, folder, cache))
 
 
@@ -115,6 +120,9 @@ def run_with_progress(plan: Plan, folder: Path, *, retry_failed: bool, display: 
         last = [0.0]
 
         def plain(p: Progress) -> None:
+            if p.phase is not None:  # a batch run: what it waits for, each time it checks
+                say(f"batch: {p.phase}", error=True)
+                return
             now = time.monotonic()
             if now - last[0] < 5.0 and p.done < p.total:
                 return
@@ -140,6 +148,8 @@ def run_with_progress(plan: Plan, folder: Path, *, retry_failed: bool, display: 
         task = bar.add_task("judging", total=None, rate=0.0, failed=0, cost="$0.0000")
 
         def rich_progress(p: Progress) -> None:
+            if p.phase is not None:
+                bar.console.print(f"batch: {p.phase}", markup=False, highlight=False)
             bar.update(task, total=p.total, completed=p.done, rate=p.calls_per_s, failed=p.failed,
                        cost=_cost(p.usd, p.unpriced))
 

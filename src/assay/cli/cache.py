@@ -1,8 +1,12 @@
-"""``assay cache info|clear``: what a response cache holds, and emptying it.
+"""``assay cache info|clear|export``: what a response cache holds, emptying it, and a run
+store's judgments written to Parquet.
 
 Registered on the ``assay`` typer app (imported by :mod:`assay.cli`). A cache is named
 by a run folder (its ``responses.sqlite``, where ``assay judge`` keeps it by default), a
-cache file, or ``--shared`` (the per-user cache of ``cache: shared``).
+cache file, or ``--shared`` (the per-user cache of ``cache: shared``). ``export`` reads a
+run folder's ``judgments.sqlite`` (read-only) and writes its judgments table, so that the
+runs of many machines or jobs, one Parquet file each in a folder, make one dataset that
+``assay report FOLDER`` reads (through DuckDB).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from assay.errors import ConfigError
 
 cache_app = typer.Typer(
     name="cache",
-    help="Show or empty a response cache (assay judge's replies, kept so that a rerun pays nothing).",
+    help="Show or empty a response cache (assay judge's replies, kept so that a rerun pays nothing), "
+         "or export a run folder's judgments to Parquet.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -86,3 +91,25 @@ def clear_command(
         removed = cache.clear(endpoint=None if endpoint is None else redact_url(endpoint))
         left = len(cache)
     say(f"{path}: removed {removed} cached replies ({left} left)")
+
+
+@cache_app.command("export")
+def export_command(
+    run: Annotated[Path, typer.Argument(help="A run folder of assay judge (its judgments.sqlite).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="The Parquet file to write (.parquet).")],
+) -> None:
+    """Write a run folder's judgments (the planned ones, as assay report reads them) to one
+    Parquet file with their scales, so that the runs of many machines or jobs, one file each
+    in a folder, merge into one dataset: assay report FOLDER reads them together.
+
+    Example: assay cache export runs/machine-1 -o merged/machine-1.parquet
+    """
+    from assay.data.run_store import load_store
+
+    if out.suffix.lower() != ".parquet":
+        raise ConfigError(f"{out}: expected a .parquet file to write")
+    if out.resolve() == run.resolve() or out.is_dir():
+        raise ConfigError(f"{out}: is a folder; give the Parquet file to write")
+    table = load_store(run)
+    table.save(out)
+    say(f"{len(table.frame)} judgments of {run} -> {out}")

@@ -64,9 +64,18 @@ CREATE TABLE IF NOT EXISTS judgments (
     top_logprobs TEXT);
 CREATE TABLE IF NOT EXISTS plan (key TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS scales (criterion TEXT PRIMARY KEY, scale TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS prompts (key TEXT PRIMARY KEY, messages TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS batches (
+    input_file_id TEXT PRIMARY KEY, batch_id TEXT, requests INTEGER NOT NULL, endpoint TEXT,
+    created_at TEXT NOT NULL);
 """
 """The store's tables: ``info``, ``configs``, ``judgments`` (one record per LLM call, its
-judgments-table rows as JSON), ``plan`` (the keys the current config asks for) and ``scales``."""
+judgments-table rows as JSON), ``plan`` (the keys the current config asks for), ``scales``
+and ``prompts`` (each judgment's rendered messages as a JSON list of ``{"role", "content"}``
+objects; a store written before it existed gains the empty table when next opened for
+writing, its judgments untouched, and shows their prompts as not recorded) and ``batches``
+(the Batch API jobs submitted and not yet recorded, so a killed run polls them again
+instead of paying twice)."""
 
 RAW_MARKER = "$raw_response"
 """Marks a stored row whose raw_response is the judgment's (kept once, in its own column)."""

@@ -73,6 +73,9 @@ class PlanDescription:
     cost_limit_usd: float | None
     generation: tuple[GenerationLine, ...] = ()
     """The generation phase (a teacher's items, the systems' answers) when the config has one."""
+    batch_discount: float | None = None
+    """The share taken off the listed prices with ``transport: batch`` (the costs above are
+    already discounted); None for the other transports."""
 
     @property
     def calls(self) -> int:
@@ -169,4 +172,5 @@ def describe_plan(plan: Plan, *, config: str, seconds_per_call: float = DEFAULT_
         seconds_per_call=float(seconds_per_call),
         cost_limit_usd=getattr(llm, "cost_limit_usd", None) if llm is not None else None,
         generation=generation,
+        batch_discount=llm.batch_discount if llm is not None and llm.transport == "batch" else None,
     )

@@ -39,6 +39,7 @@ from assay.judge.engine import (
     find_price,
     run_requests,
 )
+from assay.judge.engine.client_config import price_factor
 from assay.judge.inputs import with_retrieval
 from assay.judge.judges import Judge, JudgeInputs, OfflineJudge
 
@@ -186,7 +187,7 @@ class Plan:
                 tokens_out += REPLY_TOKENS_ESTIMATE * later
             models = {r.model for r in part.requests} or {None}
             price = None if llm is None else find_price(llm.prices, *models, llm.model)
-            usd = None if price is None else price.cost(tokens_in, tokens_out)
+            usd = None if price is None else price.cost(tokens_in, tokens_out) * price_factor(llm)
             out.append(
                 PlanLine(
                     part.judge.name,

@@ -14,8 +14,8 @@ from typing import Any
 NOT_RECORDED = None
 """A field's value when the source does not hold it (the page writes "not recorded")."""
 
-PROMPT_NOT_KEPT = ("not recorded: the run store keeps the prompt's hash (above), not the "
-                   "rendered text")
+PROMPT_NOT_KEPT = ("not recorded: this judgment was stored by an assay that kept the prompt's "
+                   "hash (above), not the rendered text")
 
 _IDENTITY = (("item", "Item"), ("cluster", "Cluster"), ("arm", "System (arm)"),
              ("opponent", "Opponent"), ("position", "Position of the system"), ("run", "Run / trial"),
@@ -74,6 +74,30 @@ def _verdict_text(verdict: str | None) -> str | None:
         return verdict
 
 
+def prompt_text(messages: str | None) -> str | None:
+    """The rendered prompt as the page shows it: each message under its role, in order.
+
+    ``messages`` is the store's JSON list of ``{"role", "content"}`` objects (None when the
+    store did not keep it).
+
+    >>> print(prompt_text('[{"role": "system", "content": "Grade."}, {"role": "user", "content": "42"}]'))
+    [system]
+    Grade.
+    <BLANKLINE>
+    [user]
+    42
+    >>> prompt_text(None) is None
+    True
+    """
+    if messages is None:
+        return None
+    try:
+        parsed = json.loads(messages)
+        return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in parsed)
+    except (ValueError, TypeError, KeyError):
+        return messages
+
+
 def judgment_sections(row: Mapping[str, Any], stored: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The sections of one row of a run store's judgment, with the judgment's ``stored``
     record (the store's columns but ``rows``).
@@ -103,6 +127,9 @@ def judgment_sections(row: Mapping[str, Any], stored: Mapping[str, Any]) -> list
             ["Prompt hash", stored.get("prompt_hash"), "value"],
             ["Config hash", stored.get("config_hash"), "value"],
             ["Rendered prompt", PROMPT_NOT_KEPT, "value"]]
+    prompt = prompt_text(stored.get("messages"))
+    if prompt is not None:
+        call[-1] = ["Rendered prompt", prompt, "text"]
     sections = _row_sections(row)
     sections[1:1] = [_section("The judge's reply", reply), _section("The judge's call", call)]
     return sections

@@ -120,6 +120,9 @@ class JudgmentIndex:
         if self.kind == "store":
             self._conn.execute("ATTACH DATABASE ? AS s", (store_uri(self.source / STORE_FILENAME),))
         self._lock = threading.Lock()
+        self._prompts = self.kind == "store" and bool(self._all(
+            "SELECT 1 FROM s.sqlite_master WHERE type = 'table' AND name = 'prompts'"))
+        """Whether the store keeps rendered prompts (one written before they were kept does not)."""
         self.count = int(self._one("SELECT count(*) FROM rows")[0])
         with self._lock:
             self._columns = FilterColumns.read(self._conn)
@@ -238,6 +241,9 @@ class JudgmentIndex:
             stored = self._all(f"SELECT {', '.join(_STORE_FIELDS)} FROM s.judgments WHERE rowid = ?",
                                (record,))
             fields = dict(zip(_STORE_FIELDS, stored[0], strict=True))
+            prompt = self._all("SELECT messages FROM s.prompts WHERE key = ?",
+                               (fields["key"],)) if self._prompts else []
+            fields["messages"] = prompt[0][0] if prompt else None
             rows = json.loads(fields.pop("rows"))
             for stored_row in rows:
                 if stored_row.pop(RAW_MARKER, None):

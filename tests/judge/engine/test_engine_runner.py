@@ -9,11 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import signal
 import sqlite3
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +25,7 @@ from assay.judge import (
     run_requests,
 )
 from assay.judge.engine import ClientConfig
-from tests.judge.conftest import score_requests
+from tests.judge.conftest import score_requests, sigkill_when
 
 FAULTS_20 = {"rate_limit": 0.02, "server_error": 0.03, "hang": 0.02, "malformed_body": 0.03,
              "truncated": 0.03, "off_schema": 0.03, "refusal": 0.02, "no_usage": 0.02}
@@ -109,16 +106,7 @@ def test_sigkill_then_resume_ends_with_exactly_the_planned_rows(server, make_cli
     child = [sys.executable, str(Path(__file__).parents[1] / "child_run.py"), server.url, str(folder),
              str(cache), str(n), str(concurrency)]
     stop_at = n // 3  # one kill: each interpreter start costs seconds (the import of assay)
-    proc = subprocess.Popen(child, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None and stored(folder)[0] < stop_at:
-            time.sleep(0.01)
-        assert proc.poll() is None, proc.stderr.read().decode()
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        proc.stderr.close()
+    sigkill_when(child, lambda: stored(folder)[0] >= stop_at)
     records, keys, _ = stored(folder)
     assert stop_at <= records < n and records == keys
     # Resume in this process (same code as the child's, without another interpreter start).

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.judge.engine.pricing import CHARS_PER_TOKEN, estimate_tokens
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def json_or_text(body: bytes) -> Any:
@@ -102,6 +105,25 @@ def with_instruction(messages: list[dict[str, str]], instruction: str) -> list[d
             message["content"] += instruction
             return out
     return [*out, {"role": "user", "content": instruction.strip()}]
+
+
+def chat_body(model: str, messages: list[dict[str, str]], params: Mapping[str, Any],
+              verdict_model: type[BaseModel] | None, *, structured: bool) -> dict[str, Any]:
+    """The chat-completions body of a request: the verdict's JSON schema as ``response_format``
+    when ``structured``, else the schema asked for in the last user message.
+
+    >>> chat_body("m", [{"role": "user", "content": "Q"}], {"seed": 1}, None, structured=True)
+    {'model': 'm', 'messages': [{'role': 'user', 'content': 'Q'}], 'seed': 1}
+    """
+    from assay.judge.engine._parse import response_format, text_instruction
+
+    body: dict[str, Any] = {"model": model, "messages": messages, **params}
+    if verdict_model is not None:
+        if structured:
+            body["response_format"] = response_format(verdict_model)
+        else:
+            body["messages"] = with_instruction(messages, text_instruction(verdict_model))
+    return body
 
 
 @dataclass(frozen=True, slots=True)

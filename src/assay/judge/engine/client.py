@@ -67,8 +67,6 @@ from pydantic import BaseModel
 from assay.errors import ConfigError
 from assay.judge.engine._parse import (
     parse_verdict,
-    response_format,
-    text_instruction,
     verdict_schema,
     verdict_schema_text,
 )
@@ -85,15 +83,15 @@ from assay.judge.engine._types import (
 )
 from assay.judge.engine._wire import (
     Completion,
+    chat_body,
     error_code,
     error_message,
     json_or_text,
     read_completion,
     refuses_schema,
-    with_instruction,
 )
 from assay.judge.engine.cache import CachedResponse, ResponseCache, SingleFlight, cache_key, canonical_json
-from assay.judge.engine.client_config import ClientConfig, client_problems, request_base_url
+from assay.judge.engine.client_config import ClientConfig, client_problems, price_factor, request_base_url
 from assay.judge.engine.pricing import find_price
 
 logger = logging.getLogger("assay.judge")
@@ -232,6 +230,19 @@ class LLMClient:
             When the server rejects the key, the model or the permission (401, 403, 404).
         """
         started = time.monotonic()
+        model, params, key, reply = self._lookup(request, started)
+        if reply is not None:
+            return reply
+        reply = await self._flight.run(key, lambda: self._ask(request, model, params, key))
+        if reply.key != request.key:  # answered by an identical request's call
+            self.stats.shared += 1
+            return dataclasses.replace(reply, key=request.key, cached=True, attempts=0,
+                                       latency_s=time.monotonic() - started)
+        return reply
+
+    def _lookup(self, request: ChatRequest, started: float
+                ) -> tuple[str, Mapping[str, Any], str, Reply | None]:
+        """(model, params, cache key, the cached reply or None): the cache's answer, nothing sent."""
         model, params = self._model_params(request)
         prefetched = self._prefetched.pop(request.key, None)
         key = prefetched[0] if prefetched is not None else self._cache_key(request, model, params)
@@ -242,13 +253,70 @@ class LLMClient:
                 reply = self._from_cache(request, hit, started)
                 if reply is not None:
                     self.stats.cache_hits += 1
-                    return reply
-        reply = await self._flight.run(key, lambda: self._ask(request, model, params, key))
-        if reply.key != request.key:  # answered by an identical request's call
-            self.stats.shared += 1
-            return dataclasses.replace(reply, key=request.key, cached=True, attempts=0,
-                                       latency_s=time.monotonic() - started)
-        return reply
+                    return model, params, key, reply
+        return model, params, key, None
+
+    def cache_key_of(self, request: ChatRequest) -> str:
+        """The response cache's key of ``request``."""
+        return self._cache_key(request, *self._model_params(request))
+
+    def cached(self, request: ChatRequest) -> tuple[str, Reply | None]:
+        """(cache key, the reply the response cache holds for ``request`` or None); sends nothing.
+
+        For the batch transport, which asks the server only what the cache cannot answer.
+        """
+        _, _, key, reply = self._lookup(request, time.monotonic())
+        return key, reply
+
+    def batch_body(self, request: ChatRequest) -> dict[str, Any]:
+        """The chat-completions body ``request`` would be sent with (a Batch API line's ``body``).
+
+        The verdict's JSON schema goes as ``response_format`` unless ``structured_output`` is
+        ``text`` (a batch cannot find out whether the server takes one: ``auto`` sends it).
+        """
+        model, params = self._model_params(request)
+        messages = [{"role": r, "content": c} for r, c in request.messages]
+        structured = request.response_model is not None and self.config.structured_output != "text"
+        return chat_body(model, messages, params, request.response_model, structured=structured)
+
+    def batch_reply(self, request: ChatRequest, cache_key: str, status: int, body: Any,
+                    *, latency_s: float) -> Reply:
+        """The reply of one Batch API result: its verdict, or a failure saying why not.
+
+        ``status`` and ``body`` are the line's ``response.status_code`` and ``response.body``.
+        Tokens are priced at ``1 - batch_discount`` of the listed price and counted as spent;
+        a good reply goes to the response cache. A reply that cannot be used is not asked
+        again (``--retry-failed`` asks it again, in the next batch).
+        """
+        tally = _Tally(attempts=1)
+        started = time.monotonic() - latency_s
+        if not 200 <= status < 300:
+            said = self._redact(error_message(body, status))
+            return self._reply(request, tally, started, None, "api_error", f"HTTP {status}: {said}")
+        if not isinstance(body, dict) or not isinstance(body.get("choices"), list):
+            return self._reply(request, tally, started, None, "api_error",
+                               "unreadable batch result: not a chat completion")
+        model, params = self._model_params(request)
+        sent = self.batch_body(request)
+        got = self._completion(body, sent["messages"], model, request.response_model,
+                               "response_format" in sent, tally, _logprob_token(request, params),
+                               factor=price_factor(self.config))
+        if got.refusal:
+            return self._reply(request, tally, started, got.refusal, "refusal",
+                               "the judge refused: " + got.refusal[:200])
+        if request.response_model is None:
+            if got.content and got.content.strip():
+                self._remember(cache_key, got.content, tally, got.top_logprobs)
+                return self._reply(request, tally, started, got.content, None, None,
+                                   top_logprobs=got.top_logprobs)
+            return self._reply(request, tally, started, got.content, "parse_error", "empty reply")
+        outcome = parse_verdict(got.content, request.response_model)
+        if outcome.verdict is not None:
+            self._remember(cache_key, got.content or "", tally, got.top_logprobs)
+            return self._reply(request, tally, started, got.content, None, None, outcome.verdict,
+                               top_logprobs=got.top_logprobs)
+        kind: ReplyFailure = "refusal" if outcome.failure_kind == "refusal" else "parse_error"
+        return self._reply(request, tally, started, got.content, kind, outcome.error or "invalid reply")
 
     def prefetch(self, requests: Sequence[ChatRequest]) -> int:
         """Look ``requests`` up in the cache in bulk, for :meth:`complete` to find; return the hits.
@@ -379,12 +447,7 @@ class LLMClient:
                 if first and attempt == 0:
                     self._check_budget()
                 structured = verdict_model is not None and self._structured is not False
-                body: dict[str, Any] = {"model": model, "messages": messages, **params}
-                if verdict_model is not None:
-                    if structured:
-                        body["response_format"] = response_format(verdict_model)
-                    else:
-                        body["messages"] = with_instruction(messages, text_instruction(verdict_model))
+                body = chat_body(model, messages, params, verdict_model, structured=structured)
                 self.stats.calls += 1
                 tally.attempts += 1
                 try:
@@ -455,7 +518,7 @@ class LLMClient:
 
     def _completion(self, data: dict[str, Any], messages: list[dict[str, str]], model: str,
                     verdict_model: type[BaseModel] | None, structured: bool, tally: _Tally,
-                    logprob_token: int | None = None) -> Completion:
+                    logprob_token: int | None = None, *, factor: float = 1.0) -> Completion:
         def sent() -> int:  # only asked for when the server reports no usage
             chars = sum(len(m["content"]) for m in messages)
             if structured and verdict_model is not None:
@@ -474,7 +537,7 @@ class LLMClient:
             tally.usd = None
             self.stats.unpriced += 1
         else:
-            usd = price.cost(tokens_in, tokens_out)
+            usd = price.cost(tokens_in, tokens_out) * factor
             self.stats.spent_usd += usd
             if tally.usd is not None:
                 tally.usd += usd

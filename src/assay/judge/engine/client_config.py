@@ -61,13 +61,27 @@ class ClientConfig(BaseModel):
     """Longest back-off, and the cap on a server's Retry-After."""
     structured_output: Literal["auto", "json_schema", "text"] = "auto"
     """``auto``: send the JSON schema, fall back to text if the server refuses it."""
-    transport: Literal["direct", "openai"] = "direct"
+    transport: Literal["direct", "openai", "batch"] = "direct"
     """How a request reaches the server. ``direct``: assay posts the chat-completions JSON
     over one keep-alive aiohttp session, with the headers ``openai.AsyncOpenAI`` sends
     (authorisation, user agent, organisation and project), about 0.4 ms of CPU a call;
     ``openai``: through ``openai.AsyncOpenAI.post``, the SDK's own request building and
     transport, about 0.8 ms more a call (bench/bench_engine.py). Replies, errors, retries and
-    timeouts are handled the same way for both."""
+    timeouts are handled the same way for both. ``batch``: the pending requests go into
+    OpenAI Batch API jobs (``/v1/files`` and ``/v1/batches``, a 24 h window, billed at
+    ``batch_discount`` off), polled until they end; for runs that need no quick answer
+    (docs/batch.md)."""
+    batch_discount: float = Field(0.5, ge=0, lt=1)
+    """``transport: batch``: the share of the listed price the Batch API takes off (OpenAI: 0.5,
+    half price); cost, ``--dry-run`` and the cost limit use the discounted price."""
+    batch_poll_s: float = Field(10.0, gt=0)
+    """``transport: batch``: first wait between two checks of a batch's status; each wait is 1.5
+    times the last, up to ``batch_poll_max_s``."""
+    batch_poll_max_s: float = Field(300.0, gt=0)
+    """``transport: batch``: longest wait between two checks of a batch's status."""
+    batch_max_requests: int = Field(50_000, ge=1)
+    """``transport: batch``: most requests in one batch (OpenAI takes 50,000); more are split
+    into several batches, submitted together."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Default chat-completions parameters (temperature, seed, max_tokens, ...)."""
     prices: dict[str, Price] = Field(default_factory=dict)
@@ -110,6 +124,17 @@ def request_base_url(config: ClientConfig) -> str:
         return config.base_url
     query.append(("api-version", config.api_version))
     return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+
+
+def price_factor(config: ClientConfig | None) -> float:
+    """What a listed price is multiplied by: ``1 - batch_discount`` with ``transport: batch``, else 1.
+
+    >>> price_factor(ClientConfig(model="m", transport="batch")), price_factor(ClientConfig(model="m"))
+    (0.5, 1.0)
+    """
+    if config is None or config.transport != "batch":
+        return 1.0
+    return 1.0 - config.batch_discount
 
 
 def client_problems(config: ClientConfig, models: Sequence[str] = ()) -> list[str]:

@@ -458,7 +458,9 @@ llm:                                   # any OpenAI-compatible chat-completions 
   max_concurrency: 32                  # requests in flight at most
   timeout_s: 120                       # longest wait for one reply
   # transport: direct                  # direct (default: assay posts over aiohttp with the SDK's
-                                       # headers) or openai (through the OpenAI SDK's own post)
+                                       # headers), openai (through the OpenAI SDK's own post), or
+                                       # batch (the Batch API: half price, replies within 24 h;
+                                       # docs/batch.md)
   params: {temperature: 0.0, seed: 42} # chat-completions parameters of every call
   prices:                              # USD per million tokens, for cost and the cost limit
     gpt-4.1: {input: 2.0, output: 8.0}

@@ -7,7 +7,9 @@ each judgment's rows as soon as its reply arrives (committing every 256 judgment
 0.1 s), and reports progress through a callback. A failed reply is stored as failed
 rows, never dropped; ``retry_failed`` asks those again. When the cost limit is spent,
 ``max_failures`` judgments have failed, or the server refuses the key, no new request
-starts, the ones in flight finish and are stored, and the run ends cleanly.
+starts, the ones in flight finish and are stored, and the run ends cleanly. With
+``transport: batch`` the pending requests go through the Batch API instead
+(:func:`assay.judge.engine.batch.run_batch`), with the same store and resume.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ class Progress:
     """Seconds left at the current rate (None before the first judgment)."""
     unpriced: int = 0
     """Replies whose cost is unknown (their model has no price): ``usd`` leaves them out."""
+    phase: str | None = None
+    """What a batch run is waiting for, in words (``transport: batch``); None otherwise."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +196,11 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
     status = store.status()
     pending = [r for r in plan if r.key not in status or (retry_failed and status[r.key])]
     make_rows = rows or default_rows
+    if getattr(getattr(client, "config", None), "transport", None) == "batch":
+        from assay.judge.engine.batch import run_batch
+
+        return await run_batch(plan, pending, client, store, rows=make_rows, retry_failed=retry_failed,
+                               progress=progress, max_failures=max_failures)
     state = _State(total=len(pending), skipped=len(plan) - len(pending), started=time.monotonic(),
                    calls0=client.stats.calls, usd0=client.stats.spent_usd,
                    unpriced0=getattr(client.stats, "unpriced", 0),

@@ -10,6 +10,8 @@
   ``failed`` flag;
 * ``plan``: the keys the current config asks for, so an export leaves out judgments a
   changed prompt or config made stale (they stay, so changing it back costs nothing);
+* ``prompts``: the rendered messages each judgment sent (what ``assay view`` shows; the API
+  key is never part of them: it travels in a header the store never sees);
 * ``scales``: the declared scale of each criterion.
 
 Writing is insert-or-ignore: a stored good judgment is never replaced, a stored failure
@@ -73,6 +75,8 @@ ON CONFLICT (key) DO UPDATE SET
     tries = judgments.tries + 1
 WHERE judgments.failed = 1
 """
+
+_PUT_PROMPT = "INSERT OR REPLACE INTO prompts (key, messages) VALUES (?, ?)"
 
 JUDGE_COST_COLUMNS: tuple[str, ...] = (
     "key", "model", "failed", "failure_kind", "tokens_in", "tokens_out", "usd", "usd_provenance",
@@ -287,6 +291,9 @@ class RunStore:
             reply.usd, reply.usd_provenance, reply.latency_s, reply.attempts, int(reply.cached),
             reply.evaluated_at or utc_now(), logprobs_to_json(reply.top_logprobs))
         cursor = self._conn.execute(_PUT, values)
+        if cursor.rowcount > 0:
+            self._conn.execute(_PUT_PROMPT, (request.key, _ROWS_JSON.encode(
+                [{"role": role, "content": content} for role, content in request.messages])))
         if commit:
             self.commit()
         return cursor.rowcount > 0
@@ -345,6 +352,15 @@ class RunStore:
         return out
 
     @named_failures
+    def prompt(self, key: str) -> tuple[tuple[str, str], ...] | None:
+        """The rendered messages judgment ``key`` sent, ``(role, content)`` pairs; None when the
+        store does not hold them (no such judgment, or one stored before prompts were kept)."""
+        row = self._conn.execute("SELECT messages FROM prompts WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return tuple((str(m["role"]), str(m["content"])) for m in json.loads(row[0]))
+
+    @named_failures
     def records(self, *, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The judgments-table rows of the planned judgments (or of ``keys``), in storing order."""
         return rows_of(self._selected("rows, raw_response", keys))
@@ -368,6 +384,39 @@ class RunStore:
         frame["failed"] = frame["failed"].astype(bool)
         frame["cached"] = frame["cached"].astype(bool)
         return frame
+
+    # -- Batch API jobs in flight (transport: batch)
+    @named_failures
+    def open_batches(self) -> list[dict[str, Any]]:
+        """The batch jobs submitted and not yet recorded, oldest first: ``input_file_id``,
+        ``batch_id`` (None when the run stopped between uploading and creating it),
+        ``requests``, ``endpoint`` and ``created_at``."""
+        names = ("input_file_id", "batch_id", "requests", "endpoint", "created_at")
+        return [dict(zip(names, row, strict=True)) for row in self._conn.execute(
+            f"SELECT {', '.join(names)} FROM batches ORDER BY rowid")]
+
+    @named_failures
+    def begin_batch(self, input_file_id: str, requests: int, endpoint: str) -> None:
+        """Record an uploaded batch input, before the batch is created (committed at once)."""
+        with self._transaction():
+            self._conn.execute("INSERT OR REPLACE INTO batches (input_file_id, requests, endpoint, "
+                               "created_at) VALUES (?, ?, ?, ?)", (input_file_id, requests, endpoint,
+                                                                    utc_now()))
+
+    @named_failures
+    def set_batch_id(self, input_file_id: str, batch_id: str) -> None:
+        """Record the batch created from ``input_file_id`` (committed at once)."""
+        with self._transaction():
+            self._conn.execute("UPDATE batches SET batch_id = ? WHERE input_file_id = ?",
+                               (batch_id, input_file_id))
+
+    @named_failures
+    def end_batch(self, input_file_id: str) -> None:
+        """Forget a batch whose results are recorded, in the same transaction as its judgments
+        (``put(..., commit=False)`` before, :meth:`commit` after): a crash keeps both or neither."""
+        if not self._conn.in_transaction:
+            self._conn.execute("BEGIN IMMEDIATE")
+        self._conn.execute("DELETE FROM batches WHERE input_file_id = ?", (input_file_id,))
 
     # -- plumbing
     def _transaction(self) -> _Transaction:

@@ -11,7 +11,7 @@ from typing import Any
 
 from assay.report.html._model import Column, Page, Section, Table
 from assay.report.html._render import PageBuilder, render_document
-from assay.report.text.plan import cost_words, duration
+from assay.report.text.plan import batch_words, cost_words, duration
 
 
 def plan_page(plan: Any) -> Page:
@@ -43,6 +43,8 @@ def plan_page(plan: Any) -> Page:
              "requests in flight (assay describe --seconds-per-call).",
              "Tokens are estimated at ~4 characters a token in and 250 tokens out a call; "
              "second-stage calls are counted at most."]
+    if getattr(plan, "batch_discount", None) is not None:
+        notes.append(batch_words(plan.batch_discount) + ".")
     if plan.cost_limit_usd is not None:
         notes.append(f"The config's cost limit is ${plan.cost_limit_usd:,.2f}: the run stops "
                      "there and a rerun resumes.")

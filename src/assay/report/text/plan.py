@@ -40,6 +40,17 @@ def cost_words(plan: Any) -> str:
     return words
 
 
+def batch_words(discount: float) -> str:
+    """What ``transport: batch`` changes in a plan's estimates.
+
+    >>> batch_words(0.5)[:52]
+    'Batch API (transport: batch): the costs above are 50'
+    """
+    return (f"Batch API (transport: batch): the costs above are {discount:.0%} off the listed prices "
+            "(llm.batch_discount); the replies come within the batch window (up to 24 h), not in "
+            "the time below")
+
+
 def format_plan(plan: Any) -> str:
     """The plan as lines of text (estimates named as estimates)."""
     out = [f"Plan of {plan.config} (nothing sent; every check of the run passed)", ""]
@@ -75,6 +86,8 @@ def format_plan(plan: Any) -> str:
                f"~{plan.tokens_in:,} tokens in, ~{plan.tokens_out:,} tokens out; estimated cost {cost}")
     if plan.cost_limit_usd is not None:
         out.append(f"Cost limit: ${plan.cost_limit_usd:,.2f} (the run stops there; a rerun resumes)")
+    if getattr(plan, "batch_discount", None) is not None:
+        out.append(batch_words(plan.batch_discount))
     out.append(f"Time: about {duration(plan.hours)} at {plan.max_concurrency} requests in flight "
                f"and {plan.seconds_per_call:g} s a request (--seconds-per-call)")
     out.append("Estimates: ~4 characters a token in, 250 tokens out a call; second-stage calls "
