@@ -83,15 +83,15 @@ def failures_section(data: BenchData) -> list[Record]:
     scores, failure = data.scores, data.failure
     n_runs_total = data.n_items * data.n_runs
     excluded_codes = [c for c, kind in enumerate(data.failure_kinds) if kind in SENSITIVITY_KINDS]
-    kept = ~np.isin(failure, excluded_codes)
-    kept_runs = kept.sum(axis=2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        kept_accuracy = (scores * kept).sum(axis=2) / kept_runs
     records: list[Record] = []
-    for a, arm in enumerate(data.arms):
+    for a, arm in enumerate(data.arms):  # an arm at a time: no cube-sized temporaries
+        kept = ~np.isin(failure[:, a, :], excluded_codes)
+        kept_runs = kept.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            kept_accuracy = (scores[:, a, :] * kept).sum(axis=1) / kept_runs
         total = float(scores[:, a, :].sum())
-        has_any = kept_runs[:, a] > 0
-        without = float(kept_accuracy[has_any, a].mean()) if has_any.any() else np.nan
+        has_any = kept_runs > 0
+        without = float(kept_accuracy[has_any].mean()) if has_any.any() else np.nan
         record: Record = {"arm": arm, "wrong": n_runs_total - total,
                           "n_failures": int(np.count_nonzero(failure[:, a, :] >= 0))}
         for code, kind in enumerate(data.failure_kinds):
