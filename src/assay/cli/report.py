@@ -129,12 +129,16 @@ def report_command(
         "--exclude-self-teach", help="Leave out rows where the item's generator is the arm.")]
     = False,
     engine: Annotated[str, typer.Option(
-        help="auto | duckdb | pandas. DuckDB reads Parquet, CSV or JSONL (a file, a folder, a "
-        "glob, a hive-partitioned dataset) and reduces the rows to sums per cluster where "
-        "they lie, for the scores and benchmark reports; auto takes it for a folder, a glob or "
-        "a file above 64 MiB, pandas otherwise. The engine used is printed. (auto also "
-        "summarises a small Parquet file asked for --kind scores alone in DuckDB, quietly: the "
-        "same numbers, without loading pandas.)")] = "auto",
+        help="auto | duckdb | spark | pandas. DuckDB reads Parquet, CSV or JSONL (a file, a "
+        "folder, a glob, a hive-partitioned dataset) and reduces the rows to sums per cluster "
+        "where they lie, for the scores and benchmark reports; auto takes it for a folder, a "
+        "glob or a file above 64 MiB, pandas otherwise. spark runs the same queries on a Spark "
+        "session over Parquet (pip install 'assay[spark]', Java 17). The engine used is "
+        "printed. (auto also summarises a small Parquet file asked for --kind scores alone "
+        "in DuckDB, quietly: the same numbers, without loading pandas.)")] = "auto",
+    spark_master: Annotated[str, typer.Option(
+        help="--engine spark: the Spark master (local[2]: two local cores; spark://HOST:7077, "
+        "yarn...).")] = "local[2]",
 ) -> None:
     """Turn judgments into reports (see REPORT_HELP)."""
     from assay.cli._app import _scales
@@ -184,9 +188,10 @@ def report_command(
 
         summary = small_score_summary(src[0], scales=scales, conf=options["scores"].conf)
         outcome = None if summary is None else Outcome({"scores": Made(summary)}, {})
-    if chosen == "duckdb":
-        with status("reducing " + ", ".join(map(str, src)) + " in DuckDB"):
-            outcome = engine_outcome(src[0], kinds, options, scales)
+    if chosen in ("duckdb", "spark"):
+        with status("reducing " + ", ".join(map(str, src)) + f" in {ENGINE_NAMES[chosen]}"):
+            outcome = engine_outcome(src[0], kinds, options, scales, engine=chosen,
+                                     spark_master=spark_master)
     elif outcome is None:
         with status("reading " + ", ".join(map(str, src))):
             judgments = load_inputs(src, map_, set_, scale, missing)
@@ -218,7 +223,9 @@ def report_command(
 
 def _say_importers(sources: list[Path]) -> None:
     """One line per file of a folder of result files: the importer that read it."""
+    from assay.data.engine import UNREAD_KEYS
     from assay.data.importers import folder_formats
+    from assay.data.importers._detect import unread_partition_keys
     from assay.data.io import is_results_folder
 
     for source in sources:
@@ -226,6 +233,10 @@ def _say_importers(sources: list[Path]) -> None:
             for file, fmt in folder_formats(source).items():
                 console.print(f"read {file} as {fmt}", markup=False, highlight=False,
                               soft_wrap=True)
+            unread = unread_partition_keys(source)
+            if unread:
+                console.print(f"note: {source}: {UNREAD_KEYS.format(keys=', '.join(unread))}",
+                              markup=False, highlight=False, soft_wrap=True)
 
 
 def _ks(text: str) -> list[int]:
@@ -270,8 +281,9 @@ def _weights(text: str | None) -> dict[str, float] | None:
 # asked for the score summary only ("small") is summarised by DuckDB without importing
 # pandas, with the pandas path's numbers, and by pandas whenever the table needs it.
 
-Engine = Literal["auto", "duckdb", "pandas"]
-ENGINES = ("auto", "duckdb", "pandas")
+Engine = Literal["auto", "duckdb", "spark", "pandas"]
+ENGINES = ("auto", "duckdb", "spark", "pandas")
+ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
 ENGINE_KINDS = ("scores", "benchmark")
 """Reports made from sufficient statistics computed by the engine."""
 ENGINE_FORMATS = ("text", "json", "latex", "png")
@@ -289,10 +301,11 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
     Raises
     ------
     ConfigError
-        ``--engine duckdb`` with something only pandas does, or an unknown engine.
+        ``--engine duckdb`` or ``spark`` with something only pandas does, or an unknown
+        engine.
     """
     from assay.analysis.pushdown._table import engine_reason
-    from assay.data.engine import duckdb_available, resolve_source
+    from assay.data.engine import duckdb_available, resolve_source, spark_missing
 
     if engine not in ENGINES:
         raise ConfigError(f"--engine {engine!r}: expected one of {', '.join(ENGINES)}")
@@ -310,6 +323,13 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
     other = [f for f in formats if f not in ENGINE_FORMATS]
     if other:
         blockers.append(f"--format {','.join(other)} reads the whole table")
+    if engine == "spark":
+        missing = spark_missing()
+        reasons = blockers + ([missing] if missing else [])
+        if reasons:
+            raise ConfigError(f"--engine spark: {'; '.join(reasons)}; use --engine duckdb or "
+                              "pandas")
+        return "spark", "engine: spark (asked for with --engine spark)"
     if not duckdb_available():
         blockers.append("duckdb is not installed (pip install duckdb)")
     if engine == "duckdb":
@@ -337,12 +357,18 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
 
 
 def engine_outcome(path: Path, kinds: Sequence[Any], options: Mapping[str, Any],
-                   scales: Mapping[str, Any]) -> Any:
-    """The reports of ``kinds`` made through DuckDB, as an Outcome; the others skipped."""
+                   scales: Mapping[str, Any], *, engine: str = "duckdb",
+                   spark_master: str = "local[2]") -> Any:
+    """The reports of ``kinds`` made through DuckDB or Spark, as an Outcome; the others
+    skipped. How the table was read (hive keys left out) is printed first."""
     from assay.analysis.pushdown import open_table
+    from assay.data.engine import SparkEngine
     from assay.report.kinds import Made, Outcome, parse_contrasts
 
-    table = open_table(path, scales=scales)
+    table = open_table(path, scales=scales,
+                       engine=SparkEngine(master=spark_master) if engine == "spark" else None)
+    for note in table.notes:
+        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     made: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     for kind in kinds:

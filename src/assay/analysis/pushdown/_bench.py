@@ -39,14 +39,11 @@ from assay.analysis.benchmark._data import (
 from assay.analysis.benchmark._errors import DevNotEvidenceError
 from assay.analysis.benchmark._selection import choose_correctness, is_correctness
 from assay.analysis.pushdown._table import VIEW, EngineTable
-from assay.data.engine import sql_text
 from assay.data.schema import EVIDENCE_SPLITS
 from assay.errors import ConfigError, DesignError
 
 BATCH_ROWS = 1 << 20
 """Rows per batch streamed from the engine into the cubes."""
-
-_FIRST = "min(struct_pack(f := __file, r := __row))"
 
 
 def engine_benchmark_report(table: EngineTable, *, judge: str | None = None,
@@ -76,7 +73,7 @@ def correctness_pair(table: EngineTable, judge: str | None,
                      criterion: str | None) -> tuple[str, str]:
     """The judge and criterion of the correctness scores, as ``benchmark_rows`` chooses them."""
     pairs = table.query(f"SELECT judge, criterion FROM {VIEW} WHERE opponent IS NULL "
-                        f"GROUP BY judge, criterion ORDER BY {_FIRST}")
+                        f"GROUP BY judge, criterion ORDER BY {table.first_row}")
     return choose_correctness([(str(j), str(c)) for j, c in pairs
                                if is_correctness(table.scale(str(c)))], judge, criterion)
 
@@ -91,10 +88,9 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
     duplicated or missing cells).
     """
     judge_name, criterion_name = correctness_pair(table, judge, criterion)
-    con = table.connection
-    con.execute(f"CREATE OR REPLACE TEMP VIEW bench_rows AS SELECT * FROM {VIEW} WHERE "
-                f"judge = {sql_text(judge_name)} AND criterion = {sql_text(criterion_name)} "
-                "AND opponent IS NULL")
+    engine = table.engine
+    engine.view("bench_rows", f"SELECT * FROM {VIEW} WHERE judge = {table.text(judge_name)} "
+                f"AND criterion = {table.text(criterion_name)} AND opponent IS NULL")
     if "weight" in table.columns:
         (weighted,) = table.query("SELECT count_if(weight <> 1.0) FROM bench_rows")[0]
         if weighted:
@@ -114,20 +110,18 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
     if n_unlabelled:
         _check_arms_labelled(table, labelled)
         (n_items_all,) = table.query(
-            "SELECT count(DISTINCT CASE WHEN reportable THEN [cluster, item] END) "
-            "FROM bench_rows")[0]
-    con.execute(f"CREATE OR REPLACE TEMP VIEW bench_labelled AS SELECT * FROM bench_rows "
-                f"WHERE reportable AND {labelled}")
-    con.execute("CREATE OR REPLACE TEMP TABLE bench_items AS SELECT cluster, item, "
-                "(row_number() OVER (ORDER BY cluster, item) - 1)::BIGINT AS i FROM "
-                "(SELECT DISTINCT cluster, item FROM bench_labelled)")
-    con.execute("CREATE OR REPLACE TEMP TABLE bench_arms AS SELECT arm, "
-                "(row_number() OVER (ORDER BY first) - 1)::BIGINT AS a FROM "
-                f"(SELECT arm, {_FIRST} AS first FROM bench_labelled GROUP BY arm)")
-    con.execute("CREATE OR REPLACE TEMP TABLE bench_runs AS SELECT run, "
-                "(row_number() OVER (ORDER BY run) - 1)::BIGINT AS r FROM "
-                "(SELECT DISTINCT run FROM bench_labelled)")
-    items = con.execute("SELECT cluster, item FROM bench_items ORDER BY i").fetchnumpy()
+            "SELECT count(DISTINCT CASE WHEN reportable THEN "
+            f"{engine.dialect.struct(c='cluster', i='item')} END) FROM bench_rows")[0]
+    engine.view("bench_labelled", f"SELECT * FROM bench_rows WHERE reportable AND {labelled}")
+    engine.materialize("bench_items", "SELECT cluster, item, CAST(row_number() OVER (ORDER BY "
+                       "cluster, item) - 1 AS BIGINT) AS i FROM "
+                       "(SELECT DISTINCT cluster, item FROM bench_labelled)")
+    engine.materialize("bench_arms", "SELECT arm, CAST(row_number() OVER (ORDER BY first) - 1 "
+                       f"AS BIGINT) AS a FROM (SELECT arm, {table.first_row} AS first FROM "
+                       "bench_labelled GROUP BY arm)")
+    engine.materialize("bench_runs", "SELECT run, CAST(row_number() OVER (ORDER BY run) - 1 "
+                       "AS BIGINT) AS r FROM (SELECT DISTINCT run FROM bench_labelled)")
+    items = engine.numpy("SELECT cluster, item FROM bench_items ORDER BY i")
     if len(items["item"]) == 0:
         raise DesignError("no reportable, labelled rows: nothing to report")
     arms = [str(r[0]) for r in table.query("SELECT arm FROM bench_arms ORDER BY a")]
@@ -155,8 +149,8 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
         failure_kinds=tuple(kinds), usd=cubes.get("usd"),
         usd_estimated=cubes.get("estimated"), tokens=cubes.get("tokens"),
         n_rows_not_reportable=int(n_not_reportable), n_rows_unlabelled=int(n_unlabelled),
-        n_items_unlabelled=(0 if n_items_all is None
-                            else int(n_items_all - n_items)), evidence_checked=evidence)
+        n_items_unlabelled=0 if n_items_all is None else int(n_items_all - n_items),
+        evidence_checked=evidence)
     return data, judge_name, criterion_name
 
 
@@ -180,16 +174,19 @@ def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
     cubes["failure"] = (np.full(n_cells, -1, dtype=np.int32) if has_failure
                         else np.broadcast_to(np.int32(-1), (n_cells,)))
     if has_failure:
-        codes = " ".join(f"WHEN {sql_text(k)} THEN {n}" for n, k in enumerate(kinds))
+        codes = " ".join(f"WHEN {table.text(k)} THEN {n}" for n, k in enumerate(kinds))
         select.append(f"CAST(CASE l.failure_kind {codes} ELSE -1 END AS INTEGER) AS failure"
                       if kinds else "CAST(-1 AS INTEGER) AS failure")
     if "outcome" in columns or has_failure:
         outcome = "l.outcome" if "outcome" in columns else "NULL"
-        select.append(f"CAST(CASE WHEN {outcome} IS NOT NULL THEN hash('o', {outcome}) "
-                      "WHEN l.failure_kind IS NOT NULL THEN hash('f', l.failure_kind) "
-                      "ELSE hash('s', CASE WHEN l.failure_kind IS NOT NULL THEN 0.0 "
-                      "ELSE l.score END) END AS UBIGINT) AS agreement")
-        cubes["agreement"] = np.empty(n_cells, dtype=np.uint64)
+        dialect = table.engine.dialect
+        select.append(f"CAST(CASE WHEN {outcome} IS NOT NULL THEN "
+                      f"{dialect.hash(repr('o'), outcome)} WHEN l.failure_kind IS NOT NULL THEN "
+                      f"{dialect.hash(repr('f'), 'l.failure_kind')} ELSE "
+                      f"{dialect.hash(repr('s'), 'l.score')} END AS {dialect.hash_type}) "
+                      "AS agreement")
+        # 64 bits, unsigned in DuckDB and signed in Spark: kept as int64 (only equality counts).
+        cubes["agreement"] = np.empty(n_cells, dtype=np.int64)
     if "usd" in columns:
         select.append("l.usd AS usd")
         cubes["usd"] = np.empty(n_cells, dtype=np.float64)
@@ -204,13 +201,10 @@ def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
         cubes["tokens"] = np.empty(n_cells, dtype=np.float64)
     seen = np.zeros(n_cells, dtype=bool)
     n_rows = 0
-    relation = table.connection.sql(
-        f"SELECT {', '.join(select)} FROM bench_labelled l "
-        "JOIN bench_items b ON l.cluster = b.cluster AND l.item = b.item "
-        "JOIN bench_arms a ON l.arm = a.arm JOIN bench_runs r ON l.run = r.run")
-    reader = (relation.to_arrow_reader(BATCH_ROWS) if hasattr(relation, "to_arrow_reader")
-              else relation.fetch_arrow_reader(BATCH_ROWS))
-    for batch in reader:
+    for batch in table.engine.batches(
+            f"SELECT {', '.join(select)} FROM bench_labelled l "
+            "JOIN bench_items b ON l.cluster = b.cluster AND l.item = b.item "
+            "JOIN bench_arms a ON l.arm = a.arm JOIN bench_runs r ON l.run = r.run", BATCH_ROWS):
         cell = batch.column("cell").to_numpy()
         n_rows += cell.size
         seen[cell] = True
@@ -218,15 +212,15 @@ def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
             if name == "failure" and not has_failure:
                 continue
             column = batch.column(name)
-            values = (column.to_numpy(zero_copy_only=False) if name in ("estimated", "failure",
-                                                                        "agreement")
-                      else column.to_numpy(zero_copy_only=False).astype(np.float64))
+            values = column.to_numpy(zero_copy_only=False)
+            if name == "agreement":
+                values = values.view(np.int64)
+            elif name not in ("estimated", "failure"):
+                values = values.astype(np.float64)
             cube[cell] = values
     out: dict[str, Any] = {name: (np.broadcast_to(np.int32(-1), shape) if name == "failure"
                                   and not has_failure else cube.reshape(shape))
                            for name, cube in cubes.items()}
-    if "agreement" in out:
-        out["agreement"] = out["agreement"].view(np.int64)
     # Two rows of one cell leave fewer cells seen than rows read: one count at the end
     # instead of sorting every batch.
     out["seen"], out["duplicated"] = seen, n_rows > int(np.count_nonzero(seen))
@@ -253,10 +247,11 @@ def _check_cells(table: EngineTable, seen: npt.NDArray[np.bool_], duplicated: bo
 
 
 def _check_arms_labelled(table: EngineTable, labelled: str) -> None:
-    rows = table.query(f"SELECT arm, count(*) FROM bench_rows WHERE reportable AND arm IS NOT "
-                       f"NULL GROUP BY arm HAVING count_if({labelled}) = 0 ORDER BY {_FIRST}")
+    rows = table.query(f"SELECT arm, count(*), {table.first_row} AS first FROM bench_rows "
+                       f"WHERE reportable AND arm IS NOT NULL GROUP BY arm "
+                       f"HAVING count_if({labelled}) = 0 ORDER BY first")
     if rows:
-        raise unlabelled_arms_error([(arm, int(n)) for arm, n in rows])
+        raise unlabelled_arms_error([(arm, int(n)) for arm, n, _ in rows])
 
 
 def _check_evidence(table: EngineTable) -> None:
@@ -264,10 +259,10 @@ def _check_evidence(table: EngineTable) -> None:
         raise DevNotEvidenceError(
             "a confirmatory or registered report is evidence, and this bench has no split "
             "column to show its rows are from the test or final split")
-    allowed = ", ".join(sql_text(s) for s in sorted(EVIDENCE_SPLITS))
+    allowed = ", ".join(table.text(s) for s in sorted(EVIDENCE_SPLITS))
     outside = table.query(f"SELECT coalesce(split, '<none>'), count(*) FROM bench_rows WHERE "
                           f"split IS NULL OR split NOT IN ({allowed}) GROUP BY split "
-                          f"ORDER BY {_FIRST}")
+                          f"ORDER BY {table.first_row}")
     if outside:
         summary = ", ".join(f"{k}: {v}" for k, v in outside)
         raise DevNotEvidenceError(

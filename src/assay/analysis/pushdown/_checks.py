@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.data._limits import MAX_PROBLEMS_PER_CHECK
-from assay.data.engine import TableSource, scan_sql, sql_text
+from assay.data.engine import (
+    DUCKDB,
+    Dialect,
+    TableSource,
+    partition_columns,
+    partition_conflict,
+    partition_value_sql,
+)
 from assay.data.schema import (
     COLUMN_BY_NAME,
     DEFAULT_CRITERION,
@@ -47,12 +54,14 @@ def _show(value: object) -> str:
     return quote(value, limit=60)
 
 
-_NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
+_NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "INT", "BIGINT", "HUGEINT", "UTINYINT",
                   "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL",
                   "BOOLEAN")
+"""Types (DuckDB's, and Spark's in capitals) that cannot hold blank text."""
 
 
-def _blank(column: str, raw: Mapping[str, str] | None = None) -> str:
+def _blank_sql(column: str, raw: Mapping[str, str] | None = None,
+               dialect: Dialect = DUCKDB) -> str:
     """SQL true where ``column`` is missing: NULL, or blank text.
 
     A column the engine reads as numbers cannot hold blank text, so it skips the cast to
@@ -61,11 +70,16 @@ def _blank(column: str, raw: Mapping[str, str] | None = None) -> str:
     kind = (raw or {}).get(column, "VARCHAR").upper()
     if kind.startswith(_NUMERIC_TYPES):
         return f"({column} IS NULL)"
-    return f"({column} IS NULL OR trim(CAST({column} AS VARCHAR)) = '')"
+    return f"({column} IS NULL OR trim(CAST({column} AS {dialect.string})) = '')"
 
 
-def row_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_Check]:
+def row_checks(raw: Mapping[str, str], scales: Mapping[str, Scale],
+               dialect: Dialect = DUCKDB) -> list[_Check]:
     """The per-row checks that apply to the columns ``raw`` (name -> engine type)."""
+    def _blank(column: str, raw: Mapping[str, str] = raw) -> str:
+        return _blank_sql(column, raw, dialect)
+
+    sql_text = dialect.text
     checks: list[_Check] = []
     for name in ("item", "arm"):
         checks.append(_Check(name, _blank(name, raw), lambda v: "required value is missing"))
@@ -112,26 +126,30 @@ def row_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_Che
         checks.append(_Check("split", f"NOT {_blank('split', raw)} AND split NOT IN ({allowed})",
                              lambda v: f"expected one of {', '.join(SPLITS)}"))
     if "score" in raw:
-        checks += _score_checks(raw, scales)
+        checks += _score_checks(raw, scales, dialect, _blank)
     return checks
 
 
-def _score_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_Check]:
-    criterion = (f"coalesce(CAST(criterion AS VARCHAR), {sql_text(DEFAULT_CRITERION)})"
+def _score_checks(raw: Mapping[str, str], scales: Mapping[str, Scale], dialect: Dialect,
+                  _blank: Callable[..., str]) -> list[_Check]:
+    sql_text = dialect.text
+    criterion = (f"coalesce(CAST(criterion AS {dialect.string}), {sql_text(DEFAULT_CRITERION)})"
                  if "criterion" in raw else sql_text(DEFAULT_CRITERION))
+    shown = dialect.struct(c=criterion, v="score")
     number = "TRY_CAST(score AS DOUBLE)"
     declared = ", ".join(sql_text(name) for name in scales) or "NULL"
     checks = [_Check("score", f"NOT {_blank('score', raw)} AND {number} IS NULL AND {criterion} IN "
                      f"({declared})", lambda v: f"criterion {quote(v['c'])}: expected a number, "
-                     f"got {_show(v['v'])}", value=f"struct_pack(c := {criterion}, v := score)"),
-              _Check("score", f"NOT {_blank('score', raw)} AND {number} IS NULL AND {criterion} NOT IN "
+                     f"got {_show(v['v'])}", value=shown),
+              _Check("score", f"NOT {_blank('score', raw)} AND {number} IS NULL AND "
+                     f"{criterion} NOT IN "
                      f"({declared})", lambda v: f"non numeric score for criterion {quote(v['c'])} "
                      f"(e.g. {_show(v['v'])}): the engine reads numbers; declare the criterion's "
                      "scale and read it with --engine pandas",
-                     value=f"struct_pack(c := {criterion}, v := score)"),
-              _Check("score", f"score IS NOT NULL AND NOT isfinite({number})",
+                     value=shown),
+              _Check("score", f"score IS NOT NULL AND NOT {dialect.isfinite(number)}",
                      lambda v: f"criterion {quote(v['c'])}: expected a finite number, "
-                     f"got {_show(v['v'])}", value=f"struct_pack(c := {criterion}, v := score)")]
+                     f"got {_show(v['v'])}", value=shown)]
     for name, scale in scales.items():
         if scale.kind == "binary":
             condition = f"{number} NOT IN (0, 1)"
@@ -145,9 +163,9 @@ def _score_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_
         def message(v: Any, expected: str = expected) -> str:
             return f"criterion {quote(v['c'])}: {expected}, got {_show(v['v'])}"
 
-        checks.append(_Check("score", f"{criterion} = {sql_text(name)} AND isfinite({number}) "
-                             f"AND {condition}", message,
-                             value=f"struct_pack(c := {criterion}, v := score)"))
+        checks.append(_Check("score", f"{criterion} = {sql_text(name)} AND "
+                             f"{dialect.isfinite(number)} AND {condition}", message,
+                             value=shown))
     failure = "failure_kind" if "failure_kind" in raw else "NULL"
     checks.append(_Check("score", f"score IS NULL AND {_blank(failure, raw)}",
                          lambda v: "missing score: a row without a score needs a failure_kind "
@@ -155,9 +173,39 @@ def _score_checks(raw: Mapping[str, str], scales: Mapping[str, Scale]) -> list[_
     return checks
 
 
-def check_table(connection: Any, source: TableSource, raw: Mapping[str, str],
-                scales: Mapping[str, Scale], *, view: str = "judgments") -> None:
+def partition_checks(source: TableSource, files_raw: Mapping[str, str],
+                     dialect: Dialect = DUCKDB) -> list[_Check]:
+    """A hive key naming a column the files also have must agree with it on every row.
+
+    The two agree when both are null, both read as the same number (``run=2`` and a run
+    of 2), or the column's text is the key's; a row that disagrees is named with the file
+    and the folder's value (which one is right, the reader knows, not assay).
+    """
+    known, _ = partition_columns(source)
+    checks = []
+    for key, files in known.items():
+        if key not in files_raw:
+            continue
+        value = partition_value_sql(dialect, files)
+        listed = ", ".join(dialect.text(f) for f in files)
+        agree = (f"(({key} IS NULL AND {value} IS NULL) OR coalesce(TRY_CAST({key} AS DOUBLE) "
+                 f"= TRY_CAST({value} AS DOUBLE), trim(CAST({key} AS {dialect.string})) = "
+                 f"{value}, false))")
+        checks.append(_Check(
+            key, f"__file IN ({listed}) AND NOT {agree}",
+            lambda v, key=key: partition_conflict(key, v["k"], v["v"]),
+            value=dialect.struct(k=value, v=f"CAST({key} AS {dialect.string})")))
+    return checks
+
+
+def check_table(engine: Any, source: TableSource, raw: Mapping[str, str],
+                scales: Mapping[str, Scale], *, scan: str, files_raw: Mapping[str, str],
+                view: str = "judgments") -> None:
     """Raise the problems of the table, as :func:`~assay.data.validate.build_table` words them.
+
+    ``raw`` are the table's columns (those of the files, and the hive keys naming a
+    column), ``files_raw`` those of the files alone, ``scan`` the engine's ``FROM``
+    expression reading the files with their keys.
 
     Raises
     ------
@@ -178,50 +226,49 @@ def check_table(connection: Any, source: TableSource, raw: Mapping[str, str],
                                     "(use --map SOURCE=" + column + " if it has another name)"))
     if problems:
         raise ValidationError(problems)
-    scan = scan_sql(source)
-    checks = row_checks(raw, scales)
-    counts = connection.execute(
-        "SELECT " + ", ".join(f"count_if({c.condition})" for c in checks) + f" FROM {scan}"
-    ).fetchone()
+    dialect = engine.dialect
+    checks = row_checks(raw, scales, dialect) + partition_checks(source, files_raw, dialect)
+    (counts,) = engine.rows(
+        "SELECT " + ", ".join(f"count_if({c.condition})" for c in checks) + f" FROM {scan}")
     for check, count in zip(checks, counts, strict=True):
         if not count:
             continue
         value = check.value or check.column
-        for file, row, shown in connection.execute(
+        for file, row, shown in engine.rows(
                 f"SELECT __file, __row, {value} FROM {scan} WHERE {check.condition} "
-                f"ORDER BY __file, __row LIMIT {MAX_PROBLEMS_PER_CHECK}").fetchall():
+                f"ORDER BY __file, __row LIMIT {MAX_PROBLEMS_PER_CHECK}"):
             problems.append(Problem(source.label(file), int(row), check.column,
                                     check.message(shown)))
         if count > MAX_PROBLEMS_PER_CHECK:
             problems.append(Problem(source.given, None, check.column,
                                     _MORE.format(n=count - MAX_PROBLEMS_PER_CHECK)))
-    problems += _duplicates(connection, source, raw, view)
-    problems += _run_numbers(connection, source, view)
+    problems += _duplicates(engine, source, raw, view)
+    problems += _run_numbers(engine, source, view)
     if problems:
         problems.sort(key=lambda p: (p.row is not None, p.path, p.row or 0))
         raise ValidationError(problems)
 
 
-def _duplicates(connection: Any, source: TableSource, raw: Mapping[str, str],
+def _duplicates(engine: Any, source: TableSource, raw: Mapping[str, str],
                 view: str) -> list[Problem]:
     keys = [c for c in KEY_COLUMNS if c in raw or c in ("run", "judge", "criterion")]
     listed = ", ".join(keys)
     # Grouping by a 64-bit hash of the key holds 16 bytes per row instead of the strings:
     # equal keys have equal hashes, so no duplicate escapes; a collision is only a
     # candidate, which the exact query below then clears.
-    found = connection.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM {view} GROUP BY hash({listed}) "
-        "HAVING count(*) > 1)").fetchone()[0]
+    found = engine.rows(
+        f"SELECT count(*) FROM (SELECT 1 FROM {view} GROUP BY {engine.dialect.hash(listed)} "
+        "HAVING count(*) > 1)")[0][0]
     if not found:
         return []
     names = ", ".join(keys)
-    rows = connection.execute(
+    rows = engine.rows(
         f"SELECT __file, __row, first_file, first_row, n FROM ("
         f"SELECT __file, __row, count(*) OVER w AS n, "
         f"first_value(__file) OVER w AS first_file, first_value(__row) OVER w AS first_row "
         f"FROM {view} WINDOW w AS (PARTITION BY {listed} ORDER BY __file, __row)) "
         f"WHERE NOT (__file = first_file AND __row = first_row) "
-        f"ORDER BY __file, __row").fetchall()
+        f"ORDER BY __file, __row")
     problems = [Problem(source.label(file), int(row), None,
                         f"duplicate judgment: same {names} as row {int(first_row)}"
                         + (f" of {first_file}" if first_file != file else ""))
@@ -232,14 +279,16 @@ def _duplicates(connection: Any, source: TableSource, raw: Mapping[str, str],
     return problems
 
 
-def _run_numbers(connection: Any, source: TableSource, view: str) -> list[Problem]:
-    gaps = connection.execute(
-        f"SELECT judge, criterion, arm, list(DISTINCT run) FROM {view} "
-        "WHERE run IS NOT NULL AND arm IS NOT NULL "
+def _run_numbers(engine: Any, source: TableSource, view: str) -> list[Problem]:
+    dialect = engine.dialect
+    gaps = engine.rows(
+        # the first row is selected to order by it: Spark orders a HAVING query only so
+        f"SELECT judge, criterion, arm, {dialect.distinct_list('run')}, {dialect.first_row()} "
+        f"AS first FROM {view} WHERE run IS NOT NULL AND arm IS NOT NULL "
         f"GROUP BY judge, criterion, arm HAVING count(DISTINCT run) <> max(run) OR min(run) < 1 "
-        f"ORDER BY min(struct_pack(f := __file, r := __row))").fetchall()
+        "ORDER BY first")
     problems = []
-    for judge, criterion, arm, runs in gaps:
+    for judge, criterion, arm, runs, _ in gaps:
         present = {int(r) for r in runs}
         missing = sorted(set(range(1, max(present) + 1)) - present)
         problems.append(Problem(

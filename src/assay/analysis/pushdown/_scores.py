@@ -24,7 +24,6 @@ from assay.analysis.scores import ScoreRow, ScoreSummary, row_from_sums
 from assay.data.schema import Scale
 from assay.errors import AssayError
 
-_FIRST = "min(struct_pack(f := __file, r := __row))"
 _GROUP = "criterion, judge, arm, coalesce(opponent, '')"
 
 
@@ -47,14 +46,14 @@ def engine_score_summary(table: EngineTable, *, conf: float = 0.95) -> ScoreSumm
     value = table.value_sql()
     groups = table.query(
         f"SELECT {_GROUP}, count(*), count(score), max(CASE WHEN score IS NOT NULL THEN run END) "
-        f"FROM {VIEW} WHERE reportable GROUP BY {_GROUP} ORDER BY {_FIRST}")
-    clusters = table.connection.execute(
+        f"FROM {VIEW} WHERE reportable GROUP BY {_GROUP} ORDER BY {table.first_row}")
+    clusters = table.engine.numpy(
         f"WITH items AS (SELECT {_GROUP} AS g4, cluster, item, "
         f"sum(weight * ({value})) / sum(weight) AS m, avg(weight) AS w FROM {VIEW} "
         f"WHERE reportable AND score IS NOT NULL GROUP BY {_GROUP}, cluster, item) "
         f"SELECT criterion AS g1, judge AS g2, arm AS g3, g4, sum(w * m) AS s, sum(w) AS n, "
         f"sum(w * m * m) AS ss, count(*) AS k FROM items GROUP BY g1, g2, g3, g4, cluster "
-        f"ORDER BY g1, g2, g3, g4, cluster").fetchnumpy()
+        f"ORDER BY g1, g2, g3, g4, cluster")
     keys = list(zip(*(np.asarray(clusters[g], dtype=object).tolist()
                       for g in ("g1", "g2", "g3", "g4")), strict=True))
     bounds: dict[tuple[object, ...], tuple[int, int]] = {}

@@ -16,11 +16,12 @@ from typing import Any
 
 from assay.data.engine import (
     MEMORY_LIMIT,
+    UNREAD_KEYS,
+    DuckDBEngine,
+    SparkEngine,
     TableSource,
-    connect,
+    partition_columns,
     resolve_source,
-    scan_sql,
-    sql_text,
     stored_metadata,
 )
 from assay.data.schema import (
@@ -43,9 +44,10 @@ ENGINE_SCALES = ("binary", "range", "interval")
 
 @dataclass
 class EngineTable:
-    """An open engine connection holding the canonical view of one table."""
+    """An open engine holding the canonical view of one table."""
 
-    connection: Any
+    engine: Any
+    """The :class:`~assay.data.engine.DuckDBEngine` or :class:`~assay.data.engine.SparkEngine`."""
     source: TableSource
     columns: frozenset[str]
     """The judgments columns the files have."""
@@ -53,12 +55,23 @@ class EngineTable:
     """Criterion -> scale: given, else stored with the table, else interval."""
     criteria: list[str] = field(default_factory=list)
     """The criteria of the table, in order of first appearance."""
+    notes: list[str] = field(default_factory=list)
+    """What the reader should know about how the table was read (hive keys not read)."""
 
     def scale(self, criterion: str) -> Scale:
         return self.scales.get(criterion, Scale("interval"))
 
-    def query(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-        return list(self.connection.execute(sql, list(args) if args else None).fetchall())
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        return self.engine.rows(sql)
+
+    def text(self, value: str) -> str:
+        """``value`` as a string literal of the engine's SQL."""
+        return str(self.engine.dialect.text(value))
+
+    @property
+    def first_row(self) -> str:
+        """SQL of a group's first (file, row), to order groups by first appearance."""
+        return str(self.engine.dialect.first_row())
 
     def value_sql(self) -> str:
         """SQL of each row's score on [0, 1] (the raw score for an interval criterion)."""
@@ -70,7 +83,7 @@ class EngineTable:
                 expr = f"(score - {scale.minimum!r}) / ({scale.maximum!r} - {scale.minimum!r})"
             else:
                 expr = "score"
-            cases.append(f"WHEN {sql_text(criterion)} THEN {expr}")
+            cases.append(f"WHEN {self.text(criterion)} THEN {expr}")
         return "CASE criterion " + " ".join(cases) + " END" if cases else "score"
 
 
@@ -89,9 +102,13 @@ def engine_reason(path: str | Path, scales: Mapping[str, Scale] | None = None) -
 
 
 def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
-               threads: int | None = None,
-               memory_limit: str | None = MEMORY_LIMIT) -> EngineTable:
-    """Open a table file, folder, glob or hive dataset in DuckDB and check it.
+               threads: int | None = None, memory_limit: str | None = MEMORY_LIMIT,
+               engine: Any = None) -> EngineTable:
+    """Open a table file, folder, glob or hive dataset in an engine and check it.
+
+    ``engine`` is a :class:`~assay.data.engine.DuckDBEngine` (a new one by default: the
+    ``threads`` and ``memory_limit`` apply to it), a
+    :class:`~assay.data.engine.SparkEngine`, or a running ``SparkSession``.
 
     DuckDB holds at most ``memory_limit`` and spills the rest to disk (None: DuckDB's own
     default, 80% of the machine).
@@ -103,75 +120,85 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
     InputError
         No table files, or files the engine cannot read.
     ConfigError
-        duckdb is not installed, or the table needs the pandas path (a labelled scale).
+        duckdb (or pyspark) is not installed, or the table needs the pandas path (a
+        labelled scale).
     """
-    import duckdb
-
     from assay.analysis.pushdown._checks import check_table
 
     source = resolve_source(path)
     if source is None:
         raise ConfigError(f"{path}: the engine reads Parquet, CSV or JSONL files, folders and "
                           "globs; use --engine pandas for a run folder")
-    connection = connect(threads=threads, memory_limit=memory_limit)
-    try:
-        described = connection.execute(f"DESCRIBE SELECT * FROM {scan_sql(source)}").fetchall()
-    except duckdb.Error as exc:
-        raise InputError(source.given, f"cannot be read: {str(exc).splitlines()[0]}") from None
-    raw = {str(name): str(kind) for name, kind, *_ in described}
-    stored = scales_from_metadata(stored_metadata(source, connection), source.given)
+    if engine is None:
+        engine = DuckDBEngine(threads=threads, memory_limit=memory_limit)
+    elif not isinstance(engine, (DuckDBEngine, SparkEngine)):
+        engine = SparkEngine(engine)  # a SparkSession
+    files_raw = engine.describe(source)
+    known, unknown = partition_columns(source)
+    # A hive key naming a column the files lack becomes that column (text, as in a CSV).
+    raw = dict(files_raw, **{key: "VARCHAR" for key in known if key not in files_raw})
+    stored = scales_from_metadata(stored_metadata(source, getattr(engine, "connection", None)), source.given)
     stored.update(scales or {})
     for name, scale in stored.items():
         if scale.kind not in ENGINE_SCALES:
             raise ConfigError(f"criterion {name!r} has a labelled scale ({scale.spelling()}): "
                               "use --engine pandas")
     columns = frozenset(c for c in raw if c in COLUMN_BY_NAME)
+    scan = engine.scan(source, files_raw)
     if all(c in columns for c in REQUIRED_COLUMNS):
-        connection.execute(f"CREATE TEMP VIEW {VIEW} AS {_canonical_sql(source, columns)}")
-    check_table(connection, source, raw, stored)
-    table = EngineTable(connection, source, columns, stored)
+        engine.view(VIEW, _canonical_sql(engine.dialect, scan, columns))
+    check_table(engine, source, raw, stored, scan=scan, files_raw=files_raw)
+    table = EngineTable(engine, source, columns, stored)
+    if unknown:
+        table.notes.append(f"{source.given}: {UNREAD_KEYS.format(keys=', '.join(unknown))}")
     table.criteria = [str(r[0]) for r in table.query(
-        f"SELECT criterion FROM {VIEW} GROUP BY criterion ORDER BY min(struct_pack(f := __file, "
-        "r := __row))")]
+        f"SELECT criterion FROM {VIEW} GROUP BY criterion ORDER BY {table.first_row}")]
     return table
 
 
-def text_sql(column: str) -> str:
+def text_sql(column: str, dialect: Any) -> str:
     """A text column as pandas reads it: blank -> null (the value otherwise as given)."""
-    return (f"CASE WHEN trim(CAST({column} AS VARCHAR)) = '' THEN NULL "
-            f"ELSE CAST({column} AS VARCHAR) END")
+    return (f"CASE WHEN trim(CAST({column} AS {dialect.string})) = '' THEN NULL "
+            f"ELSE CAST({column} AS {dialect.string}) END")
 
 
-def _canonical_sql(source: TableSource, columns: frozenset[str]) -> str:
-    def col(name: str, sql: str, default: str = "NULL") -> str:
-        return f"{sql if name in columns else default} AS {name}"
+def _canonical_sql(dialect: Any, scan: str, columns: frozenset[str]) -> str:
+    def col(name: str, sql: str, default: str = "") -> str:
+        # A column the files lack is a typed null (Spark keeps no untyped column in a view).
+        kind = "DOUBLE" if "DOUBLE" in sql else "BIGINT" if "BIGINT" in sql else dialect.string
+        return f"{sql if name in columns else default or f'CAST(NULL AS {kind})'} AS {name}"
 
+    def text(column: str) -> str:
+        return text_sql(column, dialect)
+
+    sql_text = dialect.text
     non_reportable = ", ".join(sql_text(s) for s in sorted(NON_REPORTABLE_SPLITS))
-    split_reportable = f"coalesce({text_sql('split')} NOT IN ({non_reportable}), true)"
+    split_reportable = f"coalesce({text('split')} NOT IN ({non_reportable}), true)"
     parts = [
-        col("item", text_sql("item")),
-        f"coalesce({text_sql('cluster')}, {text_sql('item')}) AS cluster"
-        if "cluster" in columns else f"{text_sql('item')} AS cluster",
-        col("arm", text_sql("arm")),
-        col("opponent", text_sql("opponent")),
+        col("item", text("item")),
+        f"coalesce({text('cluster')}, {text('item')}) AS cluster"
+        if "cluster" in columns else f"{text('item')} AS cluster",
+        col("arm", text("arm")),
+        col("opponent", text("opponent")),
         col("position", "TRY_CAST(position AS BIGINT)"),
         col("run", "TRY_CAST(run AS BIGINT)", "CAST(1 AS BIGINT)"),
-        f"coalesce({text_sql('judge')}, {sql_text(DEFAULT_JUDGE)}) AS judge"
+        f"coalesce({text('judge')}, {sql_text(DEFAULT_JUDGE)}) AS judge"
         if "judge" in columns else f"{sql_text(DEFAULT_JUDGE)} AS judge",
-        f"coalesce({text_sql('criterion')}, {sql_text(DEFAULT_CRITERION)}) AS criterion"
+        f"coalesce({text('criterion')}, {sql_text(DEFAULT_CRITERION)}) AS criterion"
         if "criterion" in columns else f"{sql_text(DEFAULT_CRITERION)} AS criterion",
         col("score", "TRY_CAST(score AS DOUBLE)"),
-        col("split", text_sql("split")),
+        col("split", text("split")),
         "coalesce(TRY_CAST(reportable AS BOOLEAN), true) AS reportable" if "reportable" in columns
         else (f"{split_reportable} AS reportable" if "split" in columns else "true AS reportable"),
-        col("failure_kind", text_sql("failure_kind")),
-        col("task", text_sql("task")),
-        col("outcome", text_sql("outcome")),
-        col("weight", "coalesce(TRY_CAST(weight AS DOUBLE), 1.0)", "1.0"),
+        col("failure_kind", text("failure_kind")),
+        col("task", text("task")),
+        col("outcome", text("outcome")),
+        col("weight", "coalesce(TRY_CAST(weight AS DOUBLE), CAST(1 AS DOUBLE))",
+            "CAST(1 AS DOUBLE)"),
         col("usd", "TRY_CAST(usd AS DOUBLE)"),
-        col("usd_provenance", text_sql("usd_provenance")),
+        col("usd_provenance", text("usd_provenance")),
         col("tokens_in", "TRY_CAST(tokens_in AS DOUBLE)"),
         col("tokens_out", "TRY_CAST(tokens_out AS DOUBLE)"),
         "__file", "__row",
     ]
-    return f"SELECT {', '.join(parts)} FROM {scan_sql(source)}"
+    return f"SELECT {', '.join(parts)} FROM {scan}"

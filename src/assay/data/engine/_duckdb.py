@@ -1,7 +1,8 @@
 """DuckDB, the embedded engine: a connection and the scan of a :class:`TableSource`.
 
 DuckDB is an optional dependency (``pip install duckdb``); :func:`connect` says how to
-install it when it is absent.
+install it when it is absent. :class:`DuckDBEngine` is the face the reports talk to; the
+Spark engine (:mod:`assay.data.engine._spark`) has the same methods.
 """
 
 from __future__ import annotations
@@ -9,11 +10,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from assay.data.engine._source import TableSource
-from assay.errors import ConfigError
+from assay.data.engine._dialect import DUCKDB, Dialect
+from assay.data.engine._source import TableSource, partition_sql
+from assay.errors import ConfigError, InputError
 
 FILE = "__file"
 """Column of the scan holding the file a row came from."""
@@ -59,8 +62,8 @@ def connect(*, threads: int | None = None, memory_limit: str | None = MEMORY_LIM
 
 
 def sql_text(value: str) -> str:
-    """``value`` as an SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
+    """``value`` as an SQL string literal (DuckDB's spelling)."""
+    return DUCKDB.text(value)
 
 
 def scan_sql(source: TableSource) -> str:
@@ -69,18 +72,83 @@ def scan_sql(source: TableSource) -> str:
     Parquet gives each row's number in its file directly; CSV and JSONL number the rows
     of each file in the order they are read (DuckDB keeps it: insertion order is kept).
     CSV cells are read as text, as the pandas path reads them, so a message shows a value
-    as the file wrote it and an id such as ``007`` stays text.
+    as the file wrote it and an id such as ``007`` stays text. Hive partition keys are
+    not read by DuckDB: :func:`~assay.data.engine._source.partition_sql` adds those that
+    name a column of the table, the same way for every engine.
     """
     files = "[" + ", ".join(sql_text(f) for f in source.files) + "]"
-    hive = "true" if source.hive else "false"
     if source.format == "parquet":
         return (f"(SELECT * EXCLUDE (filename, file_row_number), filename AS {FILE}, "
                 f"file_row_number + 1 AS {ROW} FROM read_parquet({files}, filename = true, "
-                f"file_row_number = true, union_by_name = true, hive_partitioning = {hive}))")
+                f"file_row_number = true, union_by_name = true, hive_partitioning = false))")
     reader = (f"read_csv({files}, header = true, all_varchar = true, union_by_name = true, "
               f"filename = true, "
-              f"hive_partitioning = {hive})" if source.format == "csv" else
+              f"hive_partitioning = false)" if source.format == "csv" else
               f"read_json({files}, format = 'newline_delimited', union_by_name = true, "
-              f"filename = true, hive_partitioning = {hive})")
+              f"filename = true, hive_partitioning = false)")
     return (f"(SELECT * EXCLUDE (filename), filename AS {FILE}, "
             f"row_number() OVER (PARTITION BY filename) AS {ROW} FROM {reader})")
+
+
+class DuckDBEngine:
+    """The queries of the reports, run by an in-process DuckDB connection."""
+
+    name = "duckdb"
+    dialect: Dialect = DUCKDB
+    exact_rows = True
+    """Whether the scan's ``__row`` is each row's record number in its file."""
+
+    def __init__(self, connection: Any | None = None, *, threads: int | None = None,
+                 memory_limit: str | None = MEMORY_LIMIT) -> None:
+        self.connection = connection if connection is not None else connect(
+            threads=threads, memory_limit=memory_limit)
+
+    def execute(self, sql: str) -> None:
+        """Run a statement (a view, a table)."""
+        self.connection.execute(sql)
+
+    def rows(self, sql: str) -> list[tuple[Any, ...]]:
+        """Every row of a query, as tuples."""
+        return list(self.connection.execute(sql).fetchall())
+
+    def numpy(self, sql: str) -> dict[str, Any]:
+        """The columns of a query as numpy arrays."""
+        return dict(self.connection.execute(sql).fetchnumpy())
+
+    def batches(self, sql: str, size: int) -> Iterator[Any]:
+        """The rows of a query as Arrow record batches of about ``size`` rows, streamed."""
+        relation = self.connection.sql(sql)
+        reader = (relation.to_arrow_reader(size) if hasattr(relation, "to_arrow_reader")
+                  else relation.fetch_arrow_reader(size))
+        yield from reader
+
+    def view(self, name: str, sql: str) -> None:
+        """A temporary view, computed again by each query that reads it."""
+        self.connection.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+
+    def materialize(self, name: str, sql: str) -> None:
+        """A temporary table, computed once (a small one: labels and their numbers)."""
+        self.connection.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {sql}")
+
+    def scan(self, source: TableSource, raw: dict[str, str] | None = None) -> str:
+        """The ``FROM`` expression reading ``source`` (with its partition keys once
+        ``raw``, the columns of the files, is known)."""
+        scan = scan_sql(source)
+        return scan if raw is None else partition_sql(self.dialect, scan, source, raw)
+
+    def describe(self, source: TableSource) -> dict[str, str]:
+        """Column name -> type of the files of ``source``, as the scan reads them.
+
+        Raises
+        ------
+        InputError
+            The files cannot be read.
+        """
+        import duckdb
+
+        try:
+            described = self.rows(f"DESCRIBE SELECT * FROM {scan_sql(source)}")
+        except duckdb.Error as exc:
+            raise InputError(source.given, f"cannot be read: {str(exc).splitlines()[0]}") \
+                from None
+        return {str(name): str(kind) for name, kind, *_ in described}
