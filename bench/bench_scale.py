@@ -1,6 +1,7 @@
 """Time and peak memory of ``assay report`` on 1 M to 100 M judgments (issue 16), by hand.
 
     python bench/bench_scale.py --rows 1000000 10000000 30000000 [--pandas-max 3000000]
+                                [--spark-max 1000000]
 
 For each size, writes a Parquet folder (20,000 clusters, string ids, 5 arms, 10 runs,
 binary scores and a usd column; a file per 1,000 clusters) under ``--data`` (default
@@ -8,7 +9,10 @@ bench/out/scale), then runs ``assay report DIR --kind benchmark`` and ``--kind s
 through DuckDB, each in its own process, and prints the wall time and the peak resident
 memory of that process (``os.wait4``). Up to ``--pandas-max`` rows it also writes the
 same rows as one Parquet file and runs the pandas path (``--engine pandas``) on it, and
-checks that the JSON of both reports agrees to 1e-9. Results go to stdout; keep them in
+checks that the JSON of both reports agrees to 1e-9. Up to ``--spark-max`` rows (and
+when pyspark and Java are there) it runs ``--engine spark`` (``local[2]``) on the folder
+too; its peak memory is that of the whole process tree (Python and the JVM it starts),
+sampled with psutil every 50 ms. Results go to stdout; keep them in
 bench/results/scale.txt.
 """
 
@@ -77,6 +81,30 @@ def timed(args: list[str]) -> tuple[float, float, int, str]:
     return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), "".join(tail)
 
 
+def timed_tree(args: list[str]) -> tuple[float, float, int, str]:
+    """:func:`timed` for a command that starts children (Spark's JVM): the peak of the
+    summed RSS of the process and its descendants, sampled every 50 ms."""
+    import psutil
+
+    start = time.perf_counter()
+    peak = 0
+    with tempfile.TemporaryFile() as err:
+        process = subprocess.Popen([sys.executable, "-m", "assay", *args],
+                                   stdout=subprocess.DEVNULL, stderr=err)
+        root = psutil.Process(process.pid)
+        while process.poll() is None:
+            try:
+                tree = [root, *root.children(recursive=True)]
+                peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+            except psutil.Error:
+                pass
+            time.sleep(0.05)
+        wall = time.perf_counter() - start
+        err.seek(0)
+        tail = err.read().decode(errors="replace").strip().splitlines()[-1:]
+    return wall, peak / 2**20, process.returncode, "".join(tail)
+
+
 def close(a: object, b: object) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
@@ -91,6 +119,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--pandas-max", type=int, default=3_000_000)
+    parser.add_argument("--spark-max", type=int, default=1_000_000,
+                        help="largest size run on Spark local[2] (0: none)")
     parser.add_argument("--data", type=Path, default=Path(__file__).parent / "out" / "scale")
     parser.add_argument("--keep", action="store_true", help="keep the generated data")
     args = parser.parse_args()
@@ -107,10 +137,12 @@ def main() -> None:
               f"files (written in {time.perf_counter() - start:.1f} s)")
         for kind in ("benchmark", "scores"):
             runs = [("duckdb", folder)] + ([("pandas", single)] if single else [])
+            if rows <= args.spark_max and spark_runs():
+                runs.append(("spark", folder))
             outputs = {}
             for engine, source in runs:
                 out = args.data / f"out-{rows}-{kind}-{engine}"
-                wall, rss, code, tail = timed([
+                wall, rss, code, tail = (timed_tree if engine == "spark" else timed)([
                     "report", str(source), "--kind", kind, "--scale", "score=binary",
                     "--engine", engine, "--format", "json", "--out", str(out)])
                 status = "" if code == 0 else f"  FAILED ({code}): {tail}"
@@ -118,13 +150,20 @@ def main() -> None:
                       f"(load {os.getloadavg()[0]:.1f}){status}")
                 if code == 0:
                     outputs[engine] = json.loads((out / f"{kind}.json").read_text())
-            if len(outputs) == 2:
-                same = close(outputs["duckdb"], outputs["pandas"])
-                print(f"  {kind:9s} duckdb and pandas agree to 1e-9: {same}")
+            for other in ("pandas", "spark"):
+                if "duckdb" in outputs and other in outputs:
+                    same = close(outputs["duckdb"], outputs[other])
+                    print(f"  {kind:9s} duckdb and {other} agree to 1e-9: {same}")
         if not args.keep:
             for path in [folder, single]:
                 if path is not None and path.exists():
                     subprocess.run(["rm", "-rf", str(path)], check=True)
+
+
+def spark_runs() -> bool:
+    from assay.data.engine import spark_missing
+
+    return spark_missing() is None
 
 
 if __name__ == "__main__":

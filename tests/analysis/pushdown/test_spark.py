@@ -32,7 +32,7 @@ def problems(call):
     return [str(p) for p in info.value.problems]
 
 
-@pytest.mark.parametrize("fmt", ["parquet", "folder", "hive"])
+@pytest.mark.parametrize("fmt", ["folder", "hive"])  # one file: the tests below
 def test_spark_duckdb_and_pandas_give_the_same_reports(fmt, frame, spark, tmp_path):
     path = write(frame, tmp_path, fmt)
     ordered = frame
@@ -89,3 +89,26 @@ def test_spark_refuses_csv_rather_than_guess_row_numbers(spark, tmp_path):
     path = write(rich_table(n_items=4), tmp_path, "csv")
     with pytest.raises(ConfigError, match=r"no record numbers in Spark.*--engine duckdb"):
         open_table(path, scales=SCALES, engine=spark)
+
+
+def test_the_report_command_on_spark_writes_the_duckdb_numbers(frame, spark, tmp_path):
+    """``assay report DIR --engine spark`` (the session of the module is the active one)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    folder = write(frame, tmp_path, "folder")
+    written = {}
+    for engine in ("spark", "duckdb"):
+        out = tmp_path / engine
+        result = CliRunner().invoke(app, [
+            "report", str(folder), "--kind", "benchmark,scores", "--engine", engine,
+            "--scale", "correct=binary", "--scale", "quality=range:1,5", "--resamples", "200",
+            "--format", "json", "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert f"engine: {engine} (asked for with --engine {engine})" in result.output
+        written[engine] = {kind: json.loads((out / f"{kind}.json").read_text())
+                           for kind in ("benchmark", "scores")}
+    assert_same(written["spark"], written["duckdb"])

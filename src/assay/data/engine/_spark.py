@@ -66,11 +66,19 @@ def spark_session(master: str = DEFAULT_MASTER) -> Any:
     session = (SparkSession.builder.master(master).appName("assay")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "8")
+               .config("spark.sql.shuffle.partitions", str(_cores(master)))
                .config("spark.sql.session.timeZone", "UTC")
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def _cores(master: str) -> int:
+    """Shuffle partitions for a session started here: the local cores, else 8."""
+    if master.startswith("local["):
+        inside = master[len("local["):].split(",")[0].rstrip("]")
+        return int(inside) if inside.isdigit() else (os.cpu_count() or 8)
+    return 8
 
 
 class SparkEngine:
