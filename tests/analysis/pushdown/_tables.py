@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from assay.data.schema import Scale
+from assay.errors import ValidationError
 
 SCALES = {"correct": Scale.parse("binary"), "quality": Scale.parse("range:1,5")}
 
@@ -86,3 +88,10 @@ def assert_same(engine: Any, pandas: Any, path: str = "", *, rel: float = 1e-9) 
         assert math.isclose(engine, pandas, rel_tol=rel, abs_tol=rel), (path, engine, pandas)
     else:
         assert engine == pandas, (path, engine, pandas)
+
+
+def problems(call: Any) -> list[str]:
+    """The problems ``call`` raises (a ValidationError), as the messages print them."""
+    with pytest.raises(ValidationError) as info:
+        call()
+    return [str(p) for p in info.value.problems]

@@ -8,14 +8,7 @@ import pytest
 import assay
 from assay.analysis.pushdown import open_table
 from assay.data.validate import MAX_PROBLEMS_PER_CHECK
-from assay.errors import ValidationError
-from tests.analysis.pushdown._tables import SCALES, rich_table, write
-
-
-def problems(call):
-    with pytest.raises(ValidationError) as info:
-        call()
-    return [str(p) for p in info.value.problems]
+from tests.analysis.pushdown._tables import SCALES, problems, rich_table, write
 
 
 def broken(frame: pd.DataFrame) -> pd.DataFrame:

@@ -15,8 +15,7 @@ import pytest
 import assay
 from assay.analysis.pushdown import engine_score_summary, open_table
 from assay.analysis.scores import score_summary
-from assay.errors import ValidationError
-from tests.analysis.pushdown._tables import SCALES, assert_same, rich_table
+from tests.analysis.pushdown._tables import SCALES, assert_same, problems, rich_table
 
 
 def partitioned(frame: pd.DataFrame, root: Path, keys: list[str], *,
@@ -37,12 +36,6 @@ def ordered(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def frame():
     return rich_table(n_items=30, runs=3)
-
-
-def problems(call):
-    with pytest.raises(ValidationError) as info:
-        call()
-    return [str(p) for p in info.value.problems]
 
 
 @pytest.mark.parametrize("key", ["judge", "run"])

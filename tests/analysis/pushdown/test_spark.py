@@ -14,8 +14,8 @@ from assay.analysis.benchmark import benchmark_report, benchmark_rows
 from assay.analysis.pushdown import engine_benchmark_report, engine_score_summary, open_table
 from assay.analysis.scores import score_summary
 from assay.data.engine import SparkEngine
-from assay.errors import ConfigError, ValidationError
-from tests.analysis.pushdown._tables import SCALES, assert_same, rich_table, write
+from assay.errors import ConfigError
+from tests.analysis.pushdown._tables import SCALES, assert_same, problems, rich_table, write
 from tests.analysis.pushdown.test_checks import broken
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -24,12 +24,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def frame():
     return rich_table(n_items=60, runs=3)
-
-
-def problems(call):
-    with pytest.raises(ValidationError) as info:
-        call()
-    return [str(p) for p in info.value.problems]
 
 
 @pytest.mark.parametrize("fmt", ["folder", "hive"])  # one file: the tests below
