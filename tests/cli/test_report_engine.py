@@ -78,3 +78,12 @@ def test_a_problem_in_a_folder_is_one_line_with_file_row_and_column(frame, tmp_p
     assert code == 2
     assert "Traceback" not in err
     assert f"{folder}/part-002.parquet, row 101, column 'score': criterion " in err
+
+
+def test_asking_spark_for_what_only_pandas_does_is_one_line(frame, tmp_path, capsys):
+    folder = write(frame, tmp_path, "folder")
+    code, _, err = run(["report", str(folder), "--kind", "scores", "--engine", "spark",
+                        "--format", "html", "--out", str(tmp_path / "o"), *SCALE], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--engine spark: --format html reads the whole table" in err
+    assert "use --engine duckdb or pandas" in err
