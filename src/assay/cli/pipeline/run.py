@@ -67,6 +67,8 @@ def _report(ctx: Context) -> list[list[str]]:
     step = ctx.config.report
     space = ctx.run / "attribute_space.json"
     extra = ["--attribute-space", str(space)] if space.is_file() else []
+    if step.calibrate:
+        extra.append("--calibrate")
     return [["report", str(ctx.run), "--kind", ",".join(step.kinds), "--format", ",".join(step.formats),
              "--out", str(ctx.run / step.out), *extra]]
 
@@ -91,8 +93,8 @@ STEPS: tuple[Step, ...] = (
     Step("generate", lambda c: bool(c.systems), _generate),
     Step("judge", lambda c: bool(c.judges), _judge),
     Step("native-scores", lambda c: c.native_scores is not None, _native),
-    # The judge baselines (BERTScore, G-Eval): `assay.judge.baselines.run_baselines`, run in
-    # process by `run_baselines_step` below, since `assay baselines` is another branch's command.
+    # The judge baselines (BERTScore, G-Eval): `assay.judge.baselines.run_baselines` with the
+    # whole config (its llm and cache), run in process by `run_baselines_step` below.
     Step("baselines", lambda c: c.baselines is not None, _baselines),
     Step("report", lambda c: bool(c.judges), _report),
     Step("export", lambda c: bool(c.export) and bool(c.judges), _export),
@@ -150,11 +152,8 @@ def run_command(
 def run_baselines_step(ctx: Context) -> int:
     """The baselines step: ``assay.judge.baselines.run_baselines(run_folder, config)``,
     imported only when the config has a ``baselines`` section."""
-    try:
-        from assay.judge.baselines import run_baselines  # type: ignore[import-not-found]
-    except ImportError:
-        raise ConfigError("baselines: this assay has no judge baselines yet (assay.judge.baselines); "
-                          "remove the section, or install an assay with the baselines command") from None
+    from assay.judge.baselines import run_baselines
+
     run_baselines(ctx.run, ctx.config)
     return 0
 

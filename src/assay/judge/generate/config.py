@@ -211,6 +211,8 @@ class ReportStep(BaseModel):
     """The report formats (``assay report --format``): text, json, html, xlsx, latex, png."""
     out: str = "report"
     """The report folder, inside the run folder."""
+    calibrate: bool = False
+    """Add the calibration of the judges against the native scores (``--calibrate``)."""
 
 
 class ExportStep(BaseModel):
