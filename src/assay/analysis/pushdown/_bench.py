@@ -136,6 +136,7 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
     cluster_of_item = np.asarray(items["cluster"], dtype=object)
     _check_cells(table, cubes.pop("seen"), cubes.pop("duplicated"), item_labels,
                  cluster_of_item, arms, runs)
+    table.engine.release(("bench_items", "bench_arms", "bench_runs"))  # the arrays come next
     changes = np.flatnonzero(cluster_of_item[1:] != cluster_of_item[:-1]) + 1
     starts = np.concatenate(([0], changes)).astype(np.int64)
     sizes = np.diff(np.append(starts, n_items)).astype(np.float64)

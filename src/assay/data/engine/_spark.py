@@ -118,6 +118,11 @@ class SparkEngine:
         """A temporary view computed once: its rows are kept by the executors."""
         self.session.sql(sql).localCheckpoint().createOrReplaceTempView(name)
 
+    def release(self, tables: tuple[str, ...]) -> None:
+        """Drop the temporary views ``tables`` (their checkpointed rows with them)."""
+        for name in tables:
+            self.session.catalog.dropTempView(name)
+
     def scan(self, source: TableSource, raw: dict[str, str] | None = None) -> str:
         """The name of a temporary view reading ``source`` with ``__file`` and ``__row``."""
         if source.given not in self._scans:
