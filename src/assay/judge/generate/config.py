@@ -11,11 +11,12 @@ Examples
 'https://api.openai.com/v1'
 >>> SystemConfig(name="echo", command=["cat"]).endpoint
 'command:cat'
->>> SystemConfig(name="x")
-Traceback (most recent call last):
-...
-pydantic_core._pydantic_core.ValidationError: 1 validation error for SystemConfig
-  Value error, give model (an OpenAI-compatible endpoint) or command (a local program) [...]
+>>> from pydantic import ValidationError
+>>> try:
+...     SystemConfig(name="x")
+... except ValidationError as error:
+...     print(error.errors()[0]["msg"])
+Value error, give model (an OpenAI-compatible endpoint) or command (a local program)
 """
 
 from __future__ import annotations
