@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import sqlite3
 
+import pytest
+
 from tests.cli._judge_helpers import run, write_config
 
 
@@ -27,6 +29,7 @@ def test_dry_run_and_describe_price_a_batch_at_the_discount(server, tmp_path, ca
     assert server.stats.requests == 0 and server.batches.created == 0  # nothing sent
 
 
+@pytest.mark.slow  # a few seconds: the default suite stays under 10 minutes
 def test_a_judge_run_through_the_batch_api(server, tmp_path, capsys):
     server.configure(batch_delay_s=0.1)
     config = write_config(tmp_path, server.url, transport="batch", batch_poll_s=0.02, batch_poll_max_s=0.05)

@@ -122,6 +122,7 @@ def test_report_reads_a_bench_csv_directly(tmp_path, capsys):
     assert "Accuracy (arms in benchmark order, not ranked):" in out
 
 
+@pytest.mark.slow  # a few seconds: the default suite stays under 10 minutes
 def test_every_kind_writes_its_files(tmp_path, capsys):
     from assay.demo.simulate import simulate_evaluation
 

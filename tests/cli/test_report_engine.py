@@ -52,6 +52,7 @@ def test_reports_the_engine_does_not_make_are_skipped_with_the_reason(frame, tmp
     assert "agreement report skipped: made by the pandas engine only" in out
 
 
+@pytest.mark.slow  # a few seconds: the default suite stays under 10 minutes
 def test_a_fallback_is_named(frame, tmp_path, capsys):
     folder = write(frame, tmp_path, "folder")
     code, out, err = run(["report", str(folder), "--kind", "scores", *SCALE, "--format",

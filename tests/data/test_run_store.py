@@ -34,6 +34,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+@pytest.mark.slow  # a few seconds: the default suite stays under 10 minutes
 def test_report_and_validate_read_a_read_only_store_and_write_nothing_beside_it(tmp_path):
     run = _store(tmp_path / "run")
     assert sorted(p.name for p in run.iterdir()) == [STORE_FILENAME]  # closed cleanly: no -wal
@@ -61,6 +62,7 @@ def test_a_store_being_written_is_read_with_every_committed_judgment(tmp_path):
         assert table.frame["item"].tolist() == ["q0", "q1", "q2", "q3"]
 
 
+@pytest.mark.slow  # a few seconds: the default suite stays under 10 minutes
 @pytest.mark.parametrize("damage", ["truncated", "not_sqlite", "no_tables"])
 def test_a_damaged_store_is_one_line_naming_the_file(tmp_path, damage):
     run = _store(tmp_path / "run", n=400)

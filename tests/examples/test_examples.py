@@ -26,6 +26,7 @@ def test_there_are_examples():
     assert [p.name for p in EXAMPLES] == ["custom_page.py", "notebook_pairwise.py", "score_a_table.py"]
 
 
+@pytest.mark.slow  # a few seconds: the default suite stays under 10 minutes
 @pytest.mark.parametrize("script", PAGE_EXAMPLES, ids=lambda p: p.stem)
 def test_example_runs_and_writes_its_pages(script, tmp_path):
     done = run(script, tmp_path / "out")
@@ -35,6 +36,7 @@ def test_example_runs_and_writes_its_pages(script, tmp_path):
     assert index.is_file() and (tmp_path / "out" / "html" / "glossary.html").is_file()
 
 
+@pytest.mark.slow  # a few seconds: the default suite stays under 10 minutes
 def test_score_a_table_prints_the_reports(tmp_path):
     done = run(REPO / "examples" / "score_a_table.py", tmp_path / "out")
     assert done.returncode == 0, done.stderr[-3000:]

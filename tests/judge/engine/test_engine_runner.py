@@ -99,6 +99,7 @@ def test_rerun_resumes_and_a_fresh_folder_is_served_by_the_cache(server, make_cl
     assert a["raw_response"].tolist() == b["raw_response"].tolist()
 
 
+@pytest.mark.slow  # a few seconds: the default suite stays under 10 minutes
 def test_sigkill_then_resume_ends_with_exactly_the_planned_rows(server, make_client, tmp_path):
     n, concurrency = 400, 8
     server.configure(latency_s=0.01, jitter_s=0.01)

@@ -70,6 +70,7 @@ def test_escape_every_special_character() -> None:
     assert latex_escape("plain-name 7b") == "plain-name 7b"
 
 
+@pytest.mark.slow  # a few seconds: the default suite stays under 10 minutes
 def test_demo_tables_structure_and_numbers(demo: tuple[Any, dict[str, Any]], tmp_path: Path) -> None:
     _, reports = demo
     written = write_paper_tables(reports, tmp_path)
