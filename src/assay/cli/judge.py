@@ -141,7 +141,8 @@ def judge_command(
 
     Example: assay judge --init exp1; assay judge exp1/assay.yaml --dry-run --limit 2
     """
-    from assay.judge.engine import EXAMPLE_CONFIG, load_config
+    from assay.judge.engine import load_config
+    from assay.judge.example import EXAMPLE_CONFIG
 
     if display not in ("rich", "plain"):
         raise ConfigError(f"--display: expected rich or plain, got {display!r}")

@@ -32,6 +32,7 @@ from assay.analysis.benchmark._data import (
     SHOWN_CELLS,
     BenchData,
     CellNamer,
+    all_binary,
     duplicated_cells_error,
     empty_cells_error,
     unlabelled_arms_error,
@@ -145,7 +146,7 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
     data = BenchData(
         arms=tuple(arms), runs=tuple(runs), cluster_labels=cluster_of_item[starts],
         item_labels=item_labels, item_cluster=item_cluster, cluster_starts=starts, sizes=sizes,
-        scores=scores, binary=_binary(scores),
+        scores=scores, binary=all_binary(scores),
         agreement=cubes.get("agreement"), failure=cubes["failure"],
         failure_kinds=tuple(kinds), usd=cubes.get("usd"),
         usd_estimated=cubes.get("estimated"), tokens=cubes.get("tokens"),
@@ -153,12 +154,6 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
         n_items_unlabelled=0 if n_items_all is None else int(n_items_all - n_items),
         evidence_checked=evidence)
     return data, judge_name, criterion_name
-
-
-def _binary(scores: npt.NDArray[np.float64]) -> bool:
-    """Whether every score is 0 or 1, checked an arm at a time (no cube-sized temporaries)."""
-    return all(bool(np.all((arm == 0.0) | (arm == 1.0)))
-               for arm in (scores[:, a, :] for a in range(scores.shape[1])))
 
 
 def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],

@@ -13,7 +13,7 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
                "SingleFlight", "cache_key", "cache_path", "default_cache_path"],
     ".client": ["ClientStats", "LLMClient"],
     ".client_config": ["ClientConfig", "client_problems"],
-    ".config": ["AssayConfig", "EXAMPLE_CONFIG", "InputsConfig", "load_config", "parse_config"],
+    ".config": ["AssayConfig", "InputsConfig", "load_config", "parse_config"],
     ".lock": ["LOCK_FILENAME", "RunFolderLocked", "RunLock"],
     ".pricing": ["Price", "estimate_tokens", "find_price"],
     ".runner": ["Progress", "RunSummary", "default_rows", "run_requests"],

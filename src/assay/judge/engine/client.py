@@ -301,22 +301,10 @@ class LLMClient:
         got = self._completion(body, sent["messages"], model, request.response_model,
                                "response_format" in sent, tally, _logprob_token(request, params),
                                factor=price_factor(self.config))
-        if got.refusal:
-            return self._reply(request, tally, started, got.refusal, "refusal",
-                               "the judge refused: " + got.refusal[:200])
-        if request.response_model is None:
-            if got.content and got.content.strip():
-                self._remember(cache_key, got.content, tally, got.top_logprobs)
-                return self._reply(request, tally, started, got.content, None, None,
-                                   top_logprobs=got.top_logprobs)
-            return self._reply(request, tally, started, got.content, "parse_error", "empty reply")
-        outcome = parse_verdict(got.content, request.response_model)
-        if outcome.verdict is not None:
-            self._remember(cache_key, got.content or "", tally, got.top_logprobs)
-            return self._reply(request, tally, started, got.content, None, None, outcome.verdict,
-                               top_logprobs=got.top_logprobs)
-        kind: ReplyFailure = "refusal" if outcome.failure_kind == "refusal" else "parse_error"
-        return self._reply(request, tally, started, got.content, kind, outcome.error or "invalid reply")
+        settled = self._settle(request, cache_key, got, tally, started)
+        if isinstance(settled, Reply):
+            return settled
+        return self._reply(request, tally, started, got.content, "parse_error", settled)
 
     def prefetch(self, requests: Sequence[ChatRequest]) -> int:
         """Look ``requests`` up in the cache in bulk, for :meth:`complete` to find; return the hits.
@@ -387,28 +375,38 @@ class LLMClient:
             if isinstance(got, _Failure):
                 return self._reply(request, tally, started, text, got.kind, got.error)
             text = got.content
-            if got.refusal:
-                return self._reply(request, tally, started, got.refusal, "refusal",
-                                   "the judge refused: " + got.refusal[:200])
-            if request.response_model is None:
-                if text and text.strip():
-                    self._remember(key, text, tally, got.top_logprobs)
-                    return self._reply(request, tally, started, text, None, None,
-                                       top_logprobs=got.top_logprobs)
-                error = "empty reply"
-            else:
-                outcome = parse_verdict(text, request.response_model)
-                if outcome.verdict is not None:
-                    self._remember(key, text or "", tally, got.top_logprobs)
-                    return self._reply(request, tally, started, text, None, None, outcome.verdict,
-                                       top_logprobs=got.top_logprobs)
-                if outcome.failure_kind == "refusal":
-                    return self._reply(request, tally, started, text, "refusal", outcome.error)
-                error = outcome.error or "invalid reply"
+            settled = self._settle(request, key, got, tally, started)
+            if isinstance(settled, Reply):
+                return settled
+            error = settled
             logger.debug("request %s: unusable reply (%s), round %d", request.key, error, round_ + 1)
             messages = [*messages, {"role": "assistant", "content": (text or "")[:4000]},
                         {"role": "user", "content": _CORRECTION.format(error=error)}]
         return self._reply(request, tally, started, text, "parse_error", error)
+
+    def _settle(self, request: ChatRequest, key: str, got: Completion, tally: _Tally,
+                started: float) -> Reply | str:
+        """The reply one completion gives (a verdict, free text or a refusal, a good one
+        remembered in the cache), or why it cannot be used: the caller asks again with
+        that text (:meth:`_ask`) or stores it as a parse error (:meth:`batch_reply`)."""
+        text = got.content
+        if got.refusal:
+            return self._reply(request, tally, started, got.refusal, "refusal",
+                               "the judge refused: " + got.refusal[:200])
+        if request.response_model is None:
+            if text and text.strip():
+                self._remember(key, text, tally, got.top_logprobs)
+                return self._reply(request, tally, started, text, None, None,
+                                   top_logprobs=got.top_logprobs)
+            return "empty reply"
+        outcome = parse_verdict(text, request.response_model)
+        if outcome.verdict is not None:
+            self._remember(key, text or "", tally, got.top_logprobs)
+            return self._reply(request, tally, started, text, None, None, outcome.verdict,
+                               top_logprobs=got.top_logprobs)
+        if outcome.failure_kind == "refusal":
+            return self._reply(request, tally, started, text, "refusal", outcome.error)
+        return outcome.error or "invalid reply"
 
     def _remember(self, key: str, text: str, tally: _Tally,
                   top_logprobs: tuple[tuple[str, float], ...] | None = None) -> None:
