@@ -85,7 +85,7 @@ def _datapoints(ctx: Context) -> list[list[str]]:
 def _baselines(ctx: Context) -> list[list[str]]:
     methods = (ctx.config.baselines or {}).get("methods")
     listed = ["--methods", ",".join(map(str, methods))] if isinstance(methods, list) else []
-    return [["baselines", str(ctx.run), *listed]]
+    return [["baselines", str(ctx.run), "--config", str(ctx.path), *listed]]
 
 
 STEPS: tuple[Step, ...] = (
@@ -93,8 +93,8 @@ STEPS: tuple[Step, ...] = (
     Step("generate", lambda c: bool(c.systems), _generate),
     Step("judge", lambda c: bool(c.judges), _judge),
     Step("native-scores", lambda c: c.native_scores is not None, _native),
-    # The judge baselines (BERTScore, G-Eval): `assay.judge.baselines.run_baselines` with the
-    # whole config (its llm and cache), run in process by `run_baselines_step` below.
+    # The judge baselines (BERTScore, G-Eval): `assay baselines` reads the config's baselines
+    # section (with its llm and cache) like any other step's command.
     Step("baselines", lambda c: c.baselines is not None, _baselines),
     Step("report", lambda c: bool(c.judges), _report),
     Step("export", lambda c: bool(c.export) and bool(c.judges), _export),
@@ -141,21 +141,12 @@ def run_command(
     for number, step in enumerate(chosen, start=1):
         for words in step.commands(ctx):
             say(f"[{number}/{len(chosen)}] {step.name}: {shlex.join(['assay', *words])}")
-            code = run_baselines_step(ctx) if step.name == "baselines" else _invoke(words)
+            code = _invoke(words)
             if code:
                 say(f"step {step.name} ended with exit status {code}; later steps not run; "
                     f"to resume: {resume}")
                 raise typer.Exit(code)
     say(f"done: {len(chosen)} steps into {out}")
-
-
-def run_baselines_step(ctx: Context) -> int:
-    """The baselines step: ``assay.judge.baselines.run_baselines(run_folder, config)``,
-    imported only when the config has a ``baselines`` section."""
-    from assay.judge.baselines import run_baselines
-
-    run_baselines(ctx.run, ctx.config)
-    return 0
 
 
 def _invoke(words: list[str]) -> int:
