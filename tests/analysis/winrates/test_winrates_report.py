@@ -348,6 +348,7 @@ def _same(a: list[dict], b: list[dict]) -> None:
                 assert x[k] == y[k], k
 
 
+@pytest.mark.slow  # 25 full win-rate reports (about 20 s on 2 cores): run by .ci/run's slow step
 @settings(max_examples=25, deadline=None)
 @given(small_tables())
 def test_invariances(data) -> None:

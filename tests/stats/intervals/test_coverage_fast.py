@@ -122,6 +122,7 @@ def test_studentised_bootstrap() -> None:
     _assert_near(_tally("bootstrap", "spec-large", 400, seed=3000), 0.95)
 
 
+@pytest.mark.slow  # about 10 s of Bayes fits on 2 cores: run by .ci/run's slow step
 def test_bayes_misses_fall_below() -> None:
     tally = _tally("bayes", "spec-small", 150, seed=4000)
     _assert_near(tally, 0.965)
