@@ -58,15 +58,21 @@ def frame():
 
 
 @pytest.fixture(scope="module")
-def loaded(frame, tmp_path_factory):
+def parquet(frame, tmp_path_factory):
     path = tmp_path_factory.mktemp("pandas") / "t.parquet"
     frame.to_parquet(path, index=False)
-    return assay.load(path, scales=SCALES)
+    return path
+
+
+@pytest.fixture(scope="module")
+def loaded(parquet):
+    return assay.load(parquet, scales=SCALES)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_scores_and_benchmark_equal_the_pandas_path(backend, frame, loaded, tmp_path):
+def test_scores_and_benchmark_equal_the_pandas_and_duckdb_paths(backend, frame, parquet, loaded,
+                                                                tmp_path):
     url = database(frame, tmp_path, backend)
     table = open_table("judgments", scales=SCALES, engine=IbisEngine(url))
     report, judge, criterion = engine_benchmark_report(table, B=200, seed=5, method="bootstrap")
@@ -75,6 +81,9 @@ def test_scores_and_benchmark_equal_the_pandas_path(backend, frame, loaded, tmp_
     expected = benchmark_report(benchmark_rows(loaded), B=200, seed=5, method="bootstrap")
     assert_same(report.to_dict(), expected.to_dict())
     assert_same(engine_score_summary(table).to_dict(), score_summary(loaded).to_dict())
+    files = open_table(parquet, scales=SCALES)  # the DuckDB engine on the Parquet file
+    assert_same(report.to_dict(), engine_benchmark_report(files, B=200, seed=5,
+                                                          method="bootstrap")[0].to_dict())
 
 
 def broken(frame: pd.DataFrame) -> pd.DataFrame:
