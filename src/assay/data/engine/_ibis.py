@@ -170,7 +170,9 @@ class IbisEngine:
         return {name: batch.column(name).to_numpy(zero_copy_only=False) for name in names}
 
     def batches(self, sql: str, size: int) -> Iterator[Any]:
-        """The rows of a query as Arrow record batches of ``size`` rows, fetched in turn."""
+        """The rows of a query as Arrow record batches of ``size`` rows (at most 65,536: a
+        driver's cursor gives Python tuples, about 300 bytes a row), fetched in turn."""
+        size = min(size, 1 << 16)
         cursor = self._run(sql)
         names = [d[0] for d in cursor.description]
         while True:
