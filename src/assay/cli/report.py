@@ -41,7 +41,8 @@ REPORT_HELP = (
 
 @app.command("report", help=REPORT_HELP)
 def report_command(
-    src: Annotated[list[Path], typer.Argument(help="Judgments files or run folders.")],
+    src: Annotated[list[Path], typer.Argument(
+        help="Judgments files or run folders (a table name with --engine ibis://...).")],
     kind: Annotated[str, typer.Option(
         help="Reports and groups to make, comma-separated (listed above): each report the data "
         "do not support is skipped with its reason (skipped.json, a card in index.html).")]
