@@ -125,6 +125,7 @@ class IbisEngine:
         self.backend = str(self.connection.name)
         self.dialect = Dialect("ibis", backend=self.backend)
         self._views: dict[str, str] = {}
+        self._translated: dict[str, str] = {}
 
     def _connect(self) -> Any:
         import ibis
@@ -256,18 +257,25 @@ class IbisEngine:
             raise InputError(source.given, f"cannot be read: {self._scrub(exc)}") from None
 
     def _run(self, sql: str) -> Any:
-        import sqlglot
-
-        text = self._with_views(sql)
         try:
-            native = sqlglot.transpile(text, read="duckdb", write=self.connection.dialect)[0]
+            native = self._with_views(sql)
             return self.connection.raw_sql(native)
         except Exception as exc:  # the driver's and sqlglot's errors, worded for the user
             raise ConfigError(f"{self.shown}: the {self.backend} backend cannot run the "
                               f"engine's query: {self._scrub(exc)}") from None
 
+    def _native(self, sql: str) -> str:
+        """``sql`` (DuckDB's spelling) in the backend's, translated once per text."""
+        if sql not in self._translated:
+            import sqlglot
+
+            self._translated[sql] = sqlglot.transpile(sql, read="duckdb",
+                                                      write=self.connection.dialect)[0]
+        return self._translated[sql]
+
     def _with_views(self, sql: str) -> str:
-        """``sql`` with the views it reads (and those they read) as a ``WITH`` clause."""
+        """``sql`` with the views it reads (and those they read) as a ``WITH`` clause, in
+        the backend's spelling (each view translated once: the views are most of the text)."""
         needed: set[str] = set()
         pending = [sql]
         while pending:
@@ -276,12 +284,13 @@ class IbisEngine:
                 if name not in needed and re.search(rf"\b{re.escape(name)}\b", text):
                     needed.add(name)
                     pending.append(body)
+        query = self._native(sql)
         if not needed:
-            return sql
-        ctes = ", ".join(f"{name} AS ({body})" for name, body in self._views.items()
+            return query
+        ctes = ", ".join(f"{name} AS ({self._native(body)})" for name, body in self._views.items()
                          if name in needed)
-        head = re.match(r"\s*WITH\s", sql, flags=re.IGNORECASE)
-        return f"WITH {ctes}, {sql[head.end():]}" if head else f"WITH {ctes} {sql}"
+        head = re.match(r"\s*WITH\s", query, flags=re.IGNORECASE)
+        return f"WITH {ctes}, {query[head.end():]}" if head else f"WITH {ctes} {query}"
 
 
 @contextmanager
