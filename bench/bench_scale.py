@@ -12,8 +12,10 @@ same rows as one Parquet file and runs the pandas path (``--engine pandas``) on 
 checks that the JSON of both reports agrees to 1e-9. Up to ``--spark-max`` rows (and
 when pyspark and Java are there) it runs ``--engine spark`` (``local[2]``) on the folder
 too; its peak memory is that of the whole process tree (Python and the JVM it starts),
-sampled with psutil every 50 ms. Results go to stdout; keep them in
-bench/results/scale.txt.
+sampled with psutil every 50 ms. Up to ``--ibis-max`` rows (0 by default) it loads the
+folder into a DuckDB database file and an SQLite file as the table ``judgments`` and runs
+``--engine ibis://...`` on each (the load is not timed). Results go to stdout; keep them
+in bench/results/scale.txt.
 """
 
 from __future__ import annotations
@@ -121,6 +123,8 @@ def main() -> None:
     parser.add_argument("--pandas-max", type=int, default=3_000_000)
     parser.add_argument("--spark-max", type=int, default=1_000_000,
                         help="largest size run on Spark local[2] (0: none)")
+    parser.add_argument("--ibis-max", type=int, default=0,
+                        help="largest size run through ibis on DuckDB and SQLite files (0: none)")
     parser.add_argument("--data", type=Path, default=Path(__file__).parent / "out" / "scale")
     parser.add_argument("--keep", action="store_true", help="keep the generated data")
     args = parser.parse_args()
@@ -135,29 +139,65 @@ def main() -> None:
         size = sum(f.stat().st_size for f in folder.iterdir()) / 2**20
         print(f"\n{rows:,} rows: {size:,.0f} MiB of Parquet in {len(list(folder.iterdir()))} "
               f"files (written in {time.perf_counter() - start:.1f} s)")
+        databases = (load_databases(folder, args.data / f"rows-{rows}")
+                     if rows <= args.ibis_max else {})
         for kind in ("benchmark", "scores"):
             runs = [("duckdb", folder)] + ([("pandas", single)] if single else [])
             if rows <= args.spark_max and spark_runs():
                 runs.append(("spark", folder))
+            runs += [(url, "judgments") for url in databases.values()]
             outputs = {}
             for engine, source in runs:
-                out = args.data / f"out-{rows}-{kind}-{engine}"
+                name = (f"ibis-{engine.split('://')[1]}" if engine.startswith("ibis://")
+                        else engine)
+                out = args.data / f"out-{rows}-{kind}-{name}"
                 wall, rss, code, tail = (timed_tree if engine == "spark" else timed)([
                     "report", str(source), "--kind", kind, "--scale", "score=binary",
                     "--engine", engine, "--format", "json", "--out", str(out)])
+                engine = name
                 status = "" if code == 0 else f"  FAILED ({code}): {tail}"
-                print(f"  {kind:9s} {engine:6s} {wall:7.1f} s  peak RSS {rss:7,.0f} MiB  "
+                print(f"  {kind:9s} {engine:11s} {wall:7.1f} s  peak RSS {rss:7,.0f} MiB  "
                       f"(load {os.getloadavg()[0]:.1f}){status}")
                 if code == 0:
                     outputs[engine] = json.loads((out / f"{kind}.json").read_text())
-            for other in ("pandas", "spark"):
+            for other in ("pandas", "spark", "ibis-duckdb", "ibis-sqlite"):
                 if "duckdb" in outputs and other in outputs:
                     same = close(outputs["duckdb"], outputs[other])
                     print(f"  {kind:9s} duckdb and {other} agree to 1e-9: {same}")
         if not args.keep:
-            for path in [folder, single]:
+            for path in [folder, single, *(Path(u.split("://")[2]) for u in databases.values())]:
                 if path is not None and path.exists():
                     subprocess.run(["rm", "-rf", str(path)], check=True)
+
+
+def load_databases(folder: Path, stem: Path) -> dict[str, str]:
+    """The Parquet folder as the table ``judgments`` of a DuckDB and an SQLite file:
+    backend -> the ``--engine`` URL."""
+    import sqlite3
+
+    import duckdb
+
+    urls = {}
+    for backend in ("duckdb", "sqlite"):
+        path = stem.with_suffix(f".{backend}")
+        path.unlink(missing_ok=True)
+        start = time.perf_counter()
+        if backend == "duckdb":
+            with duckdb.connect(str(path)) as connection:
+                connection.execute("CREATE TABLE judgments AS SELECT * FROM "
+                                   f"read_parquet('{folder}/*.parquet')")
+        else:
+            with sqlite3.connect(path) as connection:
+                connection.execute("CREATE TABLE judgments (cluster TEXT, item TEXT, arm TEXT, "
+                                   "run INTEGER, score INTEGER, usd REAL)")
+                for file in sorted(folder.iterdir()):
+                    rows = pq.read_table(file).to_pylist()
+                    connection.executemany("INSERT INTO judgments VALUES (:cluster, :item, "
+                                           ":arm, :run, :score, :usd)", rows)
+            connection.close()
+        print(f"  loaded into {path.name} in {time.perf_counter() - start:.1f} s")
+        urls[backend] = f"ibis://{backend}://{path.resolve()}"
+    return urls
 
 
 def spark_runs() -> bool:

@@ -41,7 +41,8 @@ REPORT_HELP = (
 
 @app.command("report", help=REPORT_HELP)
 def report_command(
-    src: Annotated[list[Path], typer.Argument(help="Judgments files or run folders.")],
+    src: Annotated[list[Path], typer.Argument(
+        help="Judgments files or run folders (a table name with --engine ibis://...).")],
     kind: Annotated[str, typer.Option(
         help="Reports and groups to make, comma-separated (listed above): each report the data "
         "do not support is skipped with its reason (skipped.json, a card in index.html).")]
@@ -129,13 +130,16 @@ def report_command(
         "--exclude-self-teach", help="Leave out rows where the item's generator is the arm.")]
     = False,
     engine: Annotated[str, typer.Option(
-        help="auto | duckdb | spark | pandas. DuckDB reads Parquet, CSV or JSONL (a file, a "
-        "folder, a glob, a hive-partitioned dataset) and reduces the rows to sums per cluster "
-        "where they lie, for the scores and benchmark reports; auto takes it for a folder, a "
-        "glob or a file above 64 MiB, pandas otherwise. spark runs the same queries on a Spark "
-        "session over Parquet (pip install 'assay[spark]', Java 17). The engine used is "
-        "printed. (auto also summarises a small Parquet file asked for --kind scores alone "
-        "in DuckDB, quietly: the same numbers, without loading pandas.)")] = "auto",
+        help="auto | duckdb | spark | pandas | ibis://BACKEND-URL. DuckDB reads Parquet, CSV or "
+        "JSONL (a file, a folder, a glob, a hive-partitioned dataset) and reduces the rows to "
+        "sums per cluster where they lie, for the scores and benchmark reports; auto takes it "
+        "for a folder, a glob or a file above 64 MiB, pandas otherwise. spark runs the same "
+        "queries on a Spark session over Parquet (pip install 'assay[spark]', Java 17). "
+        "ibis://BACKEND-URL runs them in a database or warehouse (pip install 'assay[ibis]'): "
+        "SRC is then a table name there, e.g. assay report judgments --engine "
+        "ibis://duckdb:///path/db.duckdb (a password in the URL is never printed). The engine "
+        "used is printed. (auto also summarises a small Parquet file asked for --kind scores "
+        "alone in DuckDB, quietly: the same numbers, without loading pandas.)")] = "auto",
     spark_master: Annotated[str, typer.Option(
         help="--engine spark: the Spark master (local[2]: two local cores; spark://HOST:7077, "
         "yarn...).")] = "local[2]",
@@ -188,10 +192,11 @@ def report_command(
 
         summary = small_score_summary(src[0], scales=scales, conf=options["scores"].conf)
         outcome = None if summary is None else Outcome({"scores": Made(summary)}, {})
-    if chosen in ("duckdb", "spark"):
+    if chosen in ENGINE_NAMES:
         with status("reducing " + ", ".join(map(str, src)) + f" in {ENGINE_NAMES[chosen]}"):
             outcome = engine_outcome(src[0], kinds, options, scales, engine=chosen,
-                                     spark_master=spark_master)
+                                     spark_master=spark_master,
+                                     ibis_url=engine if chosen == "ibis" else None)
     elif outcome is None:
         with status("reading " + ", ".join(map(str, src))):
             judgments = load_inputs(src, map_, set_, scale, missing)
@@ -283,7 +288,7 @@ def _weights(text: str | None) -> dict[str, float] | None:
 
 Engine = Literal["auto", "duckdb", "spark", "pandas"]
 ENGINES = ("auto", "duckdb", "spark", "pandas")
-ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
+ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark", "ibis": "ibis"}
 ENGINE_KINDS = ("scores", "benchmark")
 """Reports made from sufficient statistics computed by the engine."""
 ENGINE_FORMATS = ("text", "json", "latex", "png")
@@ -296,24 +301,36 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
                   formats: Sequence[str], *, table_options: Mapping[str, bool],
                   scales: Mapping[str, Any]) -> tuple[str, str | None]:
     """(engine, line to print or None) for the inputs and options of ``assay report``;
-    the engine is pandas, duckdb or small (see the comment above).
+    the engine is pandas, duckdb, spark, ibis or small (see the comment above).
 
     Raises
     ------
     ConfigError
-        ``--engine duckdb`` or ``spark`` with something only pandas does, or an unknown
-        engine.
+        ``--engine duckdb``, ``spark`` or ``ibis://...`` with something only pandas does,
+        or an unknown engine.
     """
-    from assay.analysis.pushdown._table import engine_reason
-    from assay.data.engine import duckdb_available, resolve_source, spark_missing
+    from assay.analysis.pushdown._table import ENGINE_SCALES, engine_reason
+    from assay.data.engine import (
+        duckdb_available,
+        ibis_missing,
+        redact,
+        resolve_source,
+        spark_missing,
+    )
 
-    if engine not in ENGINES:
-        raise ConfigError(f"--engine {engine!r}: expected one of {', '.join(ENGINES)}")
+    ibis = engine.startswith("ibis://")
+    if engine not in ENGINES and not ibis:
+        shown = repr(engine) if engine.isidentifier() else "(not shown: it may hold a password)"
+        raise ConfigError(f"--engine {shown}: expected one of {', '.join(ENGINES)} or "
+                          "ibis://BACKEND-URL")
     if engine == "pandas":
         return "pandas", "engine: pandas (asked for with --engine pandas)"
     blockers = [f"{name} reads the whole table" for name, used in table_options.items() if used]
     if len(src) != 1:
         blockers.append("several inputs are stacked by pandas")
+    elif ibis:  # SRC names a table: only its scales can stop the engine
+        blockers += [f"criterion {name!r} has a labelled scale ({scale.spelling()})"
+                     for name, scale in scales.items() if scale.kind not in ENGINE_SCALES]
     else:
         reason = engine_reason(src[0], scales)
         if reason is not None:
@@ -323,6 +340,13 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
     other = [f for f in formats if f not in ENGINE_FORMATS]
     if other:
         blockers.append(f"--format {','.join(other)} reads the whole table")
+    if ibis:
+        missing = ibis_missing()
+        reasons = blockers + ([missing] if missing else [])
+        if reasons:
+            raise ConfigError(f"--engine ibis: {'; '.join(reasons)}; export the table to "
+                              "Parquet for --engine duckdb, or use --engine pandas")
+        return "ibis", f"engine: ibis ({redact(engine)}, table {src[0]})"
     if engine == "spark":
         missing = spark_missing()
         reasons = blockers + ([missing] if missing else [])
@@ -358,15 +382,17 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
 
 def engine_outcome(path: Path, kinds: Sequence[Any], options: Mapping[str, Any],
                    scales: Mapping[str, Any], *, engine: str = "duckdb",
-                   spark_master: str = "local[2]") -> Any:
-    """The reports of ``kinds`` made through DuckDB or Spark, as an Outcome; the others
-    skipped. How the table was read (hive keys left out) is printed first."""
+                   spark_master: str = "local[2]", ibis_url: str | None = None) -> Any:
+    """The reports of ``kinds`` made through DuckDB, Spark or ibis (the table ``path`` in
+    the database of ``ibis_url``), as an Outcome; the others skipped. How the table was
+    read (hive keys left out) is printed first."""
     from assay.analysis.pushdown import open_table
-    from assay.data.engine import SparkEngine
+    from assay.data.engine import IbisEngine, SparkEngine
     from assay.report.kinds import Made, Outcome, parse_contrasts
 
-    table = open_table(path, scales=scales,
-                       engine=SparkEngine(master=spark_master) if engine == "spark" else None)
+    chosen = (SparkEngine(master=spark_master) if engine == "spark" else
+              IbisEngine(ibis_url or "") if engine == "ibis" else None)
+    table = open_table(path, scales=scales, engine=chosen)
     for note in table.notes:
         console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     made: dict[str, Any] = {}

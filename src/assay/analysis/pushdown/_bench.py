@@ -111,8 +111,8 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
     if n_unlabelled:
         _check_arms_labelled(table, labelled)
         (n_items_all,) = table.query(
-            "SELECT count(DISTINCT CASE WHEN reportable THEN "
-            f"{engine.dialect.struct(c='cluster', i='item')} END) FROM bench_rows")[0]
+            "SELECT count(*) FROM (SELECT DISTINCT cluster, item FROM bench_rows "
+            "WHERE reportable) AS k")[0]
     engine.view("bench_labelled", f"SELECT * FROM bench_rows WHERE reportable AND {labelled}")
     engine.materialize("bench_items", "SELECT cluster, item, CAST(row_number() OVER (ORDER BY "
                        "cluster, item) - 1 AS BIGINT) AS i FROM "
@@ -175,12 +175,8 @@ def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
                       if kinds else "CAST(-1 AS INTEGER) AS failure")
     if "outcome" in columns or has_failure:
         outcome = "l.outcome" if "outcome" in columns else "NULL"
-        dialect = table.engine.dialect
-        select.append(f"CAST(CASE WHEN {outcome} IS NOT NULL THEN "
-                      f"{dialect.hash(repr('o'), outcome)} WHEN l.failure_kind IS NOT NULL THEN "
-                      f"{dialect.hash(repr('f'), 'l.failure_kind')} ELSE "
-                      f"{dialect.hash(repr('s'), 'l.score')} END AS {dialect.hash_type}) "
-                      "AS agreement")
+        code = table.engine.dialect.output_code(outcome, "l.failure_kind", "l.score")
+        select.append(f"{code} AS agreement")
         # 64 bits, unsigned in DuckDB and signed in Spark: kept as int64 (only equality counts).
         cubes["agreement"] = np.empty(n_cells, dtype=np.int64)
     if "usd" in columns:

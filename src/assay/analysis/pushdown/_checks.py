@@ -21,6 +21,7 @@ from assay.data.engine import (
     DUCKDB,
     Dialect,
     TableSource,
+    distinct_values,
     partition_columns,
     partition_conflict,
     partition_value_sql,
@@ -45,9 +46,9 @@ class _Check:
     condition: str
     """SQL, true on a failing row of the scan."""
     message: Callable[[Any], str]
-    """The message, from the failing row's value of ``column``."""
-    value: str = ""
-    """SQL of the value shown (the column by default)."""
+    """The message, from the failing row's value of ``column`` (or the dict of ``fields``)."""
+    fields: tuple[tuple[str, str], ...] = ()
+    """(name, SQL) of the values the message shows, when not just the column's."""
 
 
 def _show(value: object) -> str:
@@ -89,9 +90,10 @@ def row_checks(raw: Mapping[str, str], scales: Mapping[str, Scale],
             _Check("run", "run IS NULL", lambda v: "required value is missing (a run number 1..R)"),
             _Check("run", f"run IS NOT NULL AND {number} IS NULL",
                    lambda v: f"expected a number, got {_show(v)}"),
-            _Check("run", f"{number} IS NOT NULL AND ({number} % 1 <> 0 OR abs({number}) > 2147483648)",
+            _Check("run", f"{number} IS NOT NULL AND ({dialect.fractional(number)} "
+                   f"OR abs({number}) > 2147483648)",
                    lambda v: f"expected a whole number, got {_show(v)}"),
-            _Check("run", f"{number} % 1 = 0 AND {number} < 1",
+            _Check("run", f"NOT {dialect.fractional(number)} AND {number} < 1",
                    lambda v: "expected a run number >= 1")]
     for name in ("usd", "tokens_in", "tokens_out", "latency_s"):
         if name in raw:
@@ -127,6 +129,11 @@ def row_checks(raw: Mapping[str, str], scales: Mapping[str, Scale],
                              lambda v: f"expected one of {', '.join(SPLITS)}"))
     if "score" in raw:
         checks += _score_checks(raw, scales, dialect, _blank)
+    for name in ("score", "run", "usd", "tokens_in", "tokens_out", "latency_s", "weight",
+                 "position"):
+        stored = dialect.stored_text(name)
+        if name in raw and stored is not None and raw[name].upper().startswith(_NUMERIC_TYPES):
+            checks.insert(0, _Check(name, stored, lambda v: f"expected a number, got {_show(v)}"))
     return checks
 
 
@@ -135,21 +142,21 @@ def _score_checks(raw: Mapping[str, str], scales: Mapping[str, Scale], dialect: 
     sql_text = dialect.text
     criterion = (f"coalesce(CAST(criterion AS {dialect.string}), {sql_text(DEFAULT_CRITERION)})"
                  if "criterion" in raw else sql_text(DEFAULT_CRITERION))
-    shown = dialect.struct(c=criterion, v="score")
+    shown = (("c", criterion), ("v", "score"))
     number = "TRY_CAST(score AS DOUBLE)"
     declared = ", ".join(sql_text(name) for name in scales) or "NULL"
     checks = [_Check("score", f"NOT {_blank('score', raw)} AND {number} IS NULL AND {criterion} IN "
                      f"({declared})", lambda v: f"criterion {quote(v['c'])}: expected a number, "
-                     f"got {_show(v['v'])}", value=shown),
+                     f"got {_show(v['v'])}", fields=shown),
               _Check("score", f"NOT {_blank('score', raw)} AND {number} IS NULL AND "
                      f"{criterion} NOT IN "
                      f"({declared})", lambda v: f"non numeric score for criterion {quote(v['c'])} "
                      f"(e.g. {_show(v['v'])}): the engine reads numbers; declare the criterion's "
                      "scale and read it with --engine pandas",
-                     value=shown),
+                     fields=shown),
               _Check("score", f"score IS NOT NULL AND NOT {dialect.isfinite(number)}",
                      lambda v: f"criterion {quote(v['c'])}: expected a finite number, "
-                     f"got {_show(v['v'])}", value=shown)]
+                     f"got {_show(v['v'])}", fields=shown)]
     for name, scale in scales.items():
         if scale.kind == "binary":
             condition = f"{number} NOT IN (0, 1)"
@@ -165,7 +172,7 @@ def _score_checks(raw: Mapping[str, str], scales: Mapping[str, Scale], dialect: 
 
         checks.append(_Check("score", f"{criterion} = {sql_text(name)} AND "
                              f"{dialect.isfinite(number)} AND {condition}", message,
-                             value=shown))
+                             fields=shown))
     failure = "failure_kind" if "failure_kind" in raw else "NULL"
     checks.append(_Check("score", f"score IS NULL AND {_blank(failure, raw)}",
                          lambda v: "missing score: a row without a score needs a failure_kind "
@@ -194,7 +201,7 @@ def partition_checks(source: TableSource, files_raw: Mapping[str, str],
         checks.append(_Check(
             key, f"__file IN ({listed}) AND NOT {agree}",
             lambda v, key=key: partition_conflict(key, v["k"], v["v"]),
-            value=dialect.struct(k=value, v=f"CAST({key} AS {dialect.string})")))
+            fields=(("k", value), ("v", f"CAST({key} AS {dialect.string})"))))
     return checks
 
 
@@ -230,15 +237,19 @@ def check_table(engine: Any, source: TableSource, raw: Mapping[str, str],
     checks = row_checks(raw, scales, dialect) + partition_checks(source, files_raw, dialect)
     (counts,) = engine.rows(
         "SELECT " + ", ".join(f"count_if({c.condition})" for c in checks) + f" FROM {scan}")
+    place = _Place(engine, source, raw)
     for check, count in zip(checks, counts, strict=True):
         if not count:
             continue
-        value = check.value or check.column
-        for file, row, shown in engine.rows(
-                f"SELECT __file, __row, {value} FROM {scan} WHERE {check.condition} "
-                f"ORDER BY __file, __row LIMIT {MAX_PROBLEMS_PER_CHECK}"):
-            problems.append(Problem(source.label(file), int(row), check.column,
-                                    check.message(shown)))
+        fields = check.fields or (("", check.column),)
+        shown = ", ".join(f"{sql} AS __v{n}" for n, (_, sql) in enumerate(fields))
+        for found in engine.rows(
+                f"SELECT {', '.join(place.columns)}, {shown} FROM {scan} "
+                f"WHERE {check.condition} ORDER BY __file, __row LIMIT {MAX_PROBLEMS_PER_CHECK}"):
+            at, values = found[:len(place.columns)], found[len(place.columns):]
+            value = values[0] if not check.fields else dict(
+                zip((name for name, _ in fields), values, strict=True))
+            problems.append(place.problem(at, check.column, check.message(value)))
         if count > MAX_PROBLEMS_PER_CHECK:
             problems.append(Problem(source.given, None, check.column,
                                     _MORE.format(n=count - MAX_PROBLEMS_PER_CHECK)))
@@ -249,6 +260,28 @@ def check_table(engine: Any, source: TableSource, raw: Mapping[str, str],
         raise ValidationError(problems)
 
 
+class _Place:
+    """Where a failing row is: its file and row, or in a table (which has neither, the
+    ibis engine's) the table and the row's key (item, arm, run, judge...)."""
+
+    def __init__(self, engine: Any, source: TableSource, raw: Mapping[str, str]) -> None:
+        self.source = source
+        self.exact = bool(engine.exact_rows)
+        self.keys = [c for c in KEY_COLUMNS if c in raw]
+        self.columns = ["__file", "__row"] if self.exact else self.keys
+
+    def problem(self, at: tuple[Any, ...], column: str | None, message: str) -> Problem:
+        if self.exact:
+            return Problem(self.source.label(at[0]), int(at[1]), column, message)
+        return Problem(self.source.given, None, column, f"{message} ({self.key(at)})")
+
+    def key(self, values: tuple[Any, ...]) -> str:
+        """The row's key as a message shows it: ``at item 'q3', arm 'zeta', run 2``."""
+        shown = [f"{name} {_show(value)}" for name, value in zip(self.keys, values, strict=True)
+                 if value is not None and value == value]
+        return "at " + ", ".join(shown) if shown else "a row with no key"
+
+
 def _duplicates(engine: Any, source: TableSource, raw: Mapping[str, str],
                 view: str) -> list[Problem]:
     keys = [c for c in KEY_COLUMNS if c in raw or c in ("run", "judge", "criterion")]
@@ -257,11 +290,13 @@ def _duplicates(engine: Any, source: TableSource, raw: Mapping[str, str],
     # equal keys have equal hashes, so no duplicate escapes; a collision is only a
     # candidate, which the exact query below then clears.
     found = engine.rows(
-        f"SELECT count(*) FROM (SELECT 1 FROM {view} GROUP BY {engine.dialect.hash(listed)} "
-        "HAVING count(*) > 1)")[0][0]
+        f"SELECT count(*) FROM (SELECT 1 FROM {view} GROUP BY {engine.dialect.group_key(listed)} "
+        "HAVING count(*) > 1) AS d")[0][0]
     if not found:
         return []
     names = ", ".join(keys)
+    if not engine.exact_rows:
+        return _table_duplicates(engine, source, keys, view)
     rows = engine.rows(
         f"SELECT __file, __row, first_file, first_row, n FROM ("
         f"SELECT __file, __row, count(*) OVER w AS n, "
@@ -279,6 +314,23 @@ def _duplicates(engine: Any, source: TableSource, raw: Mapping[str, str],
     return problems
 
 
+def _table_duplicates(engine: Any, source: TableSource, keys: list[str],
+                      view: str) -> list[Problem]:
+    """Duplicate keys of a table (no file, no row): each key once, with its count."""
+    listed = ", ".join(keys)
+    rows = engine.rows(f"SELECT {listed}, count(*) AS n, count(*) OVER () AS n_keys FROM {view} "
+                       f"GROUP BY {listed} HAVING count(*) > 1 ORDER BY {listed} "
+                       f"LIMIT {MAX_PROBLEMS_PER_CHECK}")
+    place = _Place(engine, source, dict.fromkeys(keys, ""))
+    problems = [Problem(source.given, None, None, f"duplicate judgment: {n} rows share "
+                        f"{listed} ({place.key(tuple(key))})")
+                for *key, n, _ in rows]
+    if rows and rows[0][-1] > MAX_PROBLEMS_PER_CHECK:
+        problems.append(Problem(source.given, None, None, f"... and "
+                                f"{rows[0][-1] - MAX_PROBLEMS_PER_CHECK} more duplicated keys"))
+    return problems
+
+
 def _run_numbers(engine: Any, source: TableSource, view: str) -> list[Problem]:
     dialect = engine.dialect
     gaps = engine.rows(
@@ -289,7 +341,7 @@ def _run_numbers(engine: Any, source: TableSource, view: str) -> list[Problem]:
         "ORDER BY first")
     problems = []
     for judge, criterion, arm, runs, _ in gaps:
-        present = {int(r) for r in runs}
+        present = {int(float(r)) for r in distinct_values(runs)}
         missing = sorted(set(range(1, max(present) + 1)) - present)
         problems.append(Problem(
             source.given, None, "run",

@@ -18,6 +18,7 @@ from assay.data.engine import (
     MEMORY_LIMIT,
     UNREAD_KEYS,
     DuckDBEngine,
+    IbisEngine,
     SparkEngine,
     TableSource,
     partition_columns,
@@ -47,7 +48,8 @@ class EngineTable:
     """An open engine holding the canonical view of one table."""
 
     engine: Any
-    """The :class:`~assay.data.engine.DuckDBEngine` or :class:`~assay.data.engine.SparkEngine`."""
+    """The :class:`~assay.data.engine.DuckDBEngine`, :class:`~assay.data.engine.SparkEngine`
+    or :class:`~assay.data.engine.IbisEngine`."""
     source: TableSource
     columns: frozenset[str]
     """The judgments columns the files have."""
@@ -108,7 +110,9 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
 
     ``engine`` is a :class:`~assay.data.engine.DuckDBEngine` (a new one by default: the
     ``threads`` and ``memory_limit`` apply to it), a
-    :class:`~assay.data.engine.SparkEngine`, or a running ``SparkSession``.
+    :class:`~assay.data.engine.SparkEngine`, a running ``SparkSession``, or an
+    :class:`~assay.data.engine.IbisEngine` (then ``path`` is the name of a table in its
+    database, and a problem is named by the table and the row's key).
 
     DuckDB holds at most ``memory_limit`` and spills the rest to disk (None: DuckDB's own
     default, 80% of the machine).
@@ -125,13 +129,14 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
     """
     from assay.analysis.pushdown._checks import check_table
 
-    source = resolve_source(path)
+    source = engine.resolve(str(path)) if isinstance(engine, IbisEngine) else \
+        resolve_source(path)
     if source is None:
         raise ConfigError(f"{path}: the engine reads Parquet, CSV or JSONL files, folders and "
                           "globs; use --engine pandas for a run folder")
     if engine is None:
         engine = DuckDBEngine(threads=threads, memory_limit=memory_limit)
-    elif not isinstance(engine, (DuckDBEngine, SparkEngine)):
+    elif not isinstance(engine, (DuckDBEngine, SparkEngine, IbisEngine)):
         engine = SparkEngine(engine)  # a SparkSession
     files_raw = engine.describe(source)
     known, unknown = partition_columns(source)

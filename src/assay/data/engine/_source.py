@@ -36,7 +36,8 @@ class TableSource:
     files: tuple[str, ...]
     """The files, sorted, so row order and first appearance are the same on every run."""
     format: str
-    """parquet, csv or jsonl."""
+    """parquet, csv or jsonl; ``table`` for a database table (the ibis engine: ``files``
+    holds its one name)."""
     hive: bool
     """Whether the folders carry hive partitions (``key=value``)."""
     root: str | None = None
@@ -118,6 +119,8 @@ def stored_metadata(source: TableSource, connection: Any = None) -> dict[str, ob
         Corrupt metadata, or two files whose stored scales differ.
     """
     found: dict[str, object] = {}
+    if source.format == "table":  # a database table carries no assay metadata
+        return found
     first = ""
     stored = _parquet_metadata(source.files, connection) if source.format == "parquet" else None
     for file in source.files:
