@@ -43,6 +43,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from assay.data.run_store import STORE_FILENAME
 from assay.errors import InputError
 from assay.view._columns import write_columns
@@ -165,6 +167,32 @@ def _index_text(conn: sqlite3.Connection) -> str:
 def _finish(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX rows_item ON rows (item)")  # a pairwise row's partners
     write_columns(conn)
+    write_flips(conn)
+
+
+def write_flips(conn: sqlite3.Connection) -> None:
+    """Store, per row in id order, whether its counterbalanced trial pair flips (int8: 1 it
+    does, 0 it does not, -1 the row is in no trial pair), as the judges report counts flips
+    (:func:`assay.analysis.judges.trial_pair_flips`; the score is the pairwise verdict, a
+    missing run is run 1 as when a table is read)."""
+    import pandas as pd
+
+    from assay.analysis.judges import trial_pair_flips
+
+    n = int(conn.execute("SELECT count(*) FROM rows").fetchone()[0])
+    codes = np.full(n, -1, dtype=np.int8)
+    names = ["id", "cluster", "item", "arm", "opponent", "position", "run", "judge", "criterion",
+             "score"]
+    found = conn.execute("SELECT id, cluster, item, arm, opponent, position, coalesce(run, 1), "
+                         "judge, criterion, score FROM rows WHERE opponent IS NOT NULL AND "
+                         "position IN (1, 2)").fetchall()
+    if found:
+        frame = pd.DataFrame.from_records(found, columns=names)
+        frame["pair_value"] = frame["score"].astype(np.float64)
+        marks = trial_pair_flips(frame).to_numpy()
+        known = ~np.isnan(marks)
+        codes[frame["id"].to_numpy()[known] - 1] = marks[known].astype(np.int8)
+    conn.execute("INSERT INTO codes (name, data) VALUES ('flipped', ?)", (codes.tobytes(),))
 
 
 def _connect_new(path: Path) -> sqlite3.Connection:
