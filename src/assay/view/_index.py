@@ -56,7 +56,7 @@ from assay.view._build import (
 )
 from assay.view._columns import FilterColumns
 from assay.view._detail import judgment_sections, table_sections
-from assay.view._query import Query, like_pattern
+from assay.view._query import FLIPPED, Query, like_pattern
 
 if TYPE_CHECKING:
     from assay.data.table import Judgments
@@ -296,6 +296,12 @@ class JudgmentIndex:
                           [*args, *text_args, query.limit, query.offset])
         rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
         return Page(rows, total, total >= TEXT_COUNT_CAP, query.offset, query.limit)
+
+    def flipped(self, row_id: int) -> str | None:
+        """``yes`` when the row is in a counterbalanced trial pair that flips, ``no`` in one
+        that does not, None in none (the ``flipped`` filter)."""
+        code = int(self._columns.flipped[row_id - 1])
+        return next((word for word, c in FLIPPED.items() if c == code), None)
 
     # -- one judgment
     def detail(self, row_id: int) -> dict[str, Any] | None:
