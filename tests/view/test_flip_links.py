@@ -85,7 +85,7 @@ def test_a_flip_count_and_a_failure_count_open_exactly_their_judgments(tab, repo
         server.start()
         flips, flip_status, flip_shown, flip_search = _click(tab, server, "judges.html",
                                                              "flipped=yes", 2)  # item
-        fails, fail_status, fail_shown, fail_search = _click(
+        fails, fail_status, fail_shown, _ = _click(
             tab, server, "scores.html", "criterion=quality&judge=J&arm=a&verdict=failed", 8)
         problems = tab.problems()
         unflipped = index.page(parse_query({"flipped": ["no"], "limit": ["500"]})).total

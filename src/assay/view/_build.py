@@ -174,7 +174,7 @@ def write_flips(conn: sqlite3.Connection) -> None:
     """Store, per row in id order, whether its counterbalanced trial pair flips (int8: 1 it
     does, 0 it does not, -1 the row is in no trial pair), as the judges report counts flips
     (:func:`assay.analysis.judges.trial_pair_flips`; the score is the pairwise verdict, a
-    missing run is run 1 as when a table is read)."""
+    missing run is run 1 and a missing cluster the item, as when a table is read)."""
     import pandas as pd
 
     from assay.analysis.judges import trial_pair_flips
@@ -183,7 +183,8 @@ def write_flips(conn: sqlite3.Connection) -> None:
     codes = np.full(n, -1, dtype=np.int8)
     names = ["id", "cluster", "item", "arm", "opponent", "position", "run", "judge", "criterion",
              "score"]
-    found = conn.execute("SELECT id, cluster, item, arm, opponent, position, coalesce(run, 1), "
+    found = conn.execute("SELECT id, coalesce(cluster, item), item, arm, opponent, position, "
+                         "coalesce(run, 1), "
                          "judge, criterion, score FROM rows WHERE opponent IS NOT NULL AND "
                          "position IN (1, 2)").fetchall()
     if found:
