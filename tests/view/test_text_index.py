@@ -17,7 +17,8 @@ from tests.view.conftest import HOSTILE_ITEM, _put, write_small_store
 
 ODD_REPLIES = ["Éclair ÉCLAIR éclair", "straße STRASSE", "İstanbul ıi", "ΣΊΣΥΦΟΣ σίσυφος ς",
                "emoji 🙂🙃 end🙂", 'NEAR(a b) AND "x" OR y* ^col: -z', "back\\slash 50% a_b",
-               "e\u0301 combining", "ends in ab", "x", "\x1b[31mred\x1b[0m"]
+               "e\u0301 combining", "ends in ab", "x", "\x1b[31mred\x1b[0m",
+               "before\x00after the NUL"]
 
 QUERIES = ["trial 2", "TRIAL", "reply is not", "<script>", 'winner": 1', "window.pwned = 3",
            "100% fine", "is fine", "q2", "of q", "fine_ish", "pwned", "e_is", "ial 2 of", "%",
@@ -25,7 +26,7 @@ QUERIES = ["trial 2", "TRIAL", "reply is not", "<script>", 'winner": 1', "window
            "İst", "ıi", "istanbul", "σίσυφος", "ΣΊΣΥΦΟΣ", "ς", "Σ", "🙂", "🙂🙃", "d🙂", "NEAR(a",
            'AND "x"', "y*", "^col:", "-z", "\\", "\\s", "50%", "a_b", "_", "e\u0301", "\u0301",
            "ab", "b", "AB", "x", "X", "n", "nd", "zz", "\x1b", "\\u001b", '"', '""', "'", "*",
-           "\x00", "1", "\\u0000", "}]", "]", " ", "a"]
+           "\x00", "e\x00a", "after the nul", "\x00\x01", "1", "\\u0000", "}]", "]", " ", "a"]
 
 
 def _ascii_folded(text: str) -> str:

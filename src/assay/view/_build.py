@@ -14,20 +14,23 @@ on into their own table, once:
   temporary file deleted when the viewer closes; each row keeps all its columns as JSON.
 
 A store's index also holds a full-text index of each judgment's text (the rows as stored,
-the raw reply and the error: what the free-text filter searches): an FTS5 table with SQLite's
-``trigram`` tokenizer (SQLite 3.34+), which indexes every three-character window of the text,
-case folded, so any text of three characters or more is looked up, wherever it starts
-(:mod:`assay.view._index` says how a query uses it, and how text of one or two characters
-is found through the index's list of trigrams). Each column is indexed with two ``\x01``
-characters after it, so that a character near the end of a text still starts a trigram.
-The index is written in one transaction with large in-memory segments and no merging
-(``hashsize``, ``automerge``): on this machine a million judgments index in about 40 s
-into about 1 GB (the word index it replaces took about 15 s and 190 MB, but found text
-inside a word only by reading every judgment). When the user's SQLite has no trigram
-tokenizer, the index falls back to the ``unicode61`` word index, and when it has no FTS5
-at all, to none; :data:`TEXT_SEARCH` names each, and the page says which one it uses.
-A table's index (rebuilt at every open) has no text index: its free-text filter reads the
-rows.
+the raw reply and the error: what the free-text filter searches): an FTS5 table with
+SQLite's ``trigram`` tokenizer (SQLite 3.34+), which indexes every three-character window of
+the text, case folded, so any text of three characters or more is looked up, wherever it
+starts (:mod:`assay.view._index` says how a query uses it, and how text of one or two
+characters is found through the index's list of trigrams). Each column is indexed with two
+``\x01`` characters after it, so that a character near the end of a text still starts a
+trigram, and with each NUL character as ``\x01`` (the tokenizer stops at a NUL; a query's
+NUL is looked up as ``\x01`` too, and the exact test then tells them apart). The index is
+written in one transaction with large in-memory segments and no merging (``hashsize``,
+``automerge``), which took 100,000 judgments from 6.5 s to 2.3 s on this machine (the word
+index it replaces: 1.5 s, but it found text inside a word only by reading every judgment). A
+million judgments index in 89 s into 1.1 GB, under a load of 3-4 on 2 cores
+(``bench/bench_view.py``; the whole index was 31.9 s with the word index). When the user's
+SQLite has no trigram tokenizer, the index falls back to the ``unicode61`` word index, and
+when it has no FTS5 at all, to none; :data:`TEXT_SEARCH` names each, and the page says which
+one it uses. A table's index (rebuilt at every open) has no text index: its free-text filter
+reads the rows.
 """
 
 from __future__ import annotations
@@ -141,6 +144,10 @@ def _text_kind(conn: sqlite3.Connection) -> str:
     return "none"
 
 
+def _nul_free(text: str | None) -> str | None:
+    return text.replace("\x00", "\x01") if text is not None and "\x00" in text else text
+
+
 def _index_text(conn: sqlite3.Connection) -> str:
     """The full-text index of every judgment of the attached store ``s`` (contentless: it
     points at the store's rows, whose text stays in the store); returns its kind."""
@@ -156,8 +163,10 @@ def _index_text(conn: sqlite3.Connection) -> str:
     conn.execute(f"INSERT INTO {TEXT_TABLE} ({TEXT_TABLE}, rank) VALUES ('automerge', 0)")
     conn.execute(f"INSERT INTO {TEXT_TABLE} ({TEXT_TABLE}, rank) VALUES ('hashsize', ?)",
                  (_HASH_BYTES,))
-    # the trigram tokenizer stops at a NUL: index it as \x01 (a query's NUL looks up \x01)
-    padded = ", ".join(f"replace({c}, char(0), char(1)) || ?" for c in TEXT_COLUMNS)
+    # the trigram tokenizer stops at a NUL: index it as \x01 (a query's NUL looks up \x01);
+    # SQLite's replace() cannot name a NUL (char(0) has length 0), so Python replaces it
+    conn.create_function("nul_free", 1, _nul_free, deterministic=True)
+    padded = ", ".join(f"nul_free({c}) || ?" for c in TEXT_COLUMNS)
     conn.execute(f"INSERT INTO {TEXT_TABLE} (rowid, {columns}) SELECT rowid, {padded} "
                  "FROM s.judgments", [TEXT_PAD] * len(TEXT_COLUMNS))
     conn.execute(f"CREATE VIRTUAL TABLE {TERMS_TABLE} USING fts5vocab({TEXT_TABLE}, 'row')")

@@ -56,7 +56,7 @@ from assay.view._build import (
 )
 from assay.view._columns import FilterColumns
 from assay.view._detail import judgment_sections, table_sections
-from assay.view._query import FLIPPED, Query, like_pattern
+from assay.view._query import FLIPPED, Query
 
 if TYPE_CHECKING:
     from assay.data.table import Judgments
@@ -175,16 +175,18 @@ class JudgmentIndex:
 
     # -- pages
     def _text_condition(self, query: Query) -> tuple[str, str, list[Any]]:
-        """(join, condition, args) of the free-text filter."""
+        """(join, condition, args) of the free-text filter: the exact substring test, ASCII
+        letters in either case (SQLite's ``lower`` folds only those), over the whole text (a
+        ``LIKE`` stops at a NUL character, so text after one was never found)."""
         text = query.text
         if text is None:
             return "", "", []
-        pattern = like_pattern(text)
+        needle = ascii_lower(text)
         if self.kind == "store":
             return ("JOIN s.judgments j ON j.rowid = r.record",
-                    " AND (j.rows LIKE ? ESCAPE '\\' OR j.raw_response LIKE ? ESCAPE '\\' "
-                    "OR j.error LIKE ? ESCAPE '\\')", [pattern] * 3)
-        return "", " AND r.detail LIKE ? ESCAPE '\\'", [pattern]
+                    " AND (instr(lower(j.rows), ?) OR instr(lower(j.raw_response), ?) "
+                    "OR instr(lower(j.error), ?))", [needle] * 3)
+        return "", " AND instr(lower(r.detail), ?)", [needle]
 
     def page(self, query: Query) -> Page:
         """The rows of ``query``'s page, in storing order, and how many match.
@@ -361,6 +363,19 @@ class JudgmentIndex:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def ascii_lower(text: str) -> str:
+    """``text`` with its ASCII capitals in lower case, as SQLite's ``lower`` (without ICU)
+    writes it; other letters are left as they are.
+
+    >>> ascii_lower("ÉCLAIR Éclair")
+    'Éclair Éclair'
+    """
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
 def _phrase(text: str) -> str:

@@ -190,12 +190,3 @@ def flip_rule(text: str) -> str:
     if word not in FLIPPED:
         raise ConfigError(f"flipped={text!r}: expected yes or no")
     return word
-
-
-def like_pattern(text: str) -> str:
-    r"""A ``LIKE ... ESCAPE '\'`` pattern matching ``text`` anywhere.
-
-    >>> like_pattern("100%_done")
-    '%100\\%\\_done%'
-    """
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
