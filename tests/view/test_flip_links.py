@@ -4,14 +4,13 @@ checked against a count made here from the table's design."""
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
 
 from assay.cli import main
 from assay.view import JudgmentIndex, ViewServer, parse_query
-from tests.view.conftest import texts
+from tests.view.conftest import texts, write_csv
 
 FLIPPED = {"q2": 0.0, "q5": 0.0, "q9": 0.5}
 """Items whose second trial (arm a shown second) changes the verdict of the first (a wins)."""
@@ -39,10 +38,7 @@ def _table(path: Path) -> list[dict[str, object]]:
                          "position": "", "run": 1, "judge": "J", "criterion": "quality",
                          "score": "" if kind else 1 + (i + len(arm)) % 5,
                          "failure_kind": kind, "reasoning": f"J on {item}"})
-    with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(path, rows)
     return rows
 
 
