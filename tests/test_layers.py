@@ -25,7 +25,7 @@ ALLOWED = {
     "judge": {"judge", "analysis", "data", "stats"},
     "notebook": {"notebook", "judge", "analysis", "data", "stats"},
     "datapoints": {"datapoints", "data", "stats"},
-    "view": {"view", "data", "stats"},
+    "view": {"view", "analysis", "data", "stats"},
     "demo": {"demo", "judge", "report", "analysis", "data", "stats"},
     "cli": {"cli", "demo", "judge", "datapoints", "report", "view", "analysis", "data", "stats"},
     "__main__": {"cli"},

@@ -3,6 +3,7 @@ tab opened on it (headless Chromium, see tests/conftest.py)."""
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,6 +82,15 @@ def open_view(tab: Any, url: str, *, timeout: float = 20.0) -> None:
     tab.mark = len(tab.browser.events)
     tab.send("Page.navigate", {"url": url})
     tab.wait_for("window.assay !== undefined && window.assay.ready === true", timeout=timeout)
+
+
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """Write ``rows`` (dicts with the first row's keys) as a CSV file at ``path``."""
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
 
 
 def texts(tab: Any, selector: str) -> list[str]:

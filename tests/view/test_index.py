@@ -206,3 +206,17 @@ def test_an_old_store_without_prompts_opens_keeps_its_rows_and_says_not_recorded
     with JudgmentIndex(old) as index:
         assert _fields(index.detail(1))["Rendered prompt"].startswith("not recorded")
         assert _fields(index.detail(2))["Rendered prompt"] == "[user]\nrate <q2>"
+
+
+def test_the_flipped_filter_keeps_the_trial_pairs_whose_verdict_changes(small_store):
+    # the small store's pairs: q1 and the hostile item win at position 1 and tie at 2 (a
+    # flip: win -> tie); q2's second trial failed (no pair); the rubric rows have no order
+    with JudgmentIndex(small_store) as index:
+        flipped = index.page(parse_query({"flipped": ["yes"]}))
+        held = index.page(parse_query({"flipped": ["no"]}))
+        facets = index.facets()["flipped"]
+        with pytest.raises(ConfigError, match="flipped='maybe': expected yes or no"):
+            index.page(parse_query({"flipped": ["maybe"]}))
+    assert sorted((r["item"], r["run"]) for r in flipped.rows) == sorted(
+        (item, run) for item in ("q1", HOSTILE_ITEM) for run in (1, 2))
+    assert held.total == 0 and facets == [["yes", 4]]

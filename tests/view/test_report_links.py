@@ -4,7 +4,6 @@ serves the report folder under /reports/, so a page's links to ``/?QUERY`` open 
 
 from __future__ import annotations
 
-import csv
 import json
 import urllib.error
 import urllib.request
@@ -14,7 +13,7 @@ import pytest
 
 from assay.cli import main
 from assay.view import JudgmentIndex, ViewServer
-from tests.view.conftest import texts
+from tests.view.conftest import texts, write_csv
 
 DISAGREED = {("q3", "a"): {"j1": 1, "j2": 5, "j3": 3}, ("q7", "b"): {"j1": 5, "j2": 1, "j3": 1}}
 
@@ -29,11 +28,7 @@ def _table(path: Path) -> Path:
                 rows.append({"item": f"q{i}", "cluster": f"c{(i - 1) // 3}", "arm": arm,
                              "judge": judge, "criterion": "quality", "score": score,
                              "reasoning": f"{judge} on q{i}"})
-    with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+    return write_csv(path, rows)
 
 
 @pytest.fixture(scope="module")

@@ -14,13 +14,23 @@ on into their own table, once:
   temporary file deleted when the viewer closes; each row keeps all its columns as JSON.
 
 A store's index also holds a full-text index of each judgment's text (the rows as stored,
-the raw reply and the error: what the free-text filter searches), an FTS5 table with the
-``unicode61`` word tokenizer, so a rare word is found among a million judgments at once
-(:mod:`assay.view._index` says how a query uses it). SQLite's ``trigram`` tokenizer (3.34+)
-would find any substring, but indexing every three-letter window of the stored text took
-six times as long and five times the space (100,000 judgments: 66 s and 101 MB against
-9 s and 19 MB, this machine), so words it is. A table's index (rebuilt at every open) has
-no text index: its free-text filter reads the rows.
+the raw reply and the error: what the free-text filter searches): an FTS5 table with
+SQLite's ``trigram`` tokenizer (SQLite 3.34+), which indexes every three-character window of
+the text, case folded, so any text of three characters or more is looked up, wherever it
+starts (:mod:`assay.view._index` says how a query uses it, and how text of one or two
+characters is found through the index's list of trigrams). Each column is indexed with two
+``\x01`` characters after it, so that a character near the end of a text still starts a
+trigram, and with each NUL character as ``\x01`` (the tokenizer stops at a NUL; a query's
+NUL is looked up as ``\x01`` too, and the exact test then tells them apart). The index is
+written in one transaction with large in-memory segments and no merging (``hashsize``,
+``automerge``), which took 100,000 judgments from 6.5 s to 2.3 s on this machine (the word
+index it replaces: 1.5 s, but it found text inside a word only by reading every judgment). A
+million judgments index in 89 s into 1.1 GB, under a load of 3-4 on 2 cores
+(``bench/bench_view.py``; the whole index was 31.9 s with the word index). When the user's
+SQLite has no trigram tokenizer, the index falls back to the ``unicode61`` word index, and
+when it has no FTS5 at all, to none; :data:`TEXT_SEARCH` names each, and the page says which
+one it uses. A table's index (rebuilt at every open) has no text index: its free-text filter
+reads the rows.
 """
 
 from __future__ import annotations
@@ -36,11 +46,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from assay.data.run_store import STORE_FILENAME
 from assay.errors import InputError
 from assay.view._columns import write_columns
 
-INDEX_FORMAT = "5"
+INDEX_FORMAT = "6"
 """Enters the stamp of a cached index: a new layout never reads an old file."""
 
 COLUMNS: tuple[str, ...] = ("item", "cluster", "arm", "opponent", "position", "run", "judge",
@@ -97,26 +109,100 @@ def _store_rows_sql(planned: bool) -> str:
         "ORDER BY 1, 2")
 
 
-TEXT_TABLE = "words"
+TEXT_TABLE = "text"
 """The full-text index of a store's judgments (rowid = the judgment's rowid in the store)."""
+TERMS_TABLE = "text_terms"
+"""The list of the full-text index's terms (an ``fts5vocab`` table)."""
 TEXT_COLUMNS: tuple[str, ...] = ("rows", "raw_response", "error")
-"""The store's columns the free-text filter searches, indexed word by word."""
+"""The store's columns the free-text filter searches."""
+TEXT_PAD = "\x01\x01"
+"""Indexed after each column's text (see the module docstring)."""
+TRIGRAM = "trigram"
+"""The tokenizer of the full-text index when SQLite has it (a test names a missing one)."""
+TEXT_SEARCH: dict[str, str] = {
+    "trigram": "any text of 3 characters or more is looked up in the trigram index; "
+               "1 or 2 characters through its list of trigrams",
+    "words": "words are looked up in a word index (this SQLite has no trigram tokenizer, "
+             "SQLite 3.34 or later has): text inside a word reads every judgment",
+    "none": "every free-text filter reads every judgment (this SQLite has no FTS5)",
+    "scan": "every free-text filter reads every row (a table has no text index)",
+}
+"""How the free-text filter of an index finds text, by the kind recorded in its ``info``."""
+_HASH_BYTES = 64 * 1024 * 1024
 
 
-def _index_text(conn: sqlite3.Connection) -> None:
-    """The full-text index of every judgment of the attached store ``s`` (contentless: the
-    words point at the store's rows, whose text stays in the store)."""
-    columns = ", ".join(TEXT_COLUMNS)
-    conn.execute(f"CREATE VIRTUAL TABLE {TEXT_TABLE} USING fts5({columns}, content='', "
-                 "tokenize='unicode61')")
-    conn.execute(f"INSERT INTO {TEXT_TABLE} (rowid, {columns}) SELECT rowid, {columns} "
-                 "FROM s.judgments")
+def _text_kind(conn: sqlite3.Connection) -> str:
+    """``trigram`` when this SQLite's FTS5 has the trigram tokenizer, else ``words`` (FTS5
+    without it) or ``none`` (no FTS5)."""
+    for kind, tokenizer in (("trigram", TRIGRAM), ("words", "unicode61")):
+        try:
+            conn.execute(f"CREATE VIRTUAL TABLE temp.probe USING fts5(x, tokenize='{tokenizer}')")
+        except sqlite3.OperationalError:
+            continue
+        conn.execute("DROP TABLE temp.probe")
+        return kind
+    return "none"
+
+
+def _nul_free(text: str | None) -> str | None:
+    return text.replace("\x00", "\x01") if text is not None and "\x00" in text else text
+
+
+def _index_text(conn: sqlite3.Connection) -> str:
+    """The full-text index of every judgment of the attached store ``s`` (contentless: it
+    points at the store's rows, whose text stays in the store); returns its kind."""
+    kind = _text_kind(conn)
     conn.execute("CREATE INDEX rows_record ON rows (record)")  # a text match's rows
+    if kind == "none":
+        return kind
+    columns = ", ".join(TEXT_COLUMNS)
+    tokenizer = TRIGRAM if kind == "trigram" else "unicode61"
+    conn.execute(f"CREATE VIRTUAL TABLE {TEXT_TABLE} USING fts5({columns}, content='', "
+                 f"tokenize='{tokenizer}')")
+    # one bulk load: large in-memory segments, merged never (a query reads a few dozen)
+    conn.execute(f"INSERT INTO {TEXT_TABLE} ({TEXT_TABLE}, rank) VALUES ('automerge', 0)")
+    conn.execute(f"INSERT INTO {TEXT_TABLE} ({TEXT_TABLE}, rank) VALUES ('hashsize', ?)",
+                 (_HASH_BYTES,))
+    # the trigram tokenizer stops at a NUL: index it as \x01 (a query's NUL looks up \x01);
+    # SQLite's replace() cannot name a NUL (char(0) has length 0), so Python replaces it
+    conn.create_function("nul_free", 1, _nul_free, deterministic=True)
+    padded = ", ".join(f"nul_free({c}) || ?" for c in TEXT_COLUMNS)
+    conn.execute(f"INSERT INTO {TEXT_TABLE} (rowid, {columns}) SELECT rowid, {padded} "
+                 "FROM s.judgments", [TEXT_PAD] * len(TEXT_COLUMNS))
+    conn.execute(f"CREATE VIRTUAL TABLE {TERMS_TABLE} USING fts5vocab({TEXT_TABLE}, 'row')")
+    return kind
 
 
 def _finish(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX rows_item ON rows (item)")  # a pairwise row's partners
     write_columns(conn)
+    write_flips(conn)
+
+
+def write_flips(conn: sqlite3.Connection) -> None:
+    """Store, per row in id order, whether its counterbalanced trial pair flips (int8: 1 it
+    does, 0 it does not, -1 the row is in no trial pair), as the judges report counts flips
+    (:func:`assay.analysis.judges.trial_pair_flips`; the score is the pairwise verdict, a
+    missing run is run 1 and a missing cluster the item, as when a table is read)."""
+    import pandas as pd
+
+    from assay.analysis.judges import trial_pair_flips
+
+    n = int(conn.execute("SELECT count(*) FROM rows").fetchone()[0])
+    codes = np.full(n, -1, dtype=np.int8)
+    names = ["id", "cluster", "item", "arm", "opponent", "position", "run", "judge", "criterion",
+             "score"]
+    found = conn.execute("SELECT id, coalesce(cluster, item), item, arm, opponent, position, "
+                         "coalesce(run, 1), "
+                         "judge, criterion, score FROM rows WHERE opponent IS NOT NULL AND "
+                         "position IN (1, 2)").fetchall()
+    if found:
+        frame = pd.DataFrame.from_records(found, columns=names)
+        frame["pair_value"] = frame["score"].astype(np.float64)
+        marks = trial_pair_flips(frame).to_numpy()
+        known = ~np.isnan(marks)
+        codes[frame["id"].to_numpy()[known] - 1] = marks[known].astype(np.int8)
+    conn.execute("INSERT INTO codes (name, data) VALUES ('flipped', ?)", (codes.tobytes(),))
 
 
 def _connect_new(path: Path) -> sqlite3.Connection:
@@ -149,9 +235,9 @@ def build_store_index(store: Path, target: Path) -> None:
             conn.execute(f"INSERT INTO rows (record, part, {', '.join(COLUMNS)}) "
                          + _store_rows_sql(planned))
             _finish(conn)
-            _index_text(conn)
-            conn.execute("INSERT INTO info VALUES ('stamp', ?), ('kind', 'store'), ('planned', ?)",
-                         (_stamp(store), int(planned)))
+            text = _index_text(conn)
+            conn.execute("INSERT INTO info VALUES ('stamp', ?), ('kind', 'store'), ('planned', ?), "
+                         "('text', ?)", (_stamp(store), int(planned), text))
             conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
             raise InputError(str(store), f"is not a readable run store ({exc}): it is corrupt, "
@@ -224,7 +310,7 @@ def build_table_index(frame: Any, target: Path) -> None:
         conn.executemany(f"INSERT INTO rows (record, part, {', '.join(COLUMNS)}, detail) "
                          f"VALUES ({', '.join('?' * (len(COLUMNS) + 3))})", records())
         _finish(conn)
-        conn.execute("INSERT INTO info VALUES ('kind', 'table')")
+        conn.execute("INSERT INTO info VALUES ('kind', 'table'), ('text', 'scan')")
         conn.execute("COMMIT")
     finally:
         conn.close()

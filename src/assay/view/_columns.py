@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from assay.view._query import FILTER_COLUMNS, Query, verdict_rule
+from assay.view._query import FILTER_COLUMNS, FLIPPED, Query, flip_rule, verdict_rule
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS codes (name TEXT PRIMARY KEY, data BLOB NOT NULL);
@@ -53,6 +53,9 @@ class FilterColumns:
     codes: dict[str, npt.NDArray[np.int32]]
     vocabulary: dict[str, dict[Any, int]]
     scores: npt.NDArray[np.float64]
+    flipped: npt.NDArray[np.int8]
+    """Per row: 1 in a counterbalanced trial pair that flips, 0 in one that does not, -1 in
+    none (:func:`assay.view._build.write_flips`)."""
 
     @classmethod
     def read(cls, conn: sqlite3.Connection) -> FilterColumns:
@@ -61,7 +64,8 @@ class FilterColumns:
         for name, code, value in conn.execute("SELECT name, code, value FROM vocabulary"):
             vocabulary[str(name)][str(value)] = int(code)
         codes = {name: np.frombuffer(arrays[name], dtype=np.int32) for name in FILTER_COLUMNS}
-        return cls(codes, vocabulary, np.frombuffer(arrays["score"], dtype=np.float64))
+        return cls(codes, vocabulary, np.frombuffer(arrays["score"], dtype=np.float64),
+                   np.frombuffer(arrays["flipped"], dtype=np.int8))
 
     def facets(self, names: tuple[str, ...], *, most: int) -> dict[str, list[list[Any]]]:
         """Column -> its ``most`` most frequent values with their row counts (``verdict``: the
@@ -76,6 +80,8 @@ class FilterColumns:
         levels, counts = np.unique(scored, return_counts=True)
         order = np.argsort(-counts, kind="stable")[:50]
         out["verdict"] = [[float(levels[i]), int(counts[i])] for i in order]
+        out["flipped"] = [[word, n] for word, code in FLIPPED.items()
+                          if (n := int(np.count_nonzero(self.flipped == code)))]
         return out
 
     def mask(self, query: Query) -> npt.NDArray[np.bool_] | None:
@@ -101,6 +107,9 @@ class FilterColumns:
             for verdict in verdicts:
                 any_of |= self._verdict(verdict)
             narrow(any_of)
+        flips = query.filters.get("flipped")
+        if flips:
+            narrow(np.isin(self.flipped, [FLIPPED[flip_rule(v)] for v in flips]))
         return keep
 
     def _verdict(self, text: str) -> npt.NDArray[np.bool_]:

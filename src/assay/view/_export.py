@@ -39,14 +39,18 @@ def export_data(index: JudgmentIndex, query: Query, *, max_rows: int = MAX_EXPOR
         if len(page.rows) < MAX_PAGE_SIZE:
             break
     details = {str(row["id"]): index.detail(int(row["id"])) for row in rows}
+    for row in rows:
+        row["flipped"] = index.flipped(int(row["id"]))
     summary = {**index.summary(), "exported": described, "rows": len(rows),
-               "facets": _facets(rows)}
+               "facets": _facets(rows),
+               "text_search": "the text filter reads the rows in this file"}
     return {"summary": summary, "rows": rows, "details": details}
 
 
 def _facets(rows: list[dict[str, Any]]) -> dict[str, list[list[Any]]]:
     out: dict[str, list[list[Any]]] = {}
-    for name in ("arm", "opponent", "judge", "criterion", "task", "failure_kind", "score"):
+    for name in ("arm", "opponent", "judge", "criterion", "task", "failure_kind", "score",
+                 "flipped"):
         counts: dict[Any, int] = {}
         for row in rows:
             if row[name] is not None:

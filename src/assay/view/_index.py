@@ -5,17 +5,28 @@ Opened on a run folder (``judgments.sqlite``, read-only) or on a judgments table
 Filters select rows in memory on integer codes (:mod:`assay.view._columns`) and a page's
 rows are then read by id, so a million judgments page and filter in well under a second.
 
-A free-text filter (``q``) on a run store looks its words up in the store's full-text index
-(:data:`assay.view._build.TEXT_TABLE`): the judgments whose text holds the query's words in
-a row (the last one may go on: ``point 7`` finds ``point 77``), each then checked to hold
-the exact text (case aside, as before). Words are found from their start: ``point`` is
-found in ``point 7`` but not in ``checkpoint``. Only when no word matches, or the query has
-no word (``%``), is the text searched inside words, by reading every judgment (seconds on
-a million). On a table, and in that fallback, the count stops at :data:`TEXT_COUNT_CAP`.
+A free-text filter (``q``) on a run store is looked up in the store's full-text index
+(:data:`assay.view._build.TEXT_TABLE`, SQLite's trigram tokenizer): text of three characters
+or more as a phrase of its trigrams, which finds it wherever it starts (``oint 7`` finds
+``point 77``); text of one or two characters as every indexed trigram that starts with it
+(from the index's list of terms; each text is indexed with padding after it, so its last
+characters start trigrams too). Either way the index answers a superset (it folds case
+beyond ASCII, and a phrase may hold across JSON escapes), and each judgment it names is
+then checked with the exact substring test (``LIKE``: case-insensitive for ASCII letters
+only), so the rows are exactly those of reading every judgment's text, without reading it.
+A text absent from the index is answered from it: no rows. Only a one- or two-character
+text that starts more than :data:`MAX_SHORT_TERMS` trigrams reads the judgments (such text
+is common, so a page fills at once), and when filters leave at most :data:`FEW_ROWS` rows,
+their text is read directly. An index built without the trigram tokenizer (an older SQLite)
+looks words up from their start instead and reads the judgments for text inside a word;
+:data:`assay.view._build.TEXT_SEARCH` names each way, and the page says which applies. On
+a table, and in a read of the judgments, the count stops at :data:`TEXT_COUNT_CAP`, as in
+the index.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -35,6 +46,9 @@ from assay.view._build import (
     COLUMNS,
     FACETS,
     MAX_FACET_VALUES,
+    TERMS_TABLE,
+    TEXT_PAD,
+    TEXT_SEARCH,
     TEXT_TABLE,
     build_table_index,
     store_index,
@@ -42,13 +56,17 @@ from assay.view._build import (
 )
 from assay.view._columns import FilterColumns
 from assay.view._detail import judgment_sections, table_sections
-from assay.view._query import Query, like_pattern, where_clause
+from assay.view._query import FLIPPED, Query
 
 if TYPE_CHECKING:
     from assay.data.table import Judgments
 
 TEXT_COUNT_CAP = 1000
 """A free-text filter counts its matches up to this many (then the page says "1,000 or more")."""
+MAX_SHORT_TERMS = 500
+"""A text of one or two characters starting more trigrams than this reads the judgments."""
+FEW_ROWS = 20_000
+"""When the other filters leave at most this many rows, a free-text filter reads their text."""
 
 LIST_COLUMNS: tuple[str, ...] = ("id", *COLUMNS)
 """The columns of a page's rows."""
@@ -124,6 +142,13 @@ class JudgmentIndex:
             "SELECT 1 FROM s.sqlite_master WHERE type = 'table' AND name = 'prompts'"))
         """Whether the store keeps rendered prompts (one written before they were kept does not)."""
         self.count = int(self._one("SELECT count(*) FROM rows")[0])
+        found = self._all("SELECT value FROM info WHERE name = 'text'")
+        self.text_search = str(found[0][0]) if found else "scan"
+        """How the free-text filter finds text: a key of :data:`TEXT_SEARCH`."""
+        self._fold: sqlite3.Connection | None = None
+        self._masks: dict[int, np.ndarray | None] = {}
+        self._tokens = itertools.count()
+        self._conn.create_function("in_view", 2, self._in_view, deterministic=True)
         with self._lock:
             self._columns = FilterColumns.read(self._conn)
         self._facets: dict[str, list[list[Any]]] | None = None
@@ -145,31 +170,39 @@ class JudgmentIndex:
 
     def summary(self) -> dict[str, Any]:
         """What the page's header says: the source, its kind and how many rows it holds."""
-        return {"source": str(self.source), "kind": self.kind, "rows": self.count}
+        return {"source": str(self.source), "kind": self.kind, "rows": self.count,
+                "text_search": TEXT_SEARCH[self.text_search]}
 
     # -- pages
     def _text_condition(self, query: Query) -> tuple[str, str, list[Any]]:
-        """(join, condition, args) of the free-text filter."""
+        """(join, condition, args) of the free-text filter: the exact substring test, ASCII
+        letters in either case (SQLite's ``lower`` folds only those), over the whole text (a
+        ``LIKE`` stops at a NUL character, so text after one was never found)."""
         text = query.text
         if text is None:
             return "", "", []
-        pattern = like_pattern(text)
+        needle = ascii_lower(text)
         if self.kind == "store":
             return ("JOIN s.judgments j ON j.rowid = r.record",
-                    " AND (j.rows LIKE ? ESCAPE '\\' OR j.raw_response LIKE ? ESCAPE '\\' "
-                    "OR j.error LIKE ? ESCAPE '\\')", [pattern] * 3)
-        return "", " AND r.detail LIKE ? ESCAPE '\\'", [pattern]
+                    " AND (instr(lower(j.rows), ?) OR instr(lower(j.raw_response), ?) "
+                    "OR instr(lower(j.error), ?))", [needle] * 3)
+        return "", " AND instr(lower(r.detail), ?)", [needle]
 
     def page(self, query: Query) -> Page:
         """The rows of ``query``'s page, in storing order, and how many match.
 
         Filters but the text select rows in memory (:class:`FilterColumns`); the page's rows
-        are then read by id. A free-text filter reads the judgments' text in SQL and stops
-        counting at :data:`TEXT_COUNT_CAP`.
+        are then read by id. A free-text filter is looked up in the text index (see the
+        module) and stops counting at :data:`TEXT_COUNT_CAP`.
         """
-        if query.text is not None:
-            return self._text_page(query)
         keep = self._columns.mask(query)
+        if query.text is not None:
+            token = next(self._tokens)
+            self._masks[token] = keep
+            try:
+                return self._text_page(query, keep, token)
+            finally:
+                del self._masks[token]
         if keep is None:
             total = self.count
             ids = list(range(query.offset + 1, min(query.offset + query.limit, total) + 1))
@@ -183,23 +216,66 @@ class JudgmentIndex:
         rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
         return Page(rows, total, False, query.offset, query.limit)
 
-    def _text_page(self, query: Query) -> Page:
-        words = word_query(query.text or "")
-        if self.kind == "store" and words is not None:
-            page = self._word_page(query, words)
-            if page.total:
-                return page
-        return self._scan_page(query)
+    def _text_page(self, query: Query, keep: np.ndarray | None, token: int) -> Page:
+        """The page of a free-text filter; the other filters' rows are ``keep`` (None: all),
+        which SQL reads as ``in_view(token, r.id)``."""
+        text = query.text or ""
+        where = "1" if keep is None else f"in_view({token}, r.id)"
+        if keep is not None and int(keep.sum()) <= FEW_ROWS:
+            ids = json.dumps([int(i) + 1 for i in np.flatnonzero(keep)])
+            return self._scan_page(query, "r.id IN (SELECT value FROM json_each(?))", [ids])
+        if self.text_search == "trigram":
+            indexed = text.replace("\x00", "\x01")  # as the index holds a NUL
+            match = trigram_query(indexed) if len(text) >= 3 else self._short_match(indexed)
+            if match is not None:
+                return self._indexed_page(query, match, where)
+        elif self.text_search == "words":
+            words = word_query(text)
+            if words is not None:
+                page = self._indexed_page(query, words, where)
+                if page.total:
+                    return page
+        return self._scan_page(query, where, [])
 
-    def _word_page(self, query: Query, words: str) -> Page:
-        """The page of a free-text filter through the store's word index (see the module)."""
-        where, args = where_clause(query)
+    def _in_view(self, token: int, row: int) -> bool:
+        keep = self._masks[token]
+        return keep is None or bool(keep[row - 1])
+
+    def _short_match(self, text: str) -> str | None:
+        """The index query of a text of one or two characters: any trigram starting with it
+        (case folded as the index folds); ``'""'`` (no row) when none does, None when more
+        than :data:`MAX_SHORT_TERMS` do."""
+        start = self._folded(text)
+        last = start + "\U0010ffff" * (3 - len(start))  # every trigram is 3 characters
+        terms = self._all(f"SELECT term FROM {TERMS_TABLE} WHERE term >= ? AND term <= ? LIMIT ?",
+                          (start, last, MAX_SHORT_TERMS + 1))
+        if len(terms) > MAX_SHORT_TERMS:
+            return None
+        return " OR ".join(_phrase(term) for (term,) in terms) or '""'
+
+    def _folded(self, text: str) -> str:
+        """``text`` case folded by the trigram tokenizer itself (SQLite folds some letters
+        differently from Python's ``str.lower``)."""
+        with self._lock:
+            if self._fold is None:
+                self._fold = sqlite3.connect(":memory:", check_same_thread=False)
+                self._fold.executescript(
+                    "CREATE VIRTUAL TABLE f USING fts5(x, tokenize='trigram');"
+                    "CREATE VIRTUAL TABLE f_terms USING fts5vocab(f, 'instance');")
+            self._fold.execute("DELETE FROM f")
+            self._fold.execute("INSERT INTO f (x) VALUES (?)", (text + TEXT_PAD,))
+            first = self._fold.execute("SELECT term FROM f_terms WHERE offset = 0").fetchone()
+        return str(first[0])[:len(text)]
+
+    def _indexed_page(self, query: Query, match: str, where: str) -> Page:
+        """The page of a free-text filter through the store's text index (see the module);
+        ``where``: the other filters' condition on the index's rows ``r``."""
         _, text, text_args = self._text_condition(query)
-        # CROSS JOIN keeps this order: the words, the rows' filters, then the stored text
+        # CROSS JOIN keeps this order: the index, the rows' filters, then the stored text
         base = (f"FROM {TEXT_TABLE} CROSS JOIN rows r ON r.record = {TEXT_TABLE}.rowid "
                 f"CROSS JOIN s.judgments j ON j.rowid = r.record WHERE {TEXT_TABLE} MATCH ? "
                 f"AND {where}{text}")
-        every = [words, *args, *text_args]
+        every = [match, *text_args]
         total = int(self._one(f"SELECT count(*) FROM (SELECT 1 {base} LIMIT ?)",
                               [*every, TEXT_COUNT_CAP])[0])
         columns = ", ".join(f"r.{c}" for c in LIST_COLUMNS)
@@ -210,9 +286,9 @@ class JudgmentIndex:
         rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
         return Page(rows, total, total >= TEXT_COUNT_CAP, query.offset, query.limit)
 
-    def _scan_page(self, query: Query) -> Page:
-        """The page of a free-text filter by reading every row's text."""
-        where, args = where_clause(query)
+    def _scan_page(self, query: Query, where: str, args: list[Any]) -> Page:
+        """The page of a free-text filter by reading the text of every row that ``where``
+        (with ``args``) keeps."""
         join, text, text_args = self._text_condition(query)
         base = f"FROM rows r {join} WHERE {where}{text}"
         total = int(self._one(f"SELECT count(*) FROM (SELECT 1 {base} LIMIT ?)",
@@ -222,6 +298,12 @@ class JudgmentIndex:
                           [*args, *text_args, query.limit, query.offset])
         rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
         return Page(rows, total, total >= TEXT_COUNT_CAP, query.offset, query.limit)
+
+    def flipped(self, row_id: int) -> str | None:
+        """``yes`` when the row is in a counterbalanced trial pair that flips, ``no`` in one
+        that does not, None in none (the ``flipped`` filter)."""
+        code = int(self._columns.flipped[row_id - 1])
+        return next((word for word, c in FLIPPED.items() if c == code), None)
 
     # -- one judgment
     def detail(self, row_id: int) -> dict[str, Any] | None:
@@ -271,6 +353,8 @@ class JudgmentIndex:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            if self._fold is not None:
+                self._fold.close()
         if self._temporary is not None:
             shutil.rmtree(self._temporary, ignore_errors=True)
 
@@ -279,6 +363,33 @@ class JudgmentIndex:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def ascii_lower(text: str) -> str:
+    """``text`` with its ASCII capitals in lower case, as SQLite's ``lower`` (without ICU)
+    writes it; other letters are left as they are.
+
+    >>> ascii_lower("ÉCLAIR Éclair")
+    'Éclair Éclair'
+    """
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _phrase(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def trigram_query(text: str) -> str:
+    """The trigram index query of a text of three characters or more: the text as one
+    phrase (FTS5 syntax; the tokenizer turns it into its trigrams).
+
+    >>> trigram_query('say "hi" now')
+    '"say ""hi"" now"'
+    """
+    return _phrase(text)
 
 
 def word_query(text: str) -> str | None:

@@ -18,10 +18,15 @@ parameter       meaning
 ``verdict``     a score (``1``, ``0.5``, ``7``), ``win``/``tie``/``loss`` (pairwise: 1,
                 0.5, 0), ``scored`` (has a score) or ``failed`` (no score)
 ``failure_kind`` ``parse_error``, ``refusal``, ``timeout``, ``api_error``, ... or ``none``
-``q``           free text, case-insensitive, in the judgment's text (reasoning, raw reply,
-                item, names); in a run store found from the start of a word through
-                the store's word index (``point 7`` finds ``point 77``, not
-                ``checkpoint 7``), inside words only when no word matches
+``flipped``     pairwise only: ``yes``, the judgments of a counterbalanced trial pair
+                whose verdict (win, tie, loss) changes when the two answers swap places,
+                after reading both from one arm's side; ``no``, of a trial pair whose
+                verdict holds. The pairs and the flip are those of the judges report's
+                positional flip rate (its ``flips`` count these pairs)
+``q``           free text, case-insensitive for ASCII letters, anywhere in the judgment's
+                text (reasoning, raw reply, item, names, the stored JSON); in a run
+                store looked up in the store's trigram index (any length; see
+                :mod:`assay.view._index`)
 ``offset``      first row shown (0-based), ``limit`` rows per page (at most 500)
 ``open``        the row whose detail is open
 =============== =====================================================================
@@ -36,7 +41,6 @@ import math
 import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from assay.errors import ConfigError
 
@@ -44,12 +48,14 @@ FILTER_COLUMNS: tuple[str, ...] = ("arm", "opponent", "judge", "criterion", "tas
                                    "run", "failure_kind")
 """The index's columns a filter compares for equality."""
 
-FILTERS: tuple[str, ...] = (*FILTER_COLUMNS, "verdict", "q")
+FILTERS: tuple[str, ...] = (*FILTER_COLUMNS, "verdict", "flipped", "q")
 """Every filter the viewer knows, in the order the page shows them."""
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 PAIRWISE_VERDICTS = {"win": 1.0, "tie": 0.5, "loss": 0.0}
+FLIPPED = {"yes": 1, "no": 0}
+"""The ``flipped`` filter's values and their codes in the index."""
 
 
 @dataclass(frozen=True)
@@ -153,37 +159,6 @@ def parse_filter_options(options: Iterable[str]) -> dict[str, list[str]]:
     return out
 
 
-def where_clause(query: Query) -> tuple[str, list[Any]]:
-    """SQL condition on the index's ``rows`` (aliased ``r``) for every filter but the text.
-
-    >>> where_clause(Query({"judge": ("a", "b"), "verdict": ("failed",)}))
-    ('r.judge IN (?, ?) AND (r.score IS NULL)', ['a', 'b'])
-    """
-    parts: list[str] = []
-    args: list[Any] = []
-    for name in FILTER_COLUMNS:
-        values = query.filters.get(name)
-        if not values:
-            continue
-        if name == "failure_kind" and "none" in values:
-            others = [v for v in values if v != "none"]
-            parts.append("(r.failure_kind IS NULL" + (
-                f" OR r.failure_kind IN ({', '.join('?' * len(others))}))" if others else ")"))
-            args.extend(others)
-            continue
-        parts.append(f"r.{name} IN ({', '.join('?' * len(values))})")
-        args.extend(values)
-    verdicts = query.filters.get("verdict")
-    if verdicts:
-        ors = []
-        for verdict in verdicts:
-            condition, value = _verdict(verdict)
-            ors.append(condition)
-            args.extend(value)
-        parts.append("(" + " OR ".join(ors) + ")")
-    return " AND ".join(parts) or "1", args
-
-
 def verdict_rule(text: str) -> tuple[str, float | None]:
     """What a ``verdict`` filter asks: ``("failed" | "scored", None)``, ``("pairwise", score)``
     (win 1, tie 0.5, loss 0 of a row with an opponent) or ``("score", value)``.
@@ -205,21 +180,13 @@ def verdict_rule(text: str) -> tuple[str, float | None]:
     return "score", value
 
 
-def _verdict(text: str) -> tuple[str, list[Any]]:
-    kind, value = verdict_rule(text)
-    if kind == "failed":
-        return "r.score IS NULL", []
-    if kind == "scored":
-        return "r.score IS NOT NULL", []
-    if kind == "pairwise":
-        return "(r.score = ? AND r.opponent IS NOT NULL)", [value]
-    return "r.score = ?", [value]
+def flip_rule(text: str) -> str:
+    """The ``flipped`` filter's value, ``yes`` or ``no``.
 
-
-def like_pattern(text: str) -> str:
-    r"""A ``LIKE ... ESCAPE '\'`` pattern matching ``text`` anywhere.
-
-    >>> like_pattern("100%_done")
-    '%100\\%\\_done%'
+    >>> flip_rule(" Yes ")
+    'yes'
     """
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    word = text.strip().lower()
+    if word not in FLIPPED:
+        raise ConfigError(f"flipped={text!r}: expected yes or no")
+    return word

@@ -15,7 +15,7 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     "._ensemble": ["EnsembleReport", "ensemble_weights"],
     "._differentiation": ["DifferentiationReport", "differentiation_score"],
     "._human": ["HumanAgreement", "human_agreement"],
-    "._position": ["PositionRecord", "position_records"],
+    "._position": ["PositionRecord", "flipped", "position_records", "trial_pair_flips"],
     "._report": ["DEFAULT_UNCERTAINTY_THRESHOLD", "JudgeReport", "judge_agreement"],
     "._robust": [
         "JudgeConsistency",

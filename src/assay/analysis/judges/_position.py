@@ -56,15 +56,31 @@ class PositionRecord:
     """Pairs of trial pairs behind ``flip_rate_after``."""
 
 
+def _pairwise_groups(frame: pd.DataFrame) -> pd.api.typing.DataFrameGroupBy:
+    """The rows with a position 1 or 2 and an opponent, by (judge, criterion)."""
+    rows = frame[frame["position"].notna() & frame["opponent"].notna()
+                 & frame["position"].isin([1, 2])]
+    return rows.groupby(["judge", "criterion"], sort=False)
+
+
+def _outside_unit(values: pd.Series) -> bool:
+    """Whether some score is not a pairwise verdict (1 win, 0.5 tie, 0 loss on [0, 1])."""
+    return bool(((values < 0) | (values > 1)).any())
+
+
+def flipped(first: np.ndarray | pd.Series, second: np.ndarray | pd.Series) -> np.ndarray:
+    """Whether each trial pair flips: its verdicts sign(s - 1/2) (win, tie, loss) differ
+    between the two orders (the flip of :func:`assay.stats.agreement.position_flip_rate`)."""
+    return np.asarray(np.sign(np.asarray(first, dtype=np.float64) - 0.5)
+                      != np.sign(np.asarray(second, dtype=np.float64) - 0.5))
+
+
 def position_records(frame: pd.DataFrame, *, conf: float, notes: list[str]) -> list[PositionRecord]:
     """PFR per (judge, criterion) of the rows with a position; `frame` has a ``pair_value``
     column (the score on [0, 1], NaN for a failed trial)."""
-    rows = frame[frame["position"].notna() & frame["opponent"].notna()
-                 & frame["position"].isin([1, 2])]
     records: list[PositionRecord] = []
-    for (judge, criterion), group in rows.groupby(["judge", "criterion"], sort=False):
-        values = group["pair_value"]
-        if ((values < 0) | (values > 1)).any():
+    for (judge, criterion), group in _pairwise_groups(frame):
+        if _outside_unit(group["pair_value"]):
             notes.append(f"position: judge {judge!r} on {criterion!r} has scores outside [0, 1], "
                          "so they are not pairwise verdicts (1 win, 0.5 tie, 0 loss) and no flip "
                          "rate is computed.")
@@ -93,7 +109,31 @@ def position_records(frame: pd.DataFrame, *, conf: float, notes: list[str]) -> l
     return records
 
 
-def _trial_pairs(group: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+def trial_pair_flips(frame: pd.DataFrame) -> pd.Series:
+    """Per row of ``frame`` (the columns of :func:`position_records`): 1.0 when it belongs to
+    a trial pair that flips, 0.0 to one that does not, NaN when it is in no trial pair that
+    :func:`position_records` counts (no position, a failed or unpaired trial, or a judge
+    whose scores are not pairwise verdicts). The rows behind ``n_flips``."""
+    out = pd.Series(np.nan, index=frame.index, dtype=np.float64)
+    for _, group in _pairwise_groups(frame):
+        if _outside_unit(group["pair_value"]):
+            continue
+        g, trials, merged, usable = _pairing(group)
+        pairs = merged[usable]
+        keys = ["cluster", "item", "lo", "hi", "pos", "k"]
+        flips = pd.concat([
+            pairs[[*keys[:4], "k"]].assign(pos=pos, flip=flipped(pairs["value_1"], pairs["value_2"]))
+            for pos in (1, 2)])
+        rows = g.reset_index(names="row").merge(trials[[*keys[:4], "run", "pos", "k"]],
+                                                on=[*keys[:4], "run", "pos"])
+        rows = rows.merge(flips, on=keys)
+        out.loc[rows["row"].to_numpy()] = rows["flip"].to_numpy(dtype=np.float64)
+    return out
+
+
+def _pairing(group: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.Series]:
+    """(each row from the arm's point of view, the trials numbered ``k`` per order, the
+    k-th trials of the two orders side by side, which of those are complete)."""
     arm, opp = group["arm"].astype(str), group["opponent"].astype(str)
     forward = arm <= opp
     g = pd.DataFrame({
@@ -102,7 +142,7 @@ def _trial_pairs(group: pd.DataFrame) -> tuple[pd.DataFrame, int]:
         "run": group["run"].astype(int),
         "pos": np.where(forward, group["position"], 3 - group["position"]).astype(int),
         "value": np.where(forward, group["pair_value"], 1.0 - group["pair_value"]),
-    })
+    }, index=group.index)
     keys = ["cluster", "item", "lo", "hi"]
     # both points of view of one trial become one row (NaN if either failed)
     stats = g.groupby([*keys, "run", "pos"], sort=True)["value"].agg(["mean", "count", "size"])
@@ -112,6 +152,11 @@ def _trial_pairs(group: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     second = trials[trials["pos"] == 2].drop(columns=["pos", "run"])
     merged = first.merge(second, on=[*keys, "k"], how="outer", suffixes=("_1", "_2"))
     usable = merged["value_1"].notna() & merged["value_2"].notna()
+    return g, trials, merged, usable
+
+
+def _trial_pairs(group: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    _, trials, merged, usable = _pairing(group)
     incomplete = len(trials) - 2 * int(usable.sum())
     pairs = merged[usable]
     out = pd.DataFrame({
@@ -123,8 +168,7 @@ def _trial_pairs(group: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 
 def _interval(pairs: pd.DataFrame, estimate: float, conf: float) -> tuple[float, float, str]:
-    flips = pd.Series(np.sign(pairs["first"] - 0.5) != np.sign(pairs["second"] - 0.5),
-                      index=pairs.index).astype(float)
+    flips = pd.Series(flipped(pairs["first"], pairs["second"]), index=pairs.index).astype(float)
     by_cluster = flips.groupby(pairs["cluster"])
     sums = by_cluster.sum().to_numpy(dtype=np.float64)
     sizes = by_cluster.size().to_numpy(dtype=np.float64)

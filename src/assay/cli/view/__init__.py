@@ -32,7 +32,9 @@ def view_command(
     filter_: Annotated[list[str] | None, typer.Option(
         "--filter", help="Show only rows with NAME=VALUE[,NAME=VALUE...]; NAME is arm, opponent, "
         "judge, criterion, task, item, run, verdict (a score, win, tie, loss, scored, failed), "
-        "failure_kind (or none) or q (free text). A repeated NAME matches any of its values.",
+        "failure_kind (or none), flipped (yes: the counterbalanced trial pairs whose verdict "
+        "changes when the order is swapped; no: those whose verdict holds) or q (free text; "
+        "docs/viewer.md). A repeated NAME matches any of its values.",
         metavar="NAME=VALUE")] = None,
     export: Annotated[Path | None, typer.Option(
         "--export", help="Write the filtered rows and their details to one HTML file that opens "

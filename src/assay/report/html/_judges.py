@@ -16,10 +16,8 @@ from ``CalibrationReport``).
 
 from __future__ import annotations
 
-import math
-import urllib.parse
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -36,6 +34,8 @@ from assay.report.html._model import (
     Table,
     Trace,
     is_missing,
+    linked,
+    view_query,
 )
 from assay.report.html._render import PALETTE
 
@@ -213,31 +213,18 @@ def _uncertain_section(report: JudgeReport) -> Section:
     records = _records(report.uncertain_items)
     table = Table.from_records(records, columns, caption="Units the judges disagree on",
                                name="uncertain-items")
-    links = tuple(tuple(_unit_link(r) if c.key == "n_judges" else None for c in columns)
-                  for r in records)
-    return Section(title="High-uncertainty items", tables=(replace(table, links=links),),
+    return Section(title="High-uncertainty items",
+                   tables=(linked(table, records, {"n_judges": _unit_link}),),
                    intro="Units whose inter-judge standard deviation exceeds the threshold, "
                    "largest first as the analysis ordered them. Each count of judges links to "
                    "their judgments in the viewer (assay view RUN --reports FOLDER).")
 
 
 def _unit_link(record: Mapping[str, Any]) -> str:
-    """The viewer's query (``assay view``'s URL scheme: docs/cli.md) of the scored judgments
-    of one unit (its item, arm, opponent, run, criterion and task): one per judge counted.
-
-    >>> _unit_link({"criterion": "quality", "item": "q 1", "arm": "a", "run": 2.0,
-    ...             "opponent": None, "task": float("nan")})
-    'criterion=quality&item=q+1&arm=a&run=2&verdict=scored'
-    """
-    pairs = []
-    for key in ("criterion", "task", "item", "arm", "opponent", "run"):
-        value = record.get(key)
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            continue
-        if isinstance(value, (float, np.floating)) and float(value).is_integer():
-            value = int(value)
-        pairs.append((key, str(value)))
-    return urllib.parse.urlencode([*pairs, ("verdict", "scored")])
+    """The viewer's query of the scored judgments of one unit (its item, arm, opponent, run,
+    criterion and task): one per judge counted."""
+    return view_query(record, ("criterion", "task", "item", "arm", "opponent", "run"),
+                      verdict="scored")
 
 
 def position_section(position: Sequence[Any], pct: str) -> Section:
@@ -248,11 +235,17 @@ def position_section(position: Sequence[Any], pct: str) -> Section:
     points = [ForestPoint(label=p.judge, group=p.criterion, estimate=p.flip_rate, lower=p.lower,
                           upper=p.upper, key=p.judge, detail=f"{p.n} trial pairs, {p.method}")
               for p in position]
+    records = _records(position)
+    table = linked(Table.from_records(records, POSITION_COLUMNS, caption="Flip rates",
+                                      name="position"), records,
+                   {"n_flips": lambda r: view_query(r, ("judge", "criterion"), flipped="yes")
+                    if r.get("n_flips") else None})
     return Section(title="Positional bias", figures=(forest(
         points, x_title="positional flip rate", caption=f"Flip rate per judge with {pct} "
-        "intervals"),), tables=(Table.from_records(_records(position), POSITION_COLUMNS,
-                                                   caption="Flip rates", name="position"),),
-        intro="Share of comparisons whose verdict changes when the answers' order is swapped.")
+        "intervals"),), tables=(table,),
+        intro="Share of comparisons whose verdict changes when the answers' order is swapped. "
+        "Each count of flips links to the judgments of those trial pairs (both orders of "
+        "each) in the viewer (assay view RUN --reports FOLDER).")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,8 +9,9 @@ full precision here; the renderer rounds them as a :class:`Column` says.
 from __future__ import annotations
 
 import math
+import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 ColumnKind = Literal["text", "int", "fixed", "sig", "bool", "p"]
@@ -64,6 +65,35 @@ class Table:
         cols = tuple(columns)
         rows = tuple(tuple(record.get(c.key) for c in cols) for record in records)
         return cls(columns=cols, rows=rows, caption=caption, name=name)
+
+
+def view_query(record: Mapping[str, Any], keys: Sequence[str], **extra: str) -> str:
+    """The viewer's query (``assay view``'s URL scheme: docs/cli.md) of the judgments behind
+    a number: ``record``'s values of ``keys`` (a missing, None or NaN value is left out; a
+    whole float is written as an integer), then ``extra`` filters.
+
+    >>> view_query({"criterion": "quality", "item": "q 1", "run": 2.0, "task": None},
+    ...            ("criterion", "task", "item", "run"), verdict="scored")
+    'criterion=quality&item=q+1&run=2&verdict=scored'
+    """
+    pairs = []
+    for key in keys:
+        value = record.get(key)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        pairs.append((key, str(value)))
+    return urllib.parse.urlencode([*pairs, *extra.items()])
+
+
+def linked(table: Table, records: Sequence[Mapping[str, Any]],
+           links: Mapping[str, Any]) -> Table:
+    """``table`` (made from ``records``) with the cells of the columns in ``links`` linked
+    to the viewer: column key -> a function of the record giving its query (None: no link)."""
+    return replace(table, links=tuple(
+        tuple(links[c.key](r) if c.key in links else None for c in table.columns)
+        for r in records))
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from assay.report.html._model import (
     Table,
     distinguishing,
     is_missing,
+    linked,
+    view_query,
 )
 
 SCORE_COLUMNS = (
@@ -46,7 +48,9 @@ def _criterion_section(criterion: str, rows: list[ScoreRow], pct: str) -> Sectio
     raw = scale == "interval"
     intro = (f"Scale {scale}; the mean is " + ("on the raw scale" if raw else
                                                "normalised to [0, 1]")
-             + f", with its {pct} interval (method per row). Click a point to filter the table.")
+             + f", with its {pct} interval (method per row). Click a point to filter the table; "
+             "a count of failed judgments links to them in the viewer (assay view RUN "
+             "--reports FOLDER).")
     points = [ForestPoint(label=_label(r), group=r.judge, estimate=r.estimate, lower=r.lower,
                           upper=r.upper, key=f"{r.judge} {_label(r).replace(' vs ', ' ')}",
                           detail=f"n = {r.n}, {method_words(r.method)}")
@@ -55,10 +59,19 @@ def _criterion_section(criterion: str, rows: list[ScoreRow], pct: str) -> Sectio
     if any(not is_missing(r.estimate) for r in rows):
         figures = (forest(points, x_title="mean score" if raw else "mean score (normalised)",
                           caption=f"{criterion}: mean per arm and judge with {pct} intervals"),)
-    table = Table.from_records(_records(rows), _columns(rows),
-                               caption=f"{criterion}: scores per judge and arm",
-                               name=f"scores-{criterion}")
+    records = _records(rows)
+    table = linked(Table.from_records(records, _columns(rows),
+                                      caption=f"{criterion}: scores per judge and arm",
+                                      name=f"scores-{criterion}"),
+                   records, {"n_failed": _failed_link})
     return Section(title=criterion, intro=intro, figures=figures, tables=(table,))
+
+
+def _failed_link(record: dict[str, object]) -> str | None:
+    """The viewer's query of the judgments without a score behind ``n_failed``."""
+    if not record.get("n_failed"):
+        return None
+    return view_query(record, ("criterion", "judge", "arm", "opponent"), verdict="failed")
 
 
 def scores_page(summary: ScoreSummary) -> Page:
@@ -111,11 +124,12 @@ def _highlights(summary: ScoreSummary, by_criterion: dict[str, list[ScoreRow]],
     failed = [r for r in summary.rows if r.n_failed]
     quality_tables = []
     if failed:
-        quality_tables.append(Table.from_records(
+        quality_tables.append(linked(Table.from_records(
             _records(failed), distinguishing(_records(failed), (
                 Column("criterion", "criterion"), Column("judge", "judge"), Column("arm", "arm"),
                 Column("n", "scored", "int"), Column("n_failed", "failed", "int"))),
-            caption="Judgments without a score (left out of the means)", name="failed-judgments"))
+            caption="Judgments without a score (left out of the means)", name="failed-judgments"),
+            _records(failed), {"n_failed": _failed_link}))
     if summary.n_invalid:
         quality_tables.append(Table.from_records(
             [{"validity_class": k, "n": v} for k, v in summary.invalid_by_class.items()],

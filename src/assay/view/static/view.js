@@ -1,7 +1,7 @@
 // assay view: every value from the data is written with textContent, never as HTML.
 "use strict";
 (function () {
-  const FILTERS = ["arm", "opponent", "judge", "criterion", "task", "item", "run", "failure_kind", "verdict", "q"];
+  const FILTERS = ["arm", "opponent", "judge", "criterion", "task", "item", "run", "failure_kind", "verdict", "flipped", "q"];
   const COLUMNS = ["id", "item", "arm", "opponent", "judge", "criterion", "score", "failure_kind", "position", "run"];
   const PAIRWISE = { win: 1, tie: 0.5, loss: 0 };
   const EMBEDDED = JSON.parse(document.getElementById("assay-data").textContent);
@@ -68,6 +68,8 @@
     if (kinds && !kinds.some((k) => (k === "none" ? row.failure_kind === null : row.failure_kind === k))) return false;
     const verdicts = filters.verdict;
     if (verdicts && !verdicts.some((v) => verdictMatches(row, v.trim().toLowerCase()))) return false;
+    const flips = filters.flipped;
+    if (flips && !flips.some((f) => f.trim().toLowerCase() === row.flipped)) return false;
     const q = (filters.q || [""])[0].toLowerCase();
     if (q && !textOf(row, det).includes(q)) return false;
     return true;
@@ -79,7 +81,7 @@
     return row.score !== null && row.score === Number(v);
   }
   function textOf(row, det) {
-    const parts = Object.values(row).map((v) => String(v));
+    const parts = Object.entries(row).filter(([k]) => k !== "flipped").map(([, v]) => String(v));
     for (const section of det.sections) for (const f of section.fields) if (f[1] !== null) parts.push(String(f[1]));
     return parts.join("\n").toLowerCase();
   }
@@ -116,6 +118,7 @@
         select.appendChild(option);
       }
     }
+    document.getElementById("text-rule").textContent = summary.text_search ? "Text: " + summary.text_search + "." : "";
     const source = document.getElementById("source");
     source.textContent = visible(summary.source + " \u00b7 " + summary.kind + " \u00b7 "
       + summary.rows.toLocaleString("en") + " rows" + (summary.exported ? " \u00b7 exported: " + summary.exported : ""));
