@@ -85,7 +85,7 @@ VALUES = ["", "0", "007", "-0", "+5", " 1", "1 ", "1_000", "1e3", "1.0", ".5", "
 def _outcome(runtime, value, param, ctx):
     try:
         result = runtime.coerce(value, param=param, ctx=ctx)
-    except Exception as exc:  # noqa: BLE001  the error is what is compared
+    except Exception as exc:  # the error is what is compared
         return ("error", type(exc).__name__, str(exc))
     if isinstance(result, float) and math.isnan(result):
         return (float, "nan")

@@ -96,7 +96,7 @@ def _plain_value(annotation: Any, info: Any, value: Any, param: Any = None, ctx:
         try:  # the path's flags (exists...) are checked as typer checks them
             return _typer_param_types.coerce_cli_path(Path(value), info, path_type=Path,
                                                       param=param, ctx=ctx)
-        except Exception:  # noqa: BLE001  typer words it (a NUL byte: pydantic's message)
+        except Exception:  # typer words it (a NUL byte: in pydantic's words)
             return _DEFER
     if annotation in (int, float) and type(value) is annotation:  # a default (not a bool)
         number = value
