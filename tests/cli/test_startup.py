@@ -1,4 +1,4 @@
-"""The command line starts fast without changing what it does (``assay.cli._app``).
+"""The command line starts fast without changing what it does (``assay.cli._startup``).
 
 - ``assay --help`` imports no analysis stack, no pydantic, no rich and no report registry;
 - the commands made on first use (``command()``) print the same help as typer's own
@@ -20,7 +20,8 @@ from typer import _click
 from typer import _coercion as typer_coercion
 
 from assay.cli import app
-from assay.cli._app import _DEFER, _plain_value, command
+from assay.cli._app import command
+from assay.cli._startup import _DEFER, _plain_value
 from tests.cli._subprocess import assay_env
 
 NOT_FOR_HELP = ("numpy", "pandas", "scipy", "pyarrow", "duckdb", "pydantic", "pydantic_core",
