@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from assay.cli import main
-from assay.cli.report import parse_contrasts
 from assay.errors import ConfigError
+from assay.report.kinds import parse_contrasts
 
 
 def seed_example_bench(path, *, runs: int = 5, split: bool = False):

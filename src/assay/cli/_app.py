@@ -10,13 +10,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 import typer
-from rich.console import Console
 from typer import core as _typer_core
 
+from assay.cli._startup import Group, command_of, runtime_param
 from assay.errors import AssayError, ConfigError, StorageError, did_you_mean, storage_error
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 # Usage lines and help rows in the words of the command line's conventions: typer writes a
 # required argument as ``{files}...`` and a type as ``<list[Path]>``; here they read as in most
@@ -56,14 +59,18 @@ def _option_value(self: Any, ctx: Any) -> str | None:
 
 
 def _install_usage() -> None:
-    """Make typer's usage lines and help rows read as described in the module docstring."""
+    """Make typer's usage lines and help rows read as described in the module docstring, and
+    its coercion of option values skip pydantic for plain values
+    (:func:`~assay.cli._startup.runtime_param`)."""
     _typer_core.TyperArgument._usage_display_name = _usage_name  # type: ignore[method-assign]
     _typer_core.TyperArgument._rich_display_name = _argument_name  # type: ignore[method-assign]
     _typer_core.TyperArgument.display_type_rich = _argument_row  # type: ignore[method-assign]
     _typer_core.TyperOption.display_type = _option_value  # type: ignore[method-assign]
+    _typer_core._TyperParameter.get_runtime_param = runtime_param  # type: ignore[method-assign]
 
 
 _install_usage()
+
 
 app = typer.Typer(
     name="assay",
@@ -73,8 +80,15 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    cls=Group,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def command() -> Any:
+    """The click group of :data:`app`, each command converted on first use
+    (:func:`~assay.cli._startup.command_of`)."""
+    return command_of(app)
 
 
 def _print_version(value: bool) -> None:
@@ -97,18 +111,49 @@ def _root(
     """
 
 
-class _Console(Console):
-    """A rich console that writes control characters from data as escapes: an arm, a judge
-    or a model's text holding an ESC sequence or a NUL must not drive the user's terminal."""
+def _console_class() -> type[Console]:
+    from rich.console import Console
 
-    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
-        from assay.data.cells import visible
+    class _Console(Console):
+        """A rich console that writes control characters from data as escapes: an arm, a judge
+        or a model's text holding an ESC sequence or a NUL must not drive the user's terminal."""
 
-        super().print(*(visible(o) if isinstance(o, str) else o for o in objects), **kwargs)
+        def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+            from assay.data.cells import visible
+
+            super().print(*(visible(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+    return _Console
 
 
-console = _Console()
-err_console = _Console(stderr=True)
+class _LazyConsole:
+    """A rich console (see ``_Console``) made when first used: importing rich's console
+    takes some 40 ms that ``assay --help`` and the commands' imports need not pay. Every
+    attribute, and ``with``, go to the console."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    @property
+    def real(self) -> Console:
+        """The rich console itself."""
+        if self._console is None:
+            self._console = _console_class()(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def __enter__(self) -> Console:
+        return self.real.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.real.__exit__(*exc)
+
+
+console: Console = _LazyConsole()  # type: ignore[assignment]
+err_console: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]
 
 MapOption = Annotated[list[str] | None, typer.Option(
     "--map", help="Rename columns: SOURCE=COLUMN[,SOURCE=COLUMN...]; COLUMN '-' drops SOURCE; "
@@ -256,7 +301,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     try:
         # standalone mode: typer prints usage errors itself and exits 2 (SystemExit passes)
-        app(args=argv, prog_name="assay")
+        command()(args=argv, prog_name="assay")
     except (KeyboardInterrupt, BrokenPipeError):
         sys.exit(130)
     except Exception as exc:

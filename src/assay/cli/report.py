@@ -5,7 +5,9 @@ Which reports exist, their options and their renderers are declared once in
 dataclass, builds the reports and writes the formats asked for.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typer reads this command's 41 parameters from
+# their annotations, evaluating each string twice when annotations are strings (some 20 ms
+# for ``assay report``); as objects they are made once, at import.
 
 import json
 from collections.abc import Mapping, Sequence
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
+from typer.core import TyperCommand
 
 from assay.cli._app import (
     MapOption,
@@ -26,20 +29,29 @@ from assay.cli._app import (
     parse_formats,
 )
 from assay.errors import AssayError, ConfigError
-from assay.report.kinds import FORMATS, KINDS, kinds_help, parse_contrasts
 
-__all__ = ["parse_contrasts"]
-
+_KINDS = "<the report kinds>"
 REPORT_HELP = (
     "Turn judgments into reports: score means, the benchmark report, aggregation across runs, "
     "agreement between judges, win rates; as text, JSON, HTML, Excel, LaTeX or PNG.\n\n"
     "Every report of a group is made or skipped on its own: a report the data do not support "
     "is skipped with its reason (printed, in skipped.json and on the HTML dashboard).\n\n"
-    "\b\nReports and groups (--kind):\n" + kinds_help() + "\n\n"
+    "\b\nReports and groups (--kind):\n" + _KINDS + "\n\n"
     "Example: assay report bench.parquet --kind benchmark --format text,json --out report/")
 
 
-@app.command("report", help=REPORT_HELP)
+class _ReportCommand(TyperCommand):
+    """The click command of ``assay report``: its help lists the report kinds, read from the
+    registry when the command is made; ``assay --help``, which shows the help's first
+    sentence only, does not import the registry (some 20 ms)."""
+
+    def __init__(self, *, help: str | None = None, **attrs: Any) -> None:
+        from assay.report.kinds import kinds_help
+
+        super().__init__(help=(help or "").replace(_KINDS, kinds_help()), **attrs)
+
+
+@app.command("report", help=REPORT_HELP, cls=_ReportCommand)
 def report_command(
     src: Annotated[list[Path], typer.Argument(
         help="Judgments files or run folders (a table name with --engine ibis://...).")],
@@ -146,7 +158,14 @@ def report_command(
 ) -> None:
     """Turn judgments into reports (see REPORT_HELP)."""
     from assay.cli._app import _scales
-    from assay.report.kinds import build_reports, options_from, resolve_kinds, write_reports
+    from assay.report.kinds import (
+        FORMATS,
+        KINDS,
+        build_reports,
+        options_from,
+        resolve_kinds,
+        write_reports,
+    )
 
     kinds = resolve_kinds(kind, opted_in={"--calibrate"} if calibrate else ())
     formats = parse_formats(format_, FORMATS)

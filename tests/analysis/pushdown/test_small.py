@@ -11,12 +11,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import assay
 from assay.analysis.pushdown import engine_score_summary, open_table, small_score_summary
 from assay.analysis.scores import score_summary
 from assay.data.schema import Scale
+from assay.errors import ValidationError
 from tests.analysis.pushdown._tables import SCALES, assert_same, rich_table, write
 
 SRC = str(Path(__file__).resolve().parents[3] / "src")
@@ -44,6 +46,32 @@ def test_the_small_path_equals_the_pandas_path(frame, tmp_path, weighted):
     assert len(expected["scores"]) == 8
     assert_same(small.to_dict(), expected, rel=1e-12)  # summation order: last digits only
     assert str(small) == str(score_summary(assay.load(path, scales=SCALES)))
+
+
+def test_a_materialized_table_reads_and_checks_as_the_view(tmp_path):
+    """The small path computes the table's rows once into a temporary table: the summary
+    (to the last digits, which follow the order of summation) and every check's message
+    are those of the view that decodes the file each time."""
+    frame = rich_table(n_items=20)
+    path = write(frame, tmp_path, "parquet")
+    by_view = engine_score_summary(open_table(path, scales=SCALES))
+    by_table = engine_score_summary(open_table(path, scales=SCALES, materialize=True))
+    assert_same(by_table.to_dict(), by_view.to_dict(), rel=1e-12)  # summation order only
+    assert str(by_table) == str(by_view)
+    broken = frame.copy()
+    broken.loc[3, "run"] = 0
+    broken.loc[7, "item"] = " "
+    broken = pd.concat([broken, broken.iloc[[20]]], ignore_index=True)  # a duplicate cell
+    (tmp_path / "b").mkdir()
+    path = write(broken, tmp_path / "b", "parquet")
+    messages = []
+    for materialize in (False, True):
+        with pytest.raises(ValidationError) as error:
+            open_table(path, scales=SCALES, materialize=materialize)
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
+    assert messages[0].startswith("4 problem(s) found:")
+    assert all(f"row {row}" in messages[0] for row in (4, 8, len(frame) + 1)), messages[0]
 
 
 def test_tables_the_small_path_leaves_to_pandas(frame, tmp_path):
@@ -90,13 +118,13 @@ def test_a_broken_table_gets_the_pandas_paths_error(frame, tmp_path):
     assert "row 11, column 'score'" in small.stderr and "Traceback" not in small.stderr
 
 
-def test_the_small_path_loads_neither_pandas_nor_scipy(frame, tmp_path):
+def test_the_small_path_loads_neither_pandas_nor_scipy_nor_pydantic(frame, tmp_path):
     path = write(frame, tmp_path, "parquet")
     code = ("import sys\nfrom assay.cli import main\n"
             f"try:\n    main(['report', {str(path)!r}, '--kind', 'scores'])\n"
             "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'scipy', "
-            "'pyarrow'}))")
+            "'pyarrow', 'pydantic'}))")  # pydantic: typer's coercion of option values
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": SRC, "CI": "true"}, timeout=120)
     assert out.returncode == 0, out.stderr

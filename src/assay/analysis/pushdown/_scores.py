@@ -105,7 +105,7 @@ def small_score_summary(path: str | Path, *, scales: Mapping[str, Scale] | None 
     import duckdb
 
     try:
-        table = open_table(path, scales=scales, threads=1)
+        table = open_table(path, scales=scales, threads=1, materialize=True)
         if _tasks(table) > 1:
             return None
         return engine_score_summary(table, conf=conf)

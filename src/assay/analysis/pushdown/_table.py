@@ -105,7 +105,7 @@ def engine_reason(path: str | Path, scales: Mapping[str, Scale] | None = None) -
 
 def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
                threads: int | None = None, memory_limit: str | None = MEMORY_LIMIT,
-               engine: Any = None) -> EngineTable:
+               engine: Any = None, materialize: bool = False) -> EngineTable:
     """Open a table file, folder, glob or hive dataset in an engine and check it.
 
     ``engine`` is a :class:`~assay.data.engine.DuckDBEngine` (a new one by default: the
@@ -115,7 +115,9 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
     database, and a problem is named by the table and the row's key).
 
     DuckDB holds at most ``memory_limit`` and spills the rest to disk (None: DuckDB's own
-    default, 80% of the machine).
+    default, 80% of the machine). With ``materialize`` the table's rows, as the reports read
+    them, are computed once into a temporary table (a small file: each check and summary
+    then reads that table instead of decoding the file again); the results are the same.
 
     Raises
     ------
@@ -151,7 +153,8 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
     columns = frozenset(c for c in raw if c in COLUMN_BY_NAME)
     scan = engine.scan(source, files_raw)
     if all(c in columns for c in REQUIRED_COLUMNS):
-        engine.view(VIEW, _canonical_sql(engine.dialect, scan, columns))
+        (engine.materialize if materialize else engine.view)(
+            VIEW, _canonical_sql(engine.dialect, scan, columns))
     check_table(engine, source, raw, stored, scan=scan, files_raw=files_raw)
     table = EngineTable(engine, source, columns, stored)
     if unknown:

@@ -151,7 +151,7 @@ def run_command(
 
 def _invoke(words: list[str]) -> int:
     """Run one ``assay`` command in this process; its exit status."""
-    from typer.main import get_command
+    from assay.cli._app import command
 
-    code = get_command(app).main(words, prog_name="assay", standalone_mode=False)
+    code = command().main(words, prog_name="assay", standalone_mode=False)
     return code if isinstance(code, int) else 0
