@@ -6,8 +6,8 @@
 For each size, writes a Parquet folder (20,000 clusters, string ids, 5 arms, 10 runs,
 binary scores and a usd column; a file per 1,000 clusters) under ``--data`` (default
 bench/out/scale), then runs ``assay report DIR --kind benchmark`` and ``--kind scores``
-through DuckDB, each in its own process, and prints the wall time and the peak resident
-memory of that process (``os.wait4``). Up to ``--pandas-max`` rows it also writes the
+through DuckDB, each in its own process, and prints the wall time, the CPU time and the
+peak resident memory of that process (``os.wait4``). Up to ``--pandas-max`` rows it also writes the
 same rows as one Parquet file and runs the pandas path (``--engine pandas``) on it, and
 checks that the JSON of both reports agrees to 1e-9. Up to ``--spark-max`` rows (and
 when pyspark and Java are there) it runs ``--engine spark`` (``local[2]``) on the folder
@@ -70,8 +70,10 @@ def write_folder(rows: int, folder: Path, single: Path | None, seed: int = 0) ->
         writer.close()
 
 
-def timed(args: list[str]) -> tuple[float, float, int, str]:
-    """(wall seconds, peak RSS MiB, exit status, stderr tail) of ``python -m assay ARGS``."""
+def timed(args: list[str]) -> tuple[float, float | None, float, int, str]:
+    """(wall seconds, CPU seconds, peak RSS MiB, exit status, stderr tail) of ``python -m
+    assay ARGS``; the CPU time (user + system) does not grow with the load of shared cores
+    as the wall time does."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         process = subprocess.Popen([sys.executable, "-m", "assay", *args],
@@ -80,12 +82,13 @@ def timed(args: list[str]) -> tuple[float, float, int, str]:
         wall = time.perf_counter() - start
         err.seek(0)
         tail = err.read().decode(errors="replace").strip().splitlines()[-1:]
-    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), "".join(tail)
+    return (wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+            os.waitstatus_to_exitcode(status), "".join(tail))
 
 
-def timed_tree(args: list[str]) -> tuple[float, float, int, str]:
+def timed_tree(args: list[str]) -> tuple[float, float | None, float, int, str]:
     """:func:`timed` for a command that starts children (Spark's JVM): the peak of the
-    summed RSS of the process and its descendants, sampled every 50 ms."""
+    summed RSS of the process and its descendants, sampled every 50 ms; no CPU time."""
     import psutil
 
     start = time.perf_counter()
@@ -104,7 +107,7 @@ def timed_tree(args: list[str]) -> tuple[float, float, int, str]:
         wall = time.perf_counter() - start
         err.seek(0)
         tail = err.read().decode(errors="replace").strip().splitlines()[-1:]
-    return wall, peak / 2**20, process.returncode, "".join(tail)
+    return wall, None, peak / 2**20, process.returncode, "".join(tail)
 
 
 def close(a: object, b: object) -> bool:
@@ -151,12 +154,14 @@ def main() -> None:
                 name = (f"ibis-{engine.split('://')[1]}" if engine.startswith("ibis://")
                         else engine)
                 out = args.data / f"out-{rows}-{kind}-{name}"
-                wall, rss, code, tail = (timed_tree if engine == "spark" else timed)([
+                wall, cpu, rss, code, tail = (timed_tree if engine == "spark" else timed)([
                     "report", str(source), "--kind", kind, "--scale", "score=binary",
                     "--engine", engine, "--format", "json", "--out", str(out)])
                 engine = name
                 status = "" if code == 0 else f"  FAILED ({code}): {tail}"
-                print(f"  {kind:9s} {engine:11s} {wall:7.1f} s  peak RSS {rss:7,.0f} MiB  "
+                cpu_text = f"{'-':>7s}" if cpu is None else f"{cpu:7.1f}"
+                print(f"  {kind:9s} {engine:11s} {wall:7.1f} s  cpu {cpu_text} s  "
+                      f"peak RSS {rss:7,.0f} MiB  "
                       f"(load {os.getloadavg()[0]:.1f}){status}")
                 if code == 0:
                     outputs[engine] = json.loads((out / f"{kind}.json").read_text())

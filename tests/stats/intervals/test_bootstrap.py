@@ -38,6 +38,14 @@ def test_weights_are_reproducible_and_use_only_the_given_rng() -> None:
     assert np.random.get_state()[1].tolist() == state[1].tolist()
 
 
+def test_float_weights_hold_the_same_draws_across_blocks() -> None:
+    # 3,000 clusters: blocks of 87 resamples, so 200 resamples cross two block boundaries.
+    counts = cluster_bootstrap_weights(3000, 200, rng=7)
+    floats = cluster_bootstrap_weights(3000, 200, rng=7, dtype=np.float64)
+    assert floats.dtype == np.float64
+    assert_array_equal(floats, counts.astype(np.float64))
+
+
 def test_weights_have_multinomial_moments() -> None:
     # Each count is Binomial(C, 1/C): mean 1, variance (C - 1)/C; counts within a row have
     # covariance -1/C. With C = 4 and 40 000 rows the standard error of the mean is 0.0043.

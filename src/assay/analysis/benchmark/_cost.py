@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assay.analysis.benchmark._data import BenchData
+from assay.analysis.benchmark._measure import MeasureSums
 from assay.analysis.benchmark._resample import ClusterResampler
 
 FloatArray = npt.NDArray[np.float64]
@@ -19,46 +20,6 @@ ESTIMATED_LIMIT = 0.05
 
 FRONTIER_NOTE = ("The frontier share (how often an arm is on the cost-accuracy frontier over "
                  "resamples) is an extension, not a published standard.")
-
-
-@dataclass(frozen=True)
-class _Measure:
-    """Cluster sums of one per-run quantity (dollars or tokens), per arm."""
-
-    total: FloatArray
-    """Sum of the known values per cluster; shape (C, A)."""
-    known_runs: FloatArray
-    """Runs with a known value per cluster; shape (C, A)."""
-    correct_runs: FloatArray
-    """Correct runs among those per cluster; shape (C, A)."""
-    n_unknown: npt.NDArray[np.int64]
-    """Runs without a value, per arm."""
-
-    @classmethod
-    def of(cls, data: BenchData, values: FloatArray) -> _Measure:
-        # One arm at a time: the temporaries are a fifth of the (items x arms x runs) cube
-        # for five arms, not two more cubes (800 MB each at 100 M rows). Each sum runs over
-        # the runs of one item, in the same order as on the whole cube.
-        shape = (data.n_items, data.n_arms)
-        total, known_runs, correct_runs = np.empty(shape), np.empty(shape), np.empty(shape)
-        n_unknown = np.empty(data.n_arms, dtype=np.int64)
-        for a in range(data.n_arms):
-            arm = values[:, a, :]
-            known = ~np.isnan(arm)
-            total[:, a] = np.where(known, arm, 0.0).sum(axis=1)
-            known_runs[:, a] = known.sum(axis=1)
-            correct_runs[:, a] = (data.scores[:, a, :] * known).sum(axis=1)
-            n_unknown[a] = known.size - int(np.count_nonzero(known))
-        return cls(total=data.cluster_sums(total), known_runs=data.cluster_sums(known_runs),
-                   correct_runs=data.cluster_sums(correct_runs), n_unknown=n_unknown)
-
-    def per_item(self) -> FloatArray:
-        """Mean over runs then items (the mean over the known runs when some are unknown)."""
-        return _ratio(self.total.sum(axis=0), self.known_runs.sum(axis=0))
-
-    def per_correct(self) -> FloatArray:
-        """Total over runs divided by the correct runs."""
-        return _ratio(self.total.sum(axis=0), self.correct_runs.sum(axis=0))
 
 
 @dataclass(frozen=True)
@@ -76,8 +37,7 @@ def cost_section(data: BenchData, resampler: ClusterResampler | None,
         return CostSection(None, None, [])
     notes: list[str] = []
     records: list[Record] = [{"arm": arm} for arm in data.arms]
-    usd = _Measure.of(data, data.usd) if data.usd is not None else None
-    tokens = _Measure.of(data, data.tokens) if data.tokens is not None else None
+    usd, tokens = data.usd, data.tokens
     usd_boot = None
     for name, measure in (("usd", usd), ("tokens", tokens)):
         for record in records:
@@ -96,11 +56,10 @@ def cost_section(data: BenchData, resampler: ClusterResampler | None,
 
     for a, record in enumerate(records):
         share, flag = None, None
-        if usd is not None and data.usd_estimated is not None and data.usd is not None:
-            spend = np.nansum(data.usd[:, a, :])
+        if usd is not None and usd.estimated is not None:
+            spend = usd.total[:, a].sum()
             if spend > 0:
-                share = float(np.nansum(np.where(data.usd_estimated[:, a, :],
-                                                 data.usd[:, a, :], 0.0)) / spend)
+                share = float(usd.estimated[a] / spend)
                 flag = share > ESTIMATED_LIMIT
                 if flag:
                     notes.append(f"{100 * share:.0f}% of the dollars of {data.arms[a]} rest on "
@@ -117,7 +76,7 @@ def cost_section(data: BenchData, resampler: ClusterResampler | None,
     return CostSection(records, frontier, notes)
 
 
-def _fill(records: list[Record], name: str, measure: _Measure,
+def _fill(records: list[Record], name: str, measure: MeasureSums,
           resampler: ClusterResampler | None, *, conf: float) -> FloatArray | None:
     """Fill the per-item and per-correct figures of one measure for every arm.
 
@@ -168,8 +127,3 @@ def pareto_front(cost: FloatArray, accuracy: FloatArray) -> npt.NDArray[np.bool_
     dominated = ((c_other <= c_self) & (a_other >= a_self)
                  & ((c_other < c_self) | (a_other > a_self)))
     return np.asarray(~dominated.any(axis=-1))
-
-
-def _ratio(numerator: FloatArray, denominator: FloatArray) -> FloatArray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denominator > 0, numerator / denominator, np.nan)

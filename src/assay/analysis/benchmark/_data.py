@@ -22,6 +22,7 @@ import pandas as pd
 
 from assay.analysis._weights import refuse_weights
 from assay.analysis.benchmark._errors import DevNotEvidenceError
+from assay.analysis.benchmark._measure import MeasureAccumulator, MeasureSums
 from assay.data.schema import EVIDENCE_SPLITS, NON_REPORTABLE_SPLITS
 from assay.errors import ConfigError, DesignError, InputError
 
@@ -67,12 +68,14 @@ class BenchData:
     """Index into ``failure_kinds`` of each run's failure, -1 for none; shape (I, A, R)."""
     failure_kinds: tuple[str, ...]
     """The failure kinds present, sorted."""
-    usd: FloatArray | None
-    """Dollars per run (NaN where unknown), or None without a ``usd`` column."""
-    usd_estimated: npt.NDArray[np.bool_] | None
-    """Whether a run's dollars rest on estimated tokens; None without ``usd_provenance``."""
-    tokens: FloatArray | None
-    """tokens_in + tokens_out per run (NaN where unknown), or None without either column."""
+    usd: MeasureSums | None
+    """Cluster sums of the dollars per run (what the cost section reads), or None without
+    a ``usd`` column."""
+    tokens: MeasureSums | None
+    """Cluster sums of tokens_in + tokens_out per run, or None without either column."""
+    usd_runs: FloatArray | None
+    """Dollars per run (NaN where unknown), shape (I, A, R), for the registered cost test;
+    None without a ``usd`` column and on the engine path, which holds only the sums."""
     n_rows_not_reportable: int
     """Rows left out because they are not reportable."""
     n_rows_unlabelled: int
@@ -201,13 +204,17 @@ def prepare_bench(frame: pd.DataFrame, *, evidence: bool) -> BenchData:
     failure[flat] = failure_codes
     agreement = _agreement(rows, score, failure_codes, len(failure_kinds), flat, shape)
 
-    usd = _cube(flat, _numeric(rows, "usd", positions), shape) if "usd" in rows.columns else None
-    estimated = None
-    if usd is not None and "usd_provenance" in rows.columns:
-        est = np.zeros(flat.size, dtype=bool)
-        est[flat] = (rows["usd_provenance"] == "estimated").to_numpy(dtype=bool)
-        estimated = est.reshape(shape)
-    tokens = _tokens(rows, flat, shape, positions)
+    cluster_of_row = item_cluster[item_index]
+    usd_runs, usd = None, None
+    if "usd" in rows.columns:
+        dollars = _numeric(rows, "usd", positions)
+        usd_runs = _cube(flat, dollars, shape)
+        estimated = ((rows["usd_provenance"] == "estimated").to_numpy(dtype=bool)
+                     if "usd_provenance" in rows.columns else None)
+        usd = _sums(clusters.size, n_arms, cluster_of_row, arm_codes, dollars, score, estimated)
+    token_counts = _tokens(rows, positions)
+    tokens = (None if token_counts is None else
+              _sums(clusters.size, n_arms, cluster_of_row, arm_codes, token_counts, score, None))
 
     return BenchData(
         arms=tuple(str(a) for a in arm_labels),
@@ -223,8 +230,8 @@ def prepare_bench(frame: pd.DataFrame, *, evidence: bool) -> BenchData:
         failure=failure.reshape(shape),
         failure_kinds=tuple(str(k) for k in failure_kinds),
         usd=usd,
-        usd_estimated=estimated,
         tokens=tokens,
+        usd_runs=usd_runs,
         n_rows_not_reportable=n_not_reportable,
         n_rows_unlabelled=n_unlabelled,
         n_items_unlabelled=int(n_items_all - n_items),
@@ -358,15 +365,21 @@ def _numeric(rows: pd.DataFrame, name: str, positions: IntArray) -> FloatArray:
     return values
 
 
-def _tokens(rows: pd.DataFrame, flat: IntArray, shape: tuple[int, int, int],
-            positions: IntArray) -> FloatArray | None:
+def _tokens(rows: pd.DataFrame, positions: IntArray) -> FloatArray | None:
+    """tokens_in + tokens_out per row (NaN when both are unknown), or None without either."""
     parts = [_numeric(rows, c, positions) for c in ("tokens_in", "tokens_out") if c in rows.columns]
     if not parts:
         return None
     stacked = np.vstack(parts)
     known = ~np.isnan(stacked)
-    total = np.where(known.any(axis=0), np.nansum(np.where(known, stacked, 0.0), axis=0), np.nan)
-    return _cube(flat, total, shape)
+    return np.where(known.any(axis=0), np.nansum(np.where(known, stacked, 0.0), axis=0), np.nan)
+
+
+def _sums(n_clusters: int, n_arms: int, cluster: IntArray, arm: IntArray, values: FloatArray,
+          scores: FloatArray, estimated: npt.NDArray[np.bool_] | None) -> MeasureSums:
+    accumulator = MeasureAccumulator(n_clusters, n_arms, estimated=estimated is not None)
+    accumulator.add(cluster, arm, values, scores, estimated)
+    return accumulator.result()
 
 
 def _agreement(rows: pd.DataFrame, score: FloatArray, failure_codes: IntArray,

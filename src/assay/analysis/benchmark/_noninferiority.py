@@ -15,7 +15,7 @@ from assay.analysis.benchmark._data import BenchData
 from assay.analysis.benchmark._errors import RegistrationMismatchError
 from assay.analysis.benchmark._registration import RegisteredContrast, Registration
 from assay.analysis.benchmark._resample import BcaInputs, ClusterResampler
-from assay.errors import DesignError
+from assay.errors import ConfigError, DesignError
 from assay.stats.contrasts import (
     bisect_p_value,
     effective_pairs,
@@ -191,8 +191,11 @@ def _prepare(data: BenchData, paired: PairedData, spec: RegisteredContrast,
     new, reference = data.arms.index(spec.new), data.arms.index(spec.reference)
     two_sided = paired.difference(new, reference, conf=0.95)
     cost = None
-    if data.usd is not None:
-        usd = data.usd[:, [new, reference], :]
+    if data.usd is not None and data.usd_runs is None:
+        raise ConfigError("a registered cost test reads the dollars of every run, which only "
+                          "the pandas path keeps: use --engine pandas")
+    if data.usd_runs is not None:
+        usd = data.usd_runs[:, [new, reference], :]
         if np.isnan(usd).any():
             if spec.cost_test:
                 raise DesignError(f"contrast {spec.label!r} tests cost, and "

@@ -43,8 +43,10 @@ class ClusterResampler:
     def draw(cls, sizes: FloatArray, n_resamples: int,
              rng: np.random.Generator) -> ClusterResampler:
         """Draw ``n_resamples`` resamples of whole clusters from ``rng``."""
-        counts = cluster_bootstrap_weights(sizes.size, n_resamples, rng=rng)
-        return cls(weights=np.asarray(counts, dtype=np.float64), sizes=sizes)
+        # Filled as float64 block by block: no int32 copy beside it (160 MB at B = 2000
+        # and 20,000 clusters).
+        counts = cluster_bootstrap_weights(sizes.size, n_resamples, rng=rng, dtype=np.float64)
+        return cls(weights=counts, sizes=sizes)
 
     @property
     def n_resamples(self) -> int:

@@ -38,6 +38,7 @@ from assay.analysis.benchmark._data import (
     unlabelled_arms_error,
 )
 from assay.analysis.benchmark._errors import DevNotEvidenceError
+from assay.analysis.benchmark._measure import MeasureAccumulator
 from assay.analysis.benchmark._selection import choose_correctness, is_correctness
 from assay.analysis.pushdown._table import VIEW, EngineTable
 from assay.data.schema import EVIDENCE_SPLITS
@@ -132,33 +133,34 @@ def engine_bench_data(table: EngineTable, *, judge: str | None = None,
         "ORDER BY failure_kind")] if has_failure else [])
     n_items, n_arms, n_runs = len(items["item"]), len(arms), len(runs)
     shape = (n_items, n_arms, n_runs)
-    cubes = _stream_cubes(table, shape, kinds)
     item_labels = np.asarray(items["item"], dtype=object)
     cluster_of_item = np.asarray(items["cluster"], dtype=object)
-    _check_cells(table, cubes.pop("seen"), cubes.pop("duplicated"), item_labels,
-                 cluster_of_item, arms, runs)
-    table.engine.release(("bench_items", "bench_arms", "bench_runs"))  # the arrays come next
     changes = np.flatnonzero(cluster_of_item[1:] != cluster_of_item[:-1]) + 1
     starts = np.concatenate(([0], changes)).astype(np.int64)
     sizes = np.diff(np.append(starts, n_items)).astype(np.float64)
     item_cluster = np.repeat(np.arange(starts.size, dtype=np.int64), sizes.astype(np.int64))
+    cubes = _stream_cubes(table, shape, kinds, item_cluster)
+    _check_cells(table, cubes.pop("seen"), cubes.pop("duplicated"), item_labels,
+                 cluster_of_item, arms, runs)
+    table.engine.release(("bench_items", "bench_arms", "bench_runs"))  # the arrays come next
     scores = cubes["score"]
     data = BenchData(
         arms=tuple(arms), runs=tuple(runs), cluster_labels=cluster_of_item[starts],
         item_labels=item_labels, item_cluster=item_cluster, cluster_starts=starts, sizes=sizes,
         scores=scores, binary=all_binary(scores),
         agreement=cubes.get("agreement"), failure=cubes["failure"],
-        failure_kinds=tuple(kinds), usd=cubes.get("usd"),
-        usd_estimated=cubes.get("estimated"), tokens=cubes.get("tokens"),
+        failure_kinds=tuple(kinds), usd=cubes.get("usd"), tokens=cubes.get("tokens"),
+        usd_runs=None,
         n_rows_not_reportable=int(n_not_reportable), n_rows_unlabelled=int(n_unlabelled),
         n_items_unlabelled=0 if n_items_all is None else int(n_items_all - n_items),
         evidence_checked=evidence)
     return data, judge_name, criterion_name
 
 
-def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
-                  kinds: list[str]) -> dict[str, Any]:
-    """Stream (cell, numbers) from the engine into preallocated cubes."""
+def _stream_cubes(table: EngineTable, shape: tuple[int, int, int], kinds: list[str],
+                  item_cluster: npt.NDArray[np.int64]) -> dict[str, Any]:
+    """Stream (cell, numbers) from the engine into preallocated cubes, and the dollars
+    and tokens into their cluster sums (``usd``, ``tokens``: no cube of them)."""
     columns = table.columns
     n_cells = shape[0] * shape[1] * shape[2]
     has_failure = "failure_kind" in columns
@@ -179,18 +181,20 @@ def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
         select.append(f"{code} AS agreement")
         # 64 bits, unsigned in DuckDB and signed in Spark: kept as int64 (only equality counts).
         cubes["agreement"] = np.empty(n_cells, dtype=np.int64)
+    sums: dict[str, MeasureAccumulator] = {}
+    n_clusters = int(item_cluster[-1]) + 1
     if "usd" in columns:
         select.append("l.usd AS usd")
-        cubes["usd"] = np.empty(n_cells, dtype=np.float64)
-        if "usd_provenance" in columns:
+        estimated = "usd_provenance" in columns
+        if estimated:
             select.append("coalesce(l.usd_provenance = 'estimated', false) AS estimated")
-            cubes["estimated"] = np.zeros(n_cells, dtype=bool)
+        sums["usd"] = MeasureAccumulator(n_clusters, shape[1], estimated=estimated)
     tokens = [c for c in ("tokens_in", "tokens_out") if c in columns]
     if tokens:
         known = " AND ".join(f"l.{c} IS NULL" for c in tokens)
         total = " + ".join(f"coalesce(l.{c}, 0)" for c in tokens)
         select.append(f"CASE WHEN {known} THEN NULL ELSE {total} END AS tokens")
-        cubes["tokens"] = np.empty(n_cells, dtype=np.float64)
+        sums["tokens"] = MeasureAccumulator(n_clusters, shape[1], estimated=False)
     seen = np.zeros(n_cells, dtype=bool)
     n_rows = 0
     for batch in table.engine.batches(
@@ -203,20 +207,35 @@ def _stream_cubes(table: EngineTable, shape: tuple[int, int, int],
         for name, cube in cubes.items():
             if name == "failure" and not has_failure:
                 continue
-            column = batch.column(name)
-            values = column.to_numpy(zero_copy_only=False)
+            values = batch.column(name).to_numpy(zero_copy_only=False)
             if name == "agreement":
                 values = values.view(np.int64)
-            elif name not in ("estimated", "failure"):
+            elif name != "failure":
                 values = values.astype(np.float64)
             cube[cell] = values
+        if sums:
+            _add_sums(sums, batch, cell, shape, item_cluster)
     out: dict[str, Any] = {name: (np.broadcast_to(np.int32(-1), shape) if name == "failure"
                                   and not has_failure else cube.reshape(shape))
                            for name, cube in cubes.items()}
+    out.update({name: accumulator.result() for name, accumulator in sums.items()})
     # Two rows of one cell leave fewer cells seen than rows read: one count at the end
     # instead of sorting every batch.
     out["seen"], out["duplicated"] = seen, n_rows > int(np.count_nonzero(seen))
     return out
+
+
+def _add_sums(sums: dict[str, MeasureAccumulator], batch: Any, cell: npt.NDArray[np.int64],
+              shape: tuple[int, int, int], item_cluster: npt.NDArray[np.int64]) -> None:
+    """Add one streamed batch to the dollars' and tokens' cluster sums."""
+    item_arm = cell // shape[2]
+    cluster, arm = item_cluster[item_arm // shape[1]], item_arm % shape[1]
+    scores = batch.column("score").to_numpy(zero_copy_only=False).astype(np.float64)
+    for name, accumulator in sums.items():
+        values = batch.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
+        estimated = (batch.column("estimated").to_numpy(zero_copy_only=False)
+                     if name == "usd" and "estimated" in batch.schema.names else None)
+        accumulator.add(cluster, arm, values, scores, estimated)
 
 
 def _check_cells(table: EngineTable, seen: npt.NDArray[np.bool_], duplicated: bool,

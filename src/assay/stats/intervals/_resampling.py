@@ -24,7 +24,8 @@ def cluster_bootstrap_weights(
     n_resamples: int,
     *,
     rng: np.random.Generator | int | None,
-) -> npt.NDArray[np.int32]:
+    dtype: npt.DTypeLike = np.int32,
+) -> npt.NDArray[np.int32] | npt.NDArray[np.float64]:
     r"""Resampling counts of a cluster bootstrap.
 
     Parameters
@@ -36,10 +37,14 @@ def cluster_bootstrap_weights(
     rng : numpy.random.Generator, int or None
         Source of the draws; an int seeds a new Generator, None takes fresh OS entropy.
         Required, so that every bootstrap states where its randomness comes from.
+    dtype : numpy dtype, default int32
+        Type of the returned counts. ``float64`` gives the matrix that matrix products
+        read, filled block by block, without a second (B, C) copy; the counts (and the
+        draws) are the same whatever the type.
 
     Returns
     -------
-    numpy.ndarray of int32, shape (B, C)
+    numpy.ndarray, shape (B, C)
         w_bc, how many times resample b drew cluster c; every row sums to C.
 
     Raises
@@ -71,7 +76,7 @@ def cluster_bootstrap_weights(
     c = _check_int(n_clusters, "n_clusters", minimum=2)
     b = _check_int(n_resamples, "n_resamples", minimum=1)
     gen = _check_rng(rng)
-    weights: npt.NDArray[np.int32] = np.empty((b, c), dtype=np.int32)
+    weights = np.empty((b, c), dtype=dtype)
     draw_dtype = np.uint16 if c <= 1 << 16 else np.int64
     rows = max(1, _BLOCK_ELEMENTS // c)
     offsets = np.arange(rows, dtype=np.intp)[:, None] * c
