@@ -124,6 +124,7 @@ def test_sigint_in_the_first_half_second_prints_no_traceback(server, tmp_path, d
     assert "Traceback" not in err + out and "KeyboardInterrupt" not in err
 
 
+@pytest.mark.slow  # two judge processes against the test server
 def test_a_second_process_on_the_same_run_folder_is_refused(server, tmp_path):
     # item 16: both ran, 41% of judgments paid twice, 22 requests in flight against a limit of 16
     server.configure(latency_s=2.0)  # the first run lasts until the second has been refused ...

@@ -159,6 +159,7 @@ def _first_shown(judgments: assay.Judgments) -> tuple[int, int]:
     return len(f), int(first_won.sum())
 
 
+@pytest.mark.slow  # runs the whole demo's win rates
 def test_demo_planted_position_bias_shows_in_the_flips(demo, tmp_path, monkeypatch) -> None:
     # The simulator adds +0.5 on the logit scale for the answer shown first. Rerun with the
     # same seed (the same noise draws) and the bias set to 0, 1 or 2: the flip rate grows with

@@ -64,6 +64,7 @@ def test_no_payload_reaches_the_source_unescaped(hostile):
         assert "<img" not in text and "<svg" not in text
 
 
+@pytest.mark.slow  # every page in Chromium; the source check below stays in the default run
 def test_nothing_runs_in_the_browser_with_escaping_alone(hostile, tab):
     pages, names = hostile
     tab.send("Page.setBypassCSP", {"enabled": True})
