@@ -32,16 +32,12 @@ nothing would come of retrying. Error texts are stored and raised without the AP
 bearer tokens or URL credentials (:func:`~assay.judge.engine._secrets.redact_text`), and
 the base URL only as :func:`~assay.judge.engine._secrets.redact_url` gives it.
 
-Transports (:mod:`assay.judge.engine._transport`). ``openai.AsyncOpenAI(base_url=...,
-api_key=...)`` is made for every client and defines the request: its headers
-(authorisation, user agent, organisation, project) and its base URL. With ``transport:
-direct`` (the default) the body is posted over one keep-alive aiohttp session with those
-headers; with ``transport: openai`` through the SDK's own ``post``. The SDK's per-call
-request building costs about 0.8 ms of CPU a call, more than all of assay's own work for
-a judgment (bench/bench_engine.py), hence the default. Both give the client the status,
-headers and body of the reply, and everything from there on (retries, Retry-After, fall-
-back, validation) is the same code. Neither is made until a request misses the cache, so
-a run answered from cache loads no HTTP stack.
+Transports (:mod:`assay.judge.engine._transport`): ``transport: direct`` (the default) posts
+over one keep-alive aiohttp session, ``transport: openai`` through the SDK's own ``post``,
+whose per-call request building costs more CPU than all of assay's own work for a judgment
+(bench/bench_engine.py). Everything from the status, headers and body on (retries,
+Retry-After, fall-back, validation) is the same code; neither is made until a request
+misses the cache, so a run answered from cache loads no HTTP stack.
 
 The API key is read from the environment variable the config names, handed to the
 OpenAI client (and from it to the session's headers) and kept nowhere else: not in the
@@ -60,7 +56,7 @@ import sys
 import time
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -92,6 +88,7 @@ from assay.judge.engine._wire import (
 )
 from assay.judge.engine.cache import CachedResponse, ResponseCache, SingleFlight, cache_key, canonical_json
 from assay.judge.engine.client_config import ClientConfig, client_problems, price_factor, request_base_url
+from assay.judge.engine.pricing import CallTally as _Tally
 from assay.judge.engine.pricing import find_price
 
 logger = logging.getLogger("assay.judge")
@@ -125,17 +122,6 @@ class ClientStats:
 class _Failure:
     kind: ReplyFailure
     error: str
-
-
-@dataclass
-class _Tally:
-    tokens_in: int = 0
-    tokens_out: int = 0
-    estimated: bool = False
-    usd: float | None = 0.0
-    attempts: int = 0
-    received: int = 0
-    model: str | None = None
 
 
 class LLMClient:
@@ -418,10 +404,7 @@ class LLMClient:
     def _reply(self, request: ChatRequest, tally: _Tally, started: float, text: str | None,
                kind: ReplyFailure | None, error: str | None, verdict: BaseModel | None = None, *,
                top_logprobs: tuple[tuple[str, float], ...] | None = None) -> Reply:
-        usd: float | None = None
-        provenance: Literal["reported", "estimated"] | None = None
-        if tally.received:  # else nothing came back, nothing known to be billed
-            usd, provenance = tally.usd, ("estimated" if tally.estimated else "reported")
+        usd, provenance = tally.billed()
         return Reply(key=request.key, verdict=verdict, text=text, failure_kind=kind, error=error,
                      tokens_in=tally.tokens_in, tokens_out=tally.tokens_out, usd=usd,
                      usd_provenance=provenance,
@@ -524,23 +507,15 @@ class LLMClient:
             return chars
 
         got = read_completion(data, sent_chars=sent, model=model, logprob_token=logprob_token)
-        tokens_in, tokens_out, answered = got.tokens_in, got.tokens_out, got.model
-        price = find_price(self.config.prices, answered, model)
-        tally.received += 1
-        tally.tokens_in += tokens_in
-        tally.tokens_out += tokens_out
-        tally.estimated = tally.estimated or not got.reported
-        tally.model = answered
-        if price is None:
-            tally.usd = None
+        price = find_price(self.config.prices, got.model, model)
+        usd = tally.add(got.tokens_in, got.tokens_out, reported=got.reported, model=got.model,
+                        price=price, factor=factor)
+        if usd is None:
             self.stats.unpriced += 1
         else:
-            usd = price.cost(tokens_in, tokens_out) * factor
             self.stats.spent_usd += usd
-            if tally.usd is not None:
-                tally.usd += usd
-        self.stats.tokens_in += tokens_in
-        self.stats.tokens_out += tokens_out
+        self.stats.tokens_in += got.tokens_in
+        self.stats.tokens_out += got.tokens_out
         return got
 
 
