@@ -126,7 +126,7 @@ def _check_against_statsmodels(p, alpha) -> None:
     assert_array_equal(holm_stepdown(p, alpha=alpha), reject)
 
 
-@pytest.mark.slow  # 20 drawn families through statsmodels (gc on every call); the edge cases stay in the default run
+@pytest.mark.slow  # 20 drawn families through statsmodels; the edge cases stay in the default run
 @settings(max_examples=20, deadline=None)  # multipletests runs gc.collect() on every call
 @given(p_values, st.sampled_from([0.01, 0.05, 0.1]))
 def test_holm_matches_statsmodels(p, alpha) -> None:
