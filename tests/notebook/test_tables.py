@@ -49,8 +49,24 @@ def test_reference_summary_by_hand():
     summary = assay.reference_summary(frame)
     assert list(summary.columns) == ["question_set", "criteria", "reference", "generated", "judge", "mean",
                                      "std"]
-    assert summary.iloc[0]["mean"] == 5.0 and summary.iloc[0]["std"] == pytest.approx(3.605551275463989)
-    assert summary.iloc[1]["mean"] == 7.0 and pd.isna(summary.iloc[1]["std"])  # one score: no SD
+    assert list(summary["criteria"]) == ["completeness", "correctness"]  # sorted, as BenchmarkQED's groupby
+    assert summary.iloc[1]["mean"] == 5.0 and summary.iloc[1]["std"] == pytest.approx(3.605551275463989)
+    assert summary.iloc[0]["mean"] == 7.0 and pd.isna(summary.iloc[0]["std"])  # one score: no SD
+
+
+def test_reference_summary_does_not_follow_the_order_judgments_were_answered_in():
+    """Judgments are stored as they are answered (concurrently): the summary must not depend on it."""
+    frame = pd.DataFrame({"criteria": ["correctness", "completeness"] * 4, "score": [2, 7, 4, 3, 9, 5, 1, 8],
+                          "reference": "gold", "generated": ["rag", "rag", "rag", "rag", "lc", "lc", "lc", "lc"],
+                          "question_set": ["b", "b", "a", "a", "b", "b", "a", "a"], "judge": "m"})
+    first = assay.reference_summary(frame)
+    assert list(zip(first["question_set"], first["generated"], first["criteria"], strict=True)) == [
+        ("a", "lc", "completeness"), ("a", "lc", "correctness"), ("a", "rag", "completeness"),
+        ("a", "rag", "correctness"), ("b", "lc", "completeness"), ("b", "lc", "correctness"),
+        ("b", "rag", "completeness"), ("b", "rag", "correctness")]
+    for seed in range(5):
+        shuffled = assay.reference_summary(frame.sample(frac=1, random_state=seed, ignore_index=True))
+        pd.testing.assert_frame_equal(shuffled, first)
 
 
 def test_chunk_coverage_by_k_orders_k_numerically_all_last():

@@ -244,7 +244,17 @@ def _per_pair_files(records: list[dict[str, Any]], folder: Path, pair: tuple[str
 
 
 def reference_summary_records(reference: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Mean and sample SD (ddof 1; empty for one score) per (question set, criterion, pair, judge)."""
+    """Mean and sample SD (ddof 1; empty for one score) per (question set, criterion, pair, judge).
+
+    Rows are sorted by question set, reference, generated, judge, then criterion (as
+    BenchmarkQED's per-pair ``groupby("criteria")`` sorts criteria), never by the order the
+    judgments happened to be answered in, so the same store always gives the same file.
+
+    >>> rows = [{"question_set": "s", "criteria": c, "reference": "r", "generated": "g", "judge": "j",
+    ...          "score": v} for c, v in [("z", 1), ("a", 2), ("z", 3)]]
+    >>> [(r["criteria"], r["mean"], r["std"]) for r in reference_summary_records(rows)]
+    [('a', 2.0, None), ('z', 2.0, 1.4142135623730951)]
+    """
     import statistics
 
     keys = ("question_set", "criteria", "reference", "generated", "judge")
@@ -254,7 +264,12 @@ def reference_summary_records(reference: list[dict[str, Any]]) -> list[dict[str,
         groups.setdefault(group, []).append(float(record["score"]))
     return [{**dict(zip(keys, group, strict=True)), "mean": statistics.fmean(scores),
              "std": statistics.stdev(scores) if len(scores) > 1 else None}
-            for group, scores in groups.items()]
+            for group, scores in sorted(groups.items(), key=lambda item: _summary_order(item[0]))]
+
+
+def _summary_order(group: tuple[Any, ...]) -> tuple[str, ...]:
+    question_set, criterion, reference, generated, judge = (str(v) for v in group)
+    return question_set, reference, generated, judge, criterion
 
 
 def _missing(value: Any) -> bool:
