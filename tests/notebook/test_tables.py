@@ -57,7 +57,7 @@ def test_reference_summary_by_hand():
 def test_reference_summary_does_not_follow_the_order_judgments_were_answered_in():
     """Judgments are stored as they are answered (concurrently): the summary must not depend on it."""
     frame = pd.DataFrame({"criteria": ["correctness", "completeness"] * 4, "score": [2, 7, 4, 3, 9, 5, 1, 8],
-                          "reference": "gold", "generated": ["rag", "rag", "rag", "rag", "lc", "lc", "lc", "lc"],
+                          "reference": "gold", "generated": ["rag"] * 4 + ["lc"] * 4,
                           "question_set": ["b", "b", "a", "a", "b", "b", "a", "a"], "judge": "m"})
     first = assay.reference_summary(frame)
     assert list(zip(first["question_set"], first["generated"], first["criteria"], strict=True)) == [
