@@ -29,8 +29,8 @@ A server that cannot be reached before it ever answered (connection refused, a h
 name that does not resolve) or that refuses the key, the model or the permission (401,
 403, 404; 429 ``insufficient_quota``) raises :class:`~assay.judge.FatalAPIError` at once:
 nothing would come of retrying. Error texts are stored and raised without the API key,
-bearer tokens or URL credentials (:func:`~assay.judge.engine._secrets.redact_text`), and
-the base URL only as :func:`~assay.judge.engine._secrets.redact_url` gives it.
+bearer tokens or URL credentials (:func:`~assay._secrets.redact_text`), and
+the base URL only as :func:`~assay._secrets.redact_url` gives it.
 
 Transports (:mod:`assay.judge.engine._transport`): ``transport: direct`` (the default) posts
 over one keep-alive aiohttp session, ``transport: openai`` through the SDK's own ``post``,
@@ -60,6 +60,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from assay._secrets import redact_text, redact_url
 from assay.errors import ConfigError
 from assay.judge.engine._parse import (
     parse_verdict,
@@ -67,7 +68,6 @@ from assay.judge.engine._parse import (
     verdict_schema_text,
 )
 from assay.judge.engine._retry import AdaptiveLimiter, full_jitter, retry_after_seconds
-from assay.judge.engine._secrets import redact_text, redact_url
 from assay.judge.engine._transport import HTTPReply, Transport, Unreachable, make_transport
 from assay.judge.engine._types import (
     ChatRequest,
