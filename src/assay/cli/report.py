@@ -328,11 +328,11 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
         ``--engine duckdb``, ``spark`` or ``ibis://...`` with something only pandas does,
         or an unknown engine.
     """
+    from assay._secrets import redact_url
     from assay.analysis.pushdown._table import ENGINE_SCALES, engine_reason
     from assay.data.engine import (
         duckdb_available,
         ibis_missing,
-        redact,
         resolve_source,
         spark_missing,
     )
@@ -365,7 +365,7 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
         if reasons:
             raise ConfigError(f"--engine ibis: {'; '.join(reasons)}; export the table to "
                               "Parquet for --engine duckdb, or use --engine pandas")
-        return "ibis", f"engine: ibis ({redact(engine)}, table {src[0]})"
+        return "ibis", f"engine: ibis ({redact_url(engine)}, table {src[0]})"
     if engine == "spark":
         missing = spark_missing()
         reasons = blockers + ([missing] if missing else [])

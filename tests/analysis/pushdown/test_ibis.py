@@ -186,7 +186,7 @@ def test_a_connection_that_fails_says_why_in_one_line_without_the_password(url, 
     code, out, err = run(["report", "judgments", "--engine", url, "--kind", "scores"], capsys)
     assert code == 2
     assert "hunter2" not in out + err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1 and "bob:***@" in err, err
+    assert len(err.strip().splitlines()) == 1 and "//***@" in err and "bob" not in err, err
 
 
 def test_a_missing_table_or_ibis_says_so(frame, tmp_path, capsys, monkeypatch):

@@ -21,5 +21,5 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     "._duckdb": ["MEMORY_LIMIT", "DuckDBEngine", "connect", "duckdb_available", "scan_sql",
                  "sql_text"],
     "._spark": ["DEFAULT_MASTER", "SparkEngine", "spark_missing", "spark_session"],
-    "._ibis": ["IbisEngine", "backend_url", "ibis_missing", "redact"],
+    "._ibis": ["IbisEngine", "backend_url", "ibis_missing"],
 })

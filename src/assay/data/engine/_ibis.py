@@ -19,7 +19,9 @@ order of first appearance (so criteria, judges and arms are listed by name), and
 problem is named by the table and the row's key (item, arm, run, judge...).
 Views are kept as text and put in front of each query that reads them (``WITH``), so the
 engine never writes to the database. Credentials in the URL are never shown: messages
-show the URL with its password replaced by ``***``.
+show it as :func:`~assay._secrets.redact_url` gives it (``ibis://postgres://***@db/evals``,
+as the LLM client shows its endpoint), and a driver's message has the URL's secrets
+scrubbed by :func:`~assay._secrets.redact_text`.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
+from assay._secrets import redact_text, redact_url
 from assay.data.engine._dialect import Dialect
 from assay.data.engine._source import TableSource
 from assay.errors import ConfigError, InputError
@@ -47,8 +50,6 @@ ORDER = ("criterion", "judge", "arm", "opponent", "cluster", "item", "run", "pos
 NUMBER_COLUMNS = ("score", "run", "usd", "tokens_in", "tokens_out", "latency_s", "weight",
                   "position")
 """Columns read as numbers: a table must store them as numbers (see :meth:`IbisEngine.describe`)."""
-_SECRET_KEYS = ("password", "passwd", "pwd", "token", "secret", "access_token", "private_key",
-                "private_key_passphrase", "credentials", "api_key", "key")
 
 
 def ibis_missing() -> str | None:
@@ -68,43 +69,9 @@ def backend_url(engine: str) -> str:
     """
     url = engine[len(SCHEME):] if engine.startswith(SCHEME) else engine
     if "://" not in url:
-        raise ConfigError(f"--engine {redact(engine)}: expected ibis://BACKEND-URL, such as "
+        raise ConfigError(f"--engine {redact_url(engine)}: expected ibis://BACKEND-URL, such as "
                           "ibis://duckdb:///path/db.duckdb or ibis://postgres://user@host/db")
     return url
-
-
-def redact(url: str) -> str:
-    """``url`` with its password and secret query values replaced by ``***``."""
-    nested = url.startswith(SCHEME)
-    inner = url[len(SCHEME):] if nested else url
-    try:
-        parts = urlsplit(inner)
-        if not _secrets(inner):
-            return url
-        netloc = parts.netloc
-        if parts.password is not None:
-            user, _, host = netloc.rpartition("@")
-            netloc = f"{user.split(':', 1)[0]}:***@{host}"
-        query = urlencode([(k, "***" if k.lower() in _SECRET_KEYS else v)
-                           for k, v in parse_qsl(parts.query, keep_blank_values=True)],
-                          safe="*/:")
-        shown = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-        if not netloc:  # urlunsplit writes duckdb:/path for duckdb:///path
-            shown = shown.replace(f"{parts.scheme}:", f"{parts.scheme}://", 1)
-    except ValueError:
-        shown = re.sub(r"//[^/@]*@", "//***@", inner)
-    return SCHEME + shown if nested else shown
-
-
-def _secrets(url: str) -> list[str]:
-    """The secret strings of ``url`` (to scrub from a driver's messages)."""
-    try:
-        parts = urlsplit(url)
-        found = [parts.password] if parts.password else []
-        found += [v for k, v in parse_qsl(parts.query) if k.lower() in _SECRET_KEYS and v]
-    except ValueError:
-        found = []
-    return [s for secret in found for s in {secret, unquote(secret)} if s]
 
 
 class IbisEngine:
@@ -119,8 +86,7 @@ class IbisEngine:
         if missing is not None:
             raise ConfigError(missing + " (or choose --engine duckdb)")
         self.url = backend_url(url)
-        self.shown = redact(SCHEME + self.url)
-        self._secrets = _secrets(self.url)
+        self.shown = redact_url(SCHEME + self.url)
         self.connection = self._connect()
         self.backend = str(self.connection.name)
         self.dialect = Dialect("ibis", backend=self.backend)
@@ -146,11 +112,7 @@ class IbisEngine:
 
     def _scrub(self, exc: BaseException) -> str:
         """The first line of ``exc`` with the URL's secrets replaced by ``***``."""
-        text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        text = text.replace(self.url, self.shown[len(SCHEME):])
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return text
+        return redact_text((str(exc).strip().splitlines() or [type(exc).__name__])[0], url=self.url)
 
     # The same six methods as DuckDBEngine and SparkEngine.
 

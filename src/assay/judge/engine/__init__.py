@@ -8,7 +8,7 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     "._parse": ["json_candidates", "looks_like_refusal", "parse_verdict", "response_format"],
     "._retry": ["AdaptiveLimiter", "full_jitter", "retry_after_seconds"],
     "._types": ["ChatRequest", "CostLimitExceeded", "FatalAPIError", "Reply"],
-    "._secrets": ["chat_completions_url", "redact_text", "redact_url"],
+    "assay._secrets": ["chat_completions_url", "redact_text", "redact_url"],
     ".cache": ["CACHE_FILENAME", "CacheGroup", "CacheSummary", "CachedResponse", "ResponseCache",
                "SingleFlight", "cache_key", "cache_path", "default_cache_path"],
     ".client": ["ClientStats", "LLMClient"],

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from assay._secrets import chat_completions_url, split_query
 from assay.errors import ConfigError
-from assay.judge.engine._secrets import chat_completions_url, split_query
 from assay.judge.engine._wire import connection_cause, unreachable_reason
 from assay.judge.engine.client_config import ClientConfig, is_azure, request_base_url
 

@@ -5,7 +5,7 @@ reply (the endpoint, model, messages, parameters, the verdict's JSON schema, the
 hash and the sample number), so a rerun or a resumed run asking the same thing pays
 nothing, and the same config pointed at another server (another vLLM deployment, another
 provider serving a model of the same name) asks that server. The endpoint enters as
-:func:`~assay.judge.engine._secrets.redact_url` of the base URL: scheme, host, port,
+:func:`~assay._secrets.redact_url` of the base URL: scheme, host, port,
 path (an Azure deployment) and query (``api-version``), never a credential. Only good
 replies are cached; failures are asked again next time.
 

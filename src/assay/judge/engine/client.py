@@ -29,8 +29,8 @@ A server that cannot be reached before it ever answered (connection refused, a h
 name that does not resolve) or that refuses the key, the model or the permission (401,
 403, 404; 429 ``insufficient_quota``) raises :class:`~assay.judge.FatalAPIError` at once:
 nothing would come of retrying. Error texts are stored and raised without the API key,
-bearer tokens or URL credentials (:func:`~assay.judge.engine._secrets.redact_text`), and
-the base URL only as :func:`~assay.judge.engine._secrets.redact_url` gives it.
+bearer tokens or URL credentials (:func:`~assay._secrets.redact_text`), and
+the base URL only as :func:`~assay._secrets.redact_url` gives it.
 
 Transports (:mod:`assay.judge.engine._transport`): ``transport: direct`` (the default) posts
 over one keep-alive aiohttp session, ``transport: openai`` through the SDK's own ``post``,
@@ -60,6 +60,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from assay._secrets import redact_text, redact_url
 from assay.errors import ConfigError
 from assay.judge.engine._parse import (
     parse_verdict,
@@ -67,7 +68,6 @@ from assay.judge.engine._parse import (
     verdict_schema_text,
 )
 from assay.judge.engine._retry import AdaptiveLimiter, full_jitter, retry_after_seconds
-from assay.judge.engine._secrets import redact_text, redact_url
 from assay.judge.engine._transport import HTTPReply, Transport, Unreachable, make_transport
 from assay.judge.engine._types import (
     ChatRequest,
@@ -87,7 +87,7 @@ from assay.judge.engine._wire import (
     refuses_schema,
 )
 from assay.judge.engine.cache import CachedResponse, ResponseCache, SingleFlight, cache_key, canonical_json
-from assay.judge.engine.client_config import ClientConfig, client_problems, price_factor, request_base_url
+from assay.judge.engine.client_config import ClientConfig, client_problems, request_base_url
 from assay.judge.engine.pricing import CallTally as _Tally
 from assay.judge.engine.pricing import find_price
 
@@ -95,7 +95,7 @@ logger = logging.getLogger("assay.judge")
 
 _RESERVED_PARAMS = frozenset(("model", "messages", "response_format", "stream", "n"))
 
-__all__ = ["ClientConfig", "ClientStats", "LLMClient", "client_problems"]
+__all__ = ["ClientConfig", "ClientStats", "LLMClient", "client_problems", "logprob_position"]
 
 
 @dataclass
@@ -229,7 +229,7 @@ class LLMClient:
     def _lookup(self, request: ChatRequest, started: float
                 ) -> tuple[str, Mapping[str, Any], str, Reply | None]:
         """(model, params, cache key, the cached reply or None): the cache's answer, nothing sent."""
-        model, params = self._model_params(request)
+        model, params = self.model_params(request)
         prefetched = self._prefetched.pop(request.key, None)
         key = prefetched[0] if prefetched is not None else self._cache_key(request, model, params)
         if self.cache is not None:
@@ -244,7 +244,7 @@ class LLMClient:
 
     def cache_key_of(self, request: ChatRequest) -> str:
         """The response cache's key of ``request``."""
-        return self._cache_key(request, *self._model_params(request))
+        return self._cache_key(request, *self.model_params(request))
 
     def cached(self, request: ChatRequest) -> tuple[str, Reply | None]:
         """(cache key, the reply the response cache holds for ``request`` or None); sends nothing.
@@ -254,44 +254,6 @@ class LLMClient:
         _, _, key, reply = self._lookup(request, time.monotonic())
         return key, reply
 
-    def batch_body(self, request: ChatRequest) -> dict[str, Any]:
-        """The chat-completions body ``request`` would be sent with (a Batch API line's ``body``).
-
-        The verdict's JSON schema goes as ``response_format`` unless ``structured_output`` is
-        ``text`` (a batch cannot find out whether the server takes one: ``auto`` sends it).
-        """
-        model, params = self._model_params(request)
-        messages = [{"role": r, "content": c} for r, c in request.messages]
-        structured = request.response_model is not None and self.config.structured_output != "text"
-        return chat_body(model, messages, params, request.response_model, structured=structured)
-
-    def batch_reply(self, request: ChatRequest, cache_key: str, status: int, body: Any,
-                    *, latency_s: float) -> Reply:
-        """The reply of one Batch API result: its verdict, or a failure saying why not.
-
-        ``status`` and ``body`` are the line's ``response.status_code`` and ``response.body``.
-        Tokens are priced at ``1 - batch_discount`` of the listed price and counted as spent;
-        a good reply goes to the response cache. A reply that cannot be used is not asked
-        again (``--retry-failed`` asks it again, in the next batch).
-        """
-        tally = _Tally(attempts=1)
-        started = time.monotonic() - latency_s
-        if not 200 <= status < 300:
-            said = self._redact(error_message(body, status))
-            return self._reply(request, tally, started, None, "api_error", f"HTTP {status}: {said}")
-        if not isinstance(body, dict) or not isinstance(body.get("choices"), list):
-            return self._reply(request, tally, started, None, "api_error",
-                               "unreadable batch result: not a chat completion")
-        model, params = self._model_params(request)
-        sent = self.batch_body(request)
-        got = self._completion(body, sent["messages"], model, request.response_model,
-                               "response_format" in sent, tally, _logprob_token(request, params),
-                               factor=price_factor(self.config))
-        settled = self._settle(request, cache_key, got, tally, started)
-        if isinstance(settled, Reply):
-            return settled
-        return self._reply(request, tally, started, got.content, "parse_error", settled)
-
     def prefetch(self, requests: Sequence[ChatRequest]) -> int:
         """Look ``requests`` up in the cache in bulk, for :meth:`complete` to find; return the hits.
 
@@ -300,12 +262,19 @@ class LLMClient:
         """
         if self.cache is None or not requests:
             return 0
-        keys = [self._cache_key(r, *self._model_params(r)) for r in requests]
+        keys = [self._cache_key(r, *self.model_params(r)) for r in requests]
         hits = self.cache.get_many(keys)
         self._prefetched.update((r.key, (k, hits.get(k))) for r, k in zip(requests, keys, strict=True))
         return sum(k in hits for k in keys)
 
-    def _model_params(self, request: ChatRequest) -> tuple[str, Mapping[str, Any]]:
+    def model_params(self, request: ChatRequest) -> tuple[str, Mapping[str, Any]]:
+        """(model, parameters) ``request`` is sent with: its own over the config's.
+
+        Raises
+        ------
+        ValueError
+            The request sets a parameter the client sets (model, messages, response_format...).
+        """
         params = {**self.config.params, **request.params} if request.params else self.config.params
         reserved = _RESERVED_PARAMS.intersection(params)
         if reserved:
@@ -317,7 +286,7 @@ class LLMClient:
         schema = None if request.response_model is None else verdict_schema_text(request.response_model)
         text = self._params_text if params is self.config.params else canonical_json(dict(params))
         return cache_key(model, request.messages, text, schema, request.prompt_hash, request.sample,
-                         endpoint=self.endpoint, logprob_token=_logprob_token(request, params) or 0)
+                         endpoint=self.endpoint, logprob_token=logprob_position(request, params) or 0)
 
     def _from_cache(self, request: ChatRequest, hit: CachedResponse, started: float) -> Reply | None:
         verdict = None
@@ -334,8 +303,8 @@ class LLMClient:
                      latency_s=time.monotonic() - started, attempts=0, cached=True, model=hit.model,
                      evaluated_at=utc_now(), top_logprobs=hit.top_logprobs)
 
-    def _redact(self, text: str) -> str:
-        """An error text without the API key, bearer tokens or URL credentials."""
+    def redact(self, text: str) -> str:
+        """An error text without the API key, the Entra token, bearer tokens or URL credentials."""
         config = self.config
         secrets = [os.environ.get(name) for name in (config.api_key_env, config.azure_ad_token_env) if name]
         return redact_text(text, secrets=(*secrets, *getattr(self._transport, "secrets", ())))
@@ -352,46 +321,47 @@ class LLMClient:
         tally = _Tally()
         text: str | None = None
         error = "no reply"
-        position = _logprob_token(request, params)
+        position = logprob_position(request, params)
         for round_ in range(self.config.max_parse_retries + 1):
             if round_:
                 self.stats.parse_retries += 1
             got = await self._send(messages, model, params, request.response_model, tally,
                                    first=round_ == 0, logprob_token=position)
             if isinstance(got, _Failure):
-                return self._reply(request, tally, started, text, got.kind, got.error)
+                return self.reply(request, tally, started, text, got.kind, got.error)
             text = got.content
-            settled = self._settle(request, key, got, tally, started)
+            settled = self.settle(request, key, got, tally, started)
             if isinstance(settled, Reply):
                 return settled
             error = settled
             logger.debug("request %s: unusable reply (%s), round %d", request.key, error, round_ + 1)
             messages = [*messages, {"role": "assistant", "content": (text or "")[:4000]},
                         {"role": "user", "content": _CORRECTION.format(error=error)}]
-        return self._reply(request, tally, started, text, "parse_error", error)
+        return self.reply(request, tally, started, text, "parse_error", error)
 
-    def _settle(self, request: ChatRequest, key: str, got: Completion, tally: _Tally,
-                started: float) -> Reply | str:
+    def settle(self, request: ChatRequest, key: str, got: Completion, tally: _Tally,
+               started: float) -> Reply | str:
         """The reply one completion gives (a verdict, free text or a refusal, a good one
-        remembered in the cache), or why it cannot be used: the caller asks again with
-        that text (:meth:`_ask`) or stores it as a parse error (:meth:`batch_reply`)."""
+        remembered in the cache under ``key``), or why it cannot be used: the caller asks
+        again with that text (:meth:`_ask`) or stores it as a parse error
+        (:func:`~assay.judge.engine.batch.batch_reply`)."""
         text = got.content
         if got.refusal:
-            return self._reply(request, tally, started, got.refusal, "refusal",
-                               "the judge refused: " + got.refusal[:200])
+            return self.reply(request, tally, started, got.refusal, "refusal",
+                              "the judge refused: " + got.refusal[:200])
         if request.response_model is None:
             if text and text.strip():
                 self._remember(key, text, tally, got.top_logprobs)
-                return self._reply(request, tally, started, text, None, None,
-                                   top_logprobs=got.top_logprobs)
+                return self.reply(request, tally, started, text, None, None,
+                                  top_logprobs=got.top_logprobs)
             return "empty reply"
         outcome = parse_verdict(text, request.response_model)
         if outcome.verdict is not None:
             self._remember(key, text or "", tally, got.top_logprobs)
-            return self._reply(request, tally, started, text, None, None, outcome.verdict,
-                               top_logprobs=got.top_logprobs)
+            return self.reply(request, tally, started, text, None, None, outcome.verdict,
+                              top_logprobs=got.top_logprobs)
         if outcome.failure_kind == "refusal":
-            return self._reply(request, tally, started, text, "refusal", outcome.error)
+            return self.reply(request, tally, started, text, "refusal", outcome.error)
         return outcome.error or "invalid reply"
 
     def _remember(self, key: str, text: str, tally: _Tally,
@@ -401,9 +371,11 @@ class LLMClient:
                                                not tally.estimated, utc_now(), self.endpoint,
                                                top_logprobs))
 
-    def _reply(self, request: ChatRequest, tally: _Tally, started: float, text: str | None,
-               kind: ReplyFailure | None, error: str | None, verdict: BaseModel | None = None, *,
-               top_logprobs: tuple[tuple[str, float], ...] | None = None) -> Reply:
+    def reply(self, request: ChatRequest, tally: _Tally, started: float, text: str | None,
+              kind: ReplyFailure | None, error: str | None, verdict: BaseModel | None = None, *,
+              top_logprobs: tuple[tuple[str, float], ...] | None = None) -> Reply:
+        """The Reply to ``request``: its text and verdict, or its failure (``kind`` and
+        ``error``), with the tokens, cost and attempts of ``tally`` since ``started``."""
         usd, provenance = tally.billed()
         return Reply(key=request.key, verdict=verdict, text=text, failure_kind=kind, error=error,
                      tokens_in=tally.tokens_in, tokens_out=tally.tokens_out, usd=usd,
@@ -440,7 +412,7 @@ class LLMClient:
                         self._fatal = FatalAPIError(f"{self.endpoint}: {exc}: nothing answers there "
                                                     "(check llm.base_url and that the server runs)")
                         raise self._fatal from None
-                    last = _Failure("api_error", self._redact(str(exc)))
+                    last = _Failure("api_error", self.redact(str(exc)))
                 else:
                     self._reached = True
                     status = reply.status
@@ -455,11 +427,11 @@ class LLMClient:
                             if structured and self._structured is None:
                                 self._structured = True
                             self._limiter.on_success()
-                            return self._completion(data, body["messages"], model, verdict_model,
-                                                    structured, tally, logprob_token)
+                            return self.completion(data, body["messages"], model, verdict_model,
+                                                   structured, tally, logprob_token)
                     else:
                         error = json_or_text(reply.body)
-                        said = self._redact(error_message(error, status))
+                        said = self.redact(error_message(error, status))
                         last = _Failure("api_error", f"HTTP {status}: {said}")
                         if status == 429:
                             if error_code(error) == "insufficient_quota":  # waiting will not help
@@ -497,9 +469,12 @@ class LLMClient:
             logger.debug("retry %d after %s; waiting %.2f s", attempt, last.error, delay)
             await asyncio.sleep(delay)
 
-    def _completion(self, data: dict[str, Any], messages: list[dict[str, str]], model: str,
-                    verdict_model: type[BaseModel] | None, structured: bool, tally: _Tally,
-                    logprob_token: int | None = None, *, factor: float = 1.0) -> Completion:
+    def completion(self, data: dict[str, Any], messages: list[dict[str, str]], model: str,
+                   verdict_model: type[BaseModel] | None, structured: bool, tally: _Tally,
+                   logprob_token: int | None = None, *, factor: float = 1.0) -> Completion:
+        """The completion ``data`` answered to ``messages``, its tokens counted in ``tally``
+        and the client's stats and priced at ``factor`` times the listed price (tokens
+        estimated from the text sent when the server reports no usage)."""
         def sent() -> int:  # only asked for when the server reports no usage
             chars = sum(len(m["content"]) for m in messages)
             if structured and verdict_model is not None:
@@ -519,7 +494,7 @@ class LLMClient:
         return got
 
 
-def _logprob_token(request: ChatRequest, params: Mapping[str, Any]) -> int | None:
+def logprob_position(request: ChatRequest, params: Mapping[str, Any]) -> int | None:
     """The token position whose top-logprob table the reply carries; None when not asked."""
     return request.logprob_token if params.get("logprobs") else None
 

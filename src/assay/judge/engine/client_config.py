@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.judge.engine._secrets import redact_url
+from assay._secrets import redact_url
 from assay.judge.engine.pricing import Price, find_price
 
 

@@ -240,10 +240,10 @@ class AssayConfig(BaseModel):
         """The config as JSON values (what the run store records; no secret is ever in it).
 
         The API key is never in a config (only the name of its variable), and the base
-        URL is recorded redacted (:func:`~assay.judge.engine._secrets.redact_url`): no
+        URL is recorded redacted (:func:`~assay._secrets.redact_url`): no
         ``user:pass@``, no token in the query.
         """
-        from assay.judge.engine._secrets import redact_url
+        from assay._secrets import redact_url
 
         data = self.model_dump(mode="json")
         if data.get("llm") and data["llm"].get("base_url"):

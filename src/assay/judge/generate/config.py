@@ -54,7 +54,7 @@ class Endpoint(BaseModel):
     @property
     def endpoint(self) -> str:
         """Where the answers come from, as it enters the cache keys and is printed."""
-        from assay.judge.engine._secrets import redact_url
+        from assay._secrets import redact_url
 
         return redact_url(self.base_url)
 

@@ -147,7 +147,7 @@ def test_the_cost_limit_submits_only_what_its_estimate_allows(server, tmp_path):
 
 
 def test_a_run_stopped_between_upload_and_create_finds_its_batch_instead_of_paying_again(server, tmp_path):
-    from assay.judge.engine.batch import BatchAPI, batch_input
+    from assay.judge.engine.batch import BatchAPI, batch_body, batch_input
 
     requests = score_requests(5)
     client = client_for(server)
@@ -155,7 +155,7 @@ def test_a_run_stopped_between_upload_and_create_finds_its_batch_instead_of_payi
     async def half_submit(store: RunStore) -> None:  # what a run killed after create did
         api = BatchAPI(client.config)
         try:
-            file_id = await api.upload(batch_input((r.key, client.batch_body(r)) for r in requests), "x")
+            file_id = await api.upload(batch_input((r.key, batch_body(client, r)) for r in requests), "x")
             store.begin_batch(file_id, len(requests), api.endpoint)
             await api.create(file_id, {})
         finally:

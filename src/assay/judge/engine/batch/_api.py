@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from assay._secrets import redact_text, redact_url
 from assay.judge.engine._retry import full_jitter
-from assay.judge.engine._secrets import redact_text, redact_url
 from assay.judge.engine._transport import auth_headers, entra_token, openai_client
 from assay.judge.engine._types import FatalAPIError
 from assay.judge.engine.batch._lines import ENDPOINT

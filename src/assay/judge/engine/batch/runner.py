@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assay.judge.engine._types import ChatRequest, FatalAPIError
+from assay.judge.engine.batch._adapter import batch_body, batch_reply
 from assay.judge.engine.batch._api import BatchAPI, BatchStatus
 from assay.judge.engine.batch._lines import batch_input, read_results
 from assay.judge.engine.client_config import price_factor
@@ -180,7 +181,7 @@ async def _submit(api: BatchAPI, chosen: list[ChatRequest], client: LLMClient, s
     jobs = []
     for start in range(0, len(chosen), size):
         part = chosen[start:start + size]
-        data = batch_input((r.key, client.batch_body(r)) for r in part)
+        data = batch_input((r.key, batch_body(client, r)) for r in part)
         file_id = await api.upload(data, f"assay-{part[0].key}.jsonl")
         store.begin_batch(file_id, len(part), api.endpoint)
         made = await api.create(file_id, {"assay_requests": str(len(part))})
@@ -245,8 +246,8 @@ async def _record(api: BatchAPI, status: BatchStatus, job: dict[str, Any], clien
             continue
         if result.unanswered or (result.key in current and not current[result.key]):
             continue  # asked again in the next batch / already stored good
-        reply = client.batch_reply(request, client.cache_key_of(request), result.status, result.body,
-                                   latency_s=latency)
+        reply = batch_reply(client, request, client.cache_key_of(request), result.status, result.body,
+                            latency_s=latency)
         store.put(request, reply, rows(request, reply), commit=False)
         if result.key not in run.stored:
             run.stored.add(result.key)
