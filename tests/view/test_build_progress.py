@@ -103,3 +103,16 @@ def test_a_table_built_a_few_rows_at_a_time_is_the_table_built_at_once(tmp_path,
         assert index.page(parse_query({"limit": ["50"]})).rows == whole
     assert [(p.phase, p.done) for p in seen if p.done == p.total] == [
         ("reading rows", 7), ("filter columns", 7), ("order flips", 7)]
+
+
+def test_a_table_says_its_text_filter_reads_every_row_and_finds_text_inside_a_word(tmp_path):
+    rows = [{"item": f"q{i}", "arm": "a", "judge": "J", "criterion": "c", "score": 1,
+             "reasoning": f"covers point {i}7 of it"} for i in range(30)]
+    with JudgmentIndex(write_csv(tmp_path / "t.csv", rows)) as index:
+        said = index.summary()["text_search"]
+        found = index.page(parse_query({"q": ["OINT 17"]})).rows  # inside a word, any case
+        tables = {name for (name,) in index._all("SELECT name FROM sqlite_master")}
+    assert index.kind == "table" and index.text_search == "scan"
+    assert "no text index" in said and "reads the text of every row" in said
+    assert build.TEXT_TABLE not in tables  # as the page says: nothing but the rows to read
+    assert [r["item"] for r in found] == ["q1", "q17"]  # point 17, point 177
