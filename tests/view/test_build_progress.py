@@ -116,3 +116,20 @@ def test_a_table_says_its_text_filter_reads_every_row_and_finds_text_inside_a_wo
     assert "no text index" in said and "reads the text of every row" in said
     assert build.TEXT_TABLE not in tables  # as the page says: nothing but the rows to read
     assert [r["item"] for r in found] == ["q1", "q17"]  # point 17, point 177
+
+
+def test_a_terminal_draws_a_bar_per_phase_with_its_count(small_store, monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    monkeypatch.setattr(_terminal, "err_console", Console(file=buffer, force_terminal=True,
+                                                          width=120))
+    monkeypatch.delenv("CI", raising=False)
+    with _terminal.counted("assay view: ") as show:
+        JudgmentIndex(small_store, progress=lambda p: show(p.phase, p.done, p.total,
+                                                           p.unit)).close()
+    drawn = buffer.getvalue()
+    assert all(phase in drawn for phase in PHASES)
+    assert "7/7" in drawn and "8/8" in drawn and "judgments/s" in drawn
