@@ -10,6 +10,7 @@ answers paged, filtered queries; :class:`ViewServer` serves the page and those q
 from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
+    "._build": ["BuildProgress", "PHASES"],
     "._index": ["JudgmentIndex", "Page"],
     "._query": ["FILTERS", "Query", "parse_filter_options", "parse_query", "view_url"],
     "._server": ["ViewServer"],

@@ -30,19 +30,27 @@ million judgments index in 89 s into 1.1 GB, under a load of 3-4 on 2 cores
 SQLite has no trigram tokenizer, the index falls back to the ``unicode61`` word index, and
 when it has no FTS5 at all, to none; :data:`TEXT_SEARCH` names each, and the page says which
 one it uses. A table's index (rebuilt at every open) has no text index: its free-text filter
-reads the rows.
+reads the rows (on 200,000 rows, 0.3-0.5 s a filter under a load of 4, where a text index
+would add some 6 s to every open).
+
+The build reports its phases (:data:`PHASES`, :class:`BuildProgress`) to a ``progress``
+function: the rows and the text are indexed :data:`CHUNK` judgments per statement (ranges of
+rowids, in order) so that each phase can say how far it is; the result is the index of one
+statement.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import os
 import sqlite3
 import tempfile
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +70,45 @@ COLUMNS: tuple[str, ...] = ("item", "cluster", "arm", "opponent", "position", "r
 FACETS: tuple[str, ...] = ("arm", "opponent", "judge", "criterion", "task", "failure_kind")
 """Columns whose distinct values (with counts) the page offers as choices."""
 MAX_FACET_VALUES = 500
+
+CHUNK = 20_000
+"""Judgments (of a store) or rows (of a table) indexed per statement, between progress reports."""
+
+PHASES: dict[str, str] = {
+    "reading rows": "judgments",
+    "filter columns": "rows",
+    "order flips": "rows",
+    "text index": "judgments",
+}
+"""The phases of an index build, in order, with the unit each counts (a table's index has no
+text index, and its first phase counts rows)."""
+
+
+@dataclass(frozen=True)
+class BuildProgress:
+    """How far an index build is: a phase of :data:`PHASES`, its count so far and its total
+    (None: not known until it ends). Each phase reports ``done = 0`` first and
+    ``done = total`` last, and between them after every :data:`CHUNK` judgments or rows."""
+
+    phase: str
+    done: int
+    total: int | None
+    unit: str
+
+
+Progress = Callable[[BuildProgress], None]
+"""Told how far an index build is (:class:`BuildProgress`)."""
+
+
+def _silent(step: BuildProgress) -> None:
+    return None
+
+
+def _ready() -> None:
+    """Import what the order flips need (pandas, the judges analysis) before the first
+    phase, so that the phases' times and rates are those of their work."""
+    from assay.analysis.judges import trial_pair_flips  # noqa: F401  (pandas, scipy: seconds)
+
 
 _SCHEMA = """
 CREATE TABLE info (name TEXT PRIMARY KEY, value TEXT);
@@ -99,14 +146,39 @@ def _extract(source: str, prefix: str) -> str:
 
 
 def _store_rows_sql(planned: bool) -> str:
-    """Every row of every (planned) judgment; one-row judgments (most) take the fast path."""
+    """Every row of every (planned) judgment whose rowid is in ``:low..:high``; one-row
+    judgments (most) take the fast path."""
     join = "JOIN s.plan p ON p.key = j.key " if planned else ""
+    within = "j.rowid BETWEEN :low AND :high"
     return (
         f"SELECT j.rowid, 0, {_extract('j.rows', '$[0]')} FROM s.judgments j {join}"
-        "WHERE json_array_length(j.rows) = 1 "
+        f"WHERE {within} AND json_array_length(j.rows) = 1 "
         f"UNION ALL SELECT j.rowid, CAST(e.key AS INTEGER), {_extract('e.value', '$')} "
-        f"FROM s.judgments j {join}JOIN json_each(j.rows) e WHERE json_array_length(j.rows) <> 1 "
-        "ORDER BY 1, 2")
+        f"FROM s.judgments j {join}JOIN json_each(j.rows) e WHERE {within} "
+        "AND json_array_length(j.rows) <> 1 ORDER BY 1, 2")
+
+
+def _ranges(conn: sqlite3.Connection) -> Iterator[tuple[int, int]]:
+    """The store's judgments as rowid ranges of :data:`CHUNK` ids, in order (a store's rowids
+    may have gaps, so a range may hold fewer judgments)."""
+    low, high = conn.execute("SELECT min(rowid), max(rowid) FROM s.judgments").fetchone()
+    if low is None:
+        return
+    for start in range(int(low), int(high) + 1, CHUNK):
+        yield start, min(start + CHUNK - 1, int(high))
+
+
+def _store_rows(conn: sqlite3.Connection, planned: bool, total: int, progress: Progress) -> None:
+    """Index every row of the store's (planned) judgments, a range of judgments at a time
+    (ranges in rowid order, so the rows' ids follow the store's order as in one statement)."""
+    sql = f"INSERT INTO rows (record, part, {', '.join(COLUMNS)}) " + _store_rows_sql(planned)
+    done = 0
+    progress(BuildProgress("reading rows", 0, total, PHASES["reading rows"]))
+    for low, high in _ranges(conn):
+        conn.execute(sql, {"low": low, "high": high})
+        done += int(conn.execute("SELECT count(*) FROM s.judgments WHERE rowid BETWEEN ? AND ?",
+                                 (low, high)).fetchone()[0])
+        progress(BuildProgress("reading rows", done, total, PHASES["reading rows"]))
 
 
 TEXT_TABLE = "text"
@@ -125,7 +197,9 @@ TEXT_SEARCH: dict[str, str] = {
     "words": "words are looked up in a word index (this SQLite has no trigram tokenizer, "
              "SQLite 3.34 or later has): text inside a word reads every judgment",
     "none": "every free-text filter reads every judgment (this SQLite has no FTS5)",
-    "scan": "every free-text filter reads every row (a table has no text index)",
+    "scan": "a judgments table has no text index: every free-text filter reads the text of "
+            "every row (its index is rebuilt at each open, where indexing the text would take "
+            "longer than the reads it saves)",
 }
 """How the free-text filter of an index finds text, by the kind recorded in its ``info``."""
 _HASH_BYTES = 64 * 1024 * 1024
@@ -148,13 +222,14 @@ def _nul_free(text: str | None) -> str | None:
     return text.replace("\x00", "\x01") if text is not None and "\x00" in text else text
 
 
-def _index_text(conn: sqlite3.Connection) -> str:
+def _index_text(conn: sqlite3.Connection, total: int, progress: Progress) -> str:
     """The full-text index of every judgment of the attached store ``s`` (contentless: it
     points at the store's rows, whose text stays in the store); returns its kind."""
     kind = _text_kind(conn)
     conn.execute("CREATE INDEX rows_record ON rows (record)")  # a text match's rows
     if kind == "none":
         return kind
+    progress(BuildProgress("text index", 0, total, PHASES["text index"]))
     columns = ", ".join(TEXT_COLUMNS)
     tokenizer = TRIGRAM if kind == "trigram" else "unicode61"
     conn.execute(f"CREATE VIRTUAL TABLE {TEXT_TABLE} USING fts5({columns}, content='', "
@@ -166,17 +241,27 @@ def _index_text(conn: sqlite3.Connection) -> str:
     # the trigram tokenizer stops at a NUL: index it as \x01 (a query's NUL looks up \x01);
     # SQLite's replace() cannot name a NUL (char(0) has length 0), so Python replaces it
     conn.create_function("nul_free", 1, _nul_free, deterministic=True)
-    padded = ", ".join(f"nul_free({c}) || ?" for c in TEXT_COLUMNS)
-    conn.execute(f"INSERT INTO {TEXT_TABLE} (rowid, {columns}) SELECT rowid, {padded} "
-                 "FROM s.judgments", [TEXT_PAD] * len(TEXT_COLUMNS))
+    padded = ", ".join(f"nul_free({c}) || :pad" for c in TEXT_COLUMNS)
+    sql = (f"INSERT INTO {TEXT_TABLE} (rowid, {columns}) SELECT rowid, {padded} "
+           "FROM s.judgments WHERE rowid BETWEEN :low AND :high")
+    done = 0
+    for low, high in _ranges(conn):  # one transaction: the segments still flush by hashsize
+        done += conn.execute(sql, {"pad": TEXT_PAD, "low": low, "high": high}).rowcount
+        progress(BuildProgress("text index", done, total, PHASES["text index"]))
     conn.execute(f"CREATE VIRTUAL TABLE {TERMS_TABLE} USING fts5vocab({TEXT_TABLE}, 'row')")
     return kind
 
 
-def _finish(conn: sqlite3.Connection) -> None:
+def _finish(conn: sqlite3.Connection, progress: Progress) -> None:
     conn.execute("CREATE INDEX rows_item ON rows (item)")  # a pairwise row's partners
-    write_columns(conn)
+    n = int(conn.execute("SELECT count(*) FROM rows").fetchone()[0])
+    unit = PHASES["filter columns"]
+    progress(BuildProgress("filter columns", 0, n, unit))
+    write_columns(conn, progress=lambda done: progress(
+        BuildProgress("filter columns", done, n, unit)), chunk=CHUNK)
+    progress(BuildProgress("order flips", 0, None, PHASES["order flips"]))
     write_flips(conn)
+    progress(BuildProgress("order flips", n, n, PHASES["order flips"]))
 
 
 def write_flips(conn: sqlite3.Connection) -> None:
@@ -213,8 +298,9 @@ def _connect_new(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def build_store_index(store: Path, target: Path) -> None:
-    """Write the index of the run store ``store`` (its ``judgments.sqlite``) to ``target``.
+def build_store_index(store: Path, target: Path, *, progress: Progress | None = None) -> None:
+    """Write the index of the run store ``store`` (its ``judgments.sqlite``) to ``target``;
+    ``progress`` is told how far each phase is (:class:`BuildProgress`).
 
     Raises
     ------
@@ -231,11 +317,13 @@ def build_store_index(store: Path, target: Path) -> None:
             if not {"judgments", "plan"} <= tables:
                 raise InputError(str(store), "is not a run store of assay judge (no judgments table)")
             planned = conn.execute("SELECT 1 FROM s.plan LIMIT 1").fetchone() is not None
+            total = int(conn.execute("SELECT count(*) FROM s.judgments").fetchone()[0])
+            tell = progress or _silent
+            _ready()
             conn.execute("BEGIN")
-            conn.execute(f"INSERT INTO rows (record, part, {', '.join(COLUMNS)}) "
-                         + _store_rows_sql(planned))
-            _finish(conn)
-            text = _index_text(conn)
+            _store_rows(conn, planned, total, tell)
+            _finish(conn, tell)
+            text = _index_text(conn, total, tell)
             conn.execute("INSERT INTO info VALUES ('stamp', ?), ('kind', 'store'), ('planned', ?), "
                          "('text', ?)", (_stamp(store), int(planned), text))
             conn.execute("COMMIT")
@@ -247,9 +335,11 @@ def build_store_index(store: Path, target: Path) -> None:
     os.replace(partial, target)
 
 
-def store_index(folder: Path, *, on_build: Callable[[str], None] | None = None) -> Path:
+def store_index(folder: Path, *, on_build: Callable[[str], None] | None = None,
+                progress: Progress | None = None) -> Path:
     """The index of the run folder's store, from the cache when it is current, else built
-    (``on_build`` is told first, with a sentence to show: indexing a large store takes a while).
+    (``on_build`` is told first, with a sentence to show: indexing a large store takes a while;
+    ``progress`` then how far each phase of the build is).
 
     A cache folder that cannot be written is replaced by a temporary one.
     """
@@ -268,7 +358,7 @@ def store_index(folder: Path, *, on_build: Callable[[str], None] | None = None) 
         return target
     if on_build is not None:
         on_build(f"indexing {store} once (the index is kept in {cache} for the next open)")
-    build_store_index(store, target)
+    build_store_index(store, target, progress=progress)
     return target
 
 
@@ -294,8 +384,11 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def build_table_index(frame: Any, target: Path) -> None:
-    """Write the index of a judgments table (a validated frame) to ``target``."""
+def build_table_index(frame: Any, target: Path, *, progress: Progress | None = None) -> None:
+    """Write the index of a judgments table (a validated frame) to ``target``; ``progress``
+    is told how far each phase is (:class:`BuildProgress`; the first counts rows)."""
+    tell = progress or _silent
+    _ready()
     conn = _connect_new(target)
     try:
         names = [str(c) for c in frame.columns]
@@ -307,9 +400,14 @@ def build_table_index(frame: Any, target: Path) -> None:
                 yield (number, 0, *(row.get(c) for c in COLUMNS),
                        json.dumps(row, ensure_ascii=False))
 
-        conn.executemany(f"INSERT INTO rows (record, part, {', '.join(COLUMNS)}, detail) "
-                         f"VALUES ({', '.join('?' * (len(COLUMNS) + 3))})", records())
-        _finish(conn)
+        sql = (f"INSERT INTO rows (record, part, {', '.join(COLUMNS)}, detail) "
+               f"VALUES ({', '.join('?' * (len(COLUMNS) + 3))})")
+        total, rows = len(frame), records()
+        tell(BuildProgress("reading rows", 0, total, "rows"))
+        for done in range(0, total, CHUNK):
+            conn.executemany(sql, itertools.islice(rows, CHUNK))
+            tell(BuildProgress("reading rows", min(done + CHUNK, total), total, "rows"))
+        _finish(conn, tell)
         conn.execute("INSERT INTO info VALUES ('kind', 'table'), ('text', 'scan')")
         conn.execute("COMMIT")
     finally:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,23 +27,45 @@ CREATE INDEX IF NOT EXISTS vocabulary_value ON vocabulary (name, value);
 """
 
 
-def write_columns(conn: sqlite3.Connection) -> None:
+def write_columns(conn: sqlite3.Connection, *, progress: Callable[[int], None] | None = None,
+                  chunk: int = 20_000) -> None:
     """Store each filter column of ``rows`` as int32 codes (-1: no value) and the score as
-    float64 (NaN: no score), in row-id order."""
+    float64 (NaN: no score), in row-id order; ``progress`` is told the rows coded so far,
+    after every ``chunk`` rows.
+
+    Each column's vocabulary (its distinct values, coded in SQLite's order) is written first;
+    then one read of the rows in id order codes every column (one read instead of a join
+    per column took 200,000 rows from 2.0-2.7 s to 1.5 s).
+    """
     for statement in _TABLES.split(";"):  # not executescript: it would commit the build's transaction
         if statement.strip():
             conn.execute(statement)
     n = int(conn.execute("SELECT count(*) FROM rows").fetchone()[0])
+    lookups: list[Callable[[Any], int]] = []
     for name in FILTER_COLUMNS:
         conn.execute(f"INSERT INTO vocabulary (name, code, value) SELECT ?, row_number() OVER "
                      f"(ORDER BY {name}) - 1, {name} FROM (SELECT DISTINCT {name} FROM rows "
                      f"WHERE {name} IS NOT NULL)", (name,))
-        cursor = conn.execute(f"SELECT coalesce(v.code, -1) FROM rows r LEFT JOIN vocabulary v "
-                              f"ON v.name = ? AND v.value = r.{name} ORDER BY r.id", (name,))
-        codes = np.fromiter((c for (c,) in cursor), dtype=np.int32, count=n)
-        conn.execute("INSERT INTO codes (name, data) VALUES (?, ?)", (name, codes.tobytes()))
-    cursor = conn.execute("SELECT score FROM rows ORDER BY id")
-    scores = np.fromiter((math.nan if s is None else s for (s,) in cursor), dtype=np.float64, count=n)
+        codes_of: dict[Any, int] = {value: int(code) for value, code in conn.execute(
+            "SELECT value, code FROM vocabulary WHERE name = ?", (name,))}
+        codes_of[None] = -1
+        lookups.append(codes_of.__getitem__)  # every value is in it: a KeyError is a bug
+    codes = {name: np.empty(n, dtype=np.int32) for name in FILTER_COLUMNS}
+    scores = np.empty(n, dtype=np.float64)
+    cursor = conn.execute(f"SELECT {', '.join(FILTER_COLUMNS)}, score FROM rows ORDER BY id")
+    done = 0
+    while found := cursor.fetchmany(chunk):
+        end = done + len(found)
+        for k, name in enumerate(FILTER_COLUMNS):
+            codes[name][done:end] = [lookups[k](row[k]) for row in found]
+        scores[done:end] = [math.nan if row[-1] is None else row[-1] for row in found]
+        done = end
+        if progress is not None:
+            progress(done)
+    if done != n:
+        raise RuntimeError(f"the index's rows changed while coded ({done} of {n})")
+    for name in FILTER_COLUMNS:
+        conn.execute("INSERT INTO codes (name, data) VALUES (?, ?)", (name, codes[name].tobytes()))
     conn.execute("INSERT INTO codes (name, data) VALUES ('score', ?)", (scores.tobytes(),))
 
 

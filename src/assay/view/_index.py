@@ -50,6 +50,7 @@ from assay.view._build import (
     TEXT_PAD,
     TEXT_SEARCH,
     TEXT_TABLE,
+    Progress,
     build_table_index,
     store_index,
     store_uri,
@@ -106,6 +107,9 @@ class JudgmentIndex:
     on_build
         Told, with a sentence to show, when a run store is about to be indexed (the first
         open of a store, or of one that changed since).
+    progress
+        Told how far each phase of building the index is (a store's first open, or any
+        table's), as :class:`assay.view._build.BuildProgress`.
     table
         The judgments of ``source`` already loaded (a table read with ``--map``, ``--set`` or
         ``--scale``); ``source`` then only names them.
@@ -117,14 +121,14 @@ class JudgmentIndex:
     """
 
     def __init__(self, source: str | Path, *, on_build: Callable[[str], None] | None = None,
-                 table: Judgments | None = None) -> None:
+                 progress: Progress | None = None, table: Judgments | None = None) -> None:
         self.source = Path(source)
         self._temporary: Path | None = None
         if not self.source.exists():
             raise InputError(str(self.source), "no such file or folder")
         self.kind = "store" if table is None and (self.source / STORE_FILENAME).is_file() else "table"
         if self.kind == "store":
-            path = store_index(self.source, on_build=on_build)
+            path = store_index(self.source, on_build=on_build, progress=progress)
         else:
             if table is None:
                 from assay.data.io import load
@@ -133,7 +137,7 @@ class JudgmentIndex:
             frame = table.frame
             self._temporary = Path(tempfile.mkdtemp(prefix="assay-view-"))
             path = self._temporary / "index.sqlite"
-            build_table_index(frame, path)
+            build_table_index(frame, path, progress=progress)
         self._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         if self.kind == "store":
             self._conn.execute("ATTACH DATABASE ? AS s", (store_uri(self.source / STORE_FILENAME),))

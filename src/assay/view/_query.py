@@ -124,7 +124,8 @@ def parse_query(params: Mapping[str, Sequence[str]]) -> Query:
     Raises
     ------
     ConfigError
-        An unknown parameter, or an offset, limit or row id that is not a whole number.
+        An unknown parameter, a verdict or flipped value it does not know, or an offset,
+        limit or row id that is not a whole number.
 
     >>> parse_query({"judge": ["a", "b"], "offset": ["50"]})
     Query(filters={'judge': ('a', 'b')}, offset=50, limit=50, open=None)
@@ -134,6 +135,10 @@ def parse_query(params: Mapping[str, Sequence[str]]) -> Query:
     if unknown:
         raise ConfigError(f"unknown filter {unknown[0]!r}; filters: {', '.join(FILTERS)}")
     filters = {name: tuple(str(v) for v in params[name]) for name in FILTERS if params.get(name)}
+    for verdict in filters.get("verdict", ()):  # refused here, before any index is read
+        verdict_rule(verdict)
+    for flip in filters.get("flipped", ()):
+        flip_rule(flip)
     offset = _integer("offset", params["offset"][-1], 0, 10**12) if params.get("offset") else 0
     limit = _integer("limit", params["limit"][-1], 1, MAX_PAGE_SIZE) if params.get("limit") else PAGE_SIZE
     opened = _integer("open", params["open"][-1], 0, 2**62) if params.get("open") else None

@@ -178,7 +178,9 @@ def test_to_dict_and_json(report):
         "effective_clusters", "design_flagged", "runs", "arms",
         "conf", "B", "seed", "confirmatory", "accuracy", "bayes", "contrasts", "simultaneous",
         "stability", "pass_k", "cost", "frontier", "failures", "variance", "ni",
-        "registration", "notes", "categories", "category_contrasts"]
+        "registration", "notes", "categories", "category_contrasts", "judge", "criterion",
+        "failures_exact"]
+    assert data["judge"] is None and data["failures_exact"] is False  # rows given as a frame
     assert data["ni"] is None and data["registration"] is None and data["bayes"] is None
     assert all("arm" in r for key in ("accuracy", "stability", "cost", "frontier", "failures")
                for r in data[key])

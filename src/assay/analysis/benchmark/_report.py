@@ -155,6 +155,15 @@ class BenchmarkReport(Rendered):
     category_contrasts: list[Record] | None = None
     """Per (task, arm1, arm2): paired accuracy difference, Holm-adjusted over the tasks and
     pairs; None without tasks."""
+    judge: str | None = None
+    """The judge whose correctness scores the report reads (chosen from a judgments table);
+    None when the rows were given without one."""
+    criterion: str | None = None
+    """The correctness criterion the report reads; None when the rows were given without one."""
+    failures_exact: bool = False
+    """Whether the table's rows of ``judge`` and ``criterion`` that carry a failure kind are
+    exactly those ``failures`` counts (none of them left out as pairwise or not reportable),
+    so that selecting the judge, criterion, arm and failure kind finds the rows of a count."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data: lists, dicts, str, bool, int, float; NaN becomes None."""
@@ -279,6 +288,7 @@ def benchmark_report(
         frame = benchmark_rows(frame)
         if reference_hash is None:
             reference_hash = selected_reference_hash(frame)
+    selection = {} if isinstance(frame, BenchData) else _selection(frame)
     if confirmatory is None:
         confirmatory = registration is not None and bool(
             getattr(registration, "has_confirmatory", False))
@@ -364,10 +374,25 @@ def benchmark_report(
         ni=ni, registration=None if registration is None else {
             "hash": registration.hash, "created_at": registration.created_at,
             "reference_hash": registration.reference_hash},
-        notes=notes, **({"categories": None, "category_contrasts": None}
+        notes=notes, **selection, **({"categories": None, "category_contrasts": None}
                         if isinstance(frame, BenchData) else
                         _by_task(frame, conf=conf, seed=seed, notes=notes,
                                  descriptive=choice.descriptive)))
+
+
+def _selection(frame: pd.DataFrame) -> dict[str, Any]:
+    """``judge``, ``criterion`` and ``failures_exact`` of rows chosen by
+    :func:`benchmark_rows` (it names them in ``frame.attrs``); empty for other rows."""
+    if not isinstance(frame, pd.DataFrame):
+        return {}  # refused by prepare_bench
+    judge, criterion = frame.attrs.get("judge"), frame.attrs.get("criterion")
+    if judge is None or criterion is None:
+        return {}
+    set_aside = 0
+    if "failure_kind" in frame:
+        set_aside = int((~_reportable(frame) & frame["failure_kind"].notna().to_numpy()).sum())
+    exact = set_aside == 0 and frame.attrs.get("pairwise_failures") == 0
+    return {"judge": str(judge), "criterion": str(criterion), "failures_exact": exact}
 
 
 def _by_task(frame: pd.DataFrame, *, conf: float, seed: int, notes: list[str],

@@ -82,12 +82,20 @@ def benchmark_rows(judgments: Judgments, *, judge: str | None = None,
                                                     criterion)
     frame = judgments.frame
     mask = (frame["judge"] == judge_name) & (frame["criterion"] == criterion_name)
+    pairwise_failures = 0
     if "opponent" in frame:
-        mask &= frame["opponent"].isna()
+        pairwise = mask & frame["opponent"].notna()
+        if "failure_kind" in frame:
+            pairwise_failures = int((pairwise & frame["failure_kind"].notna()).sum())
+        mask &= ~pairwise
     rows = frame[mask].reset_index(drop=True)
     rows.attrs["sources"] = tuple(judgments.sources)
     rows.attrs["judge"] = judge_name
     rows.attrs["criterion"] = criterion_name
+    rows.attrs["pairwise_failures"] = pairwise_failures
+    """Rows of this judge and criterion with a failure kind left out as pairwise: when
+    there are any, the table's failures of the judge and criterion are more than the
+    report's."""
     return rows
 
 

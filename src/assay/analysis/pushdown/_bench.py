@@ -21,6 +21,7 @@ R^2 / 2^65).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -68,7 +69,21 @@ def engine_benchmark_report(table: EngineTable, *, judge: str | None = None,
     if callable(contrasts):
         contrasts = contrasts(list(data.arms))
     report = benchmark_report(data, contrasts=contrasts, **options)
+    report = replace(report, judge=judge_name, criterion=criterion_name,
+                     failures_exact=_failures_exact(table, judge_name, criterion_name))
     return report, judge_name, criterion_name
+
+
+def _failures_exact(table: EngineTable, judge: str, criterion: str) -> bool:
+    """Whether no row of the judge and criterion with a failure kind was left out of the
+    bench (as pairwise or not reportable), as the pandas path's ``failures_exact``."""
+    if "failure_kind" not in table.columns:
+        return True
+    (left_out,) = table.query(
+        f"SELECT count(*) FROM {VIEW} WHERE judge = {table.text(judge)} AND criterion = "
+        f"{table.text(criterion)} AND failure_kind IS NOT NULL AND (opponent IS NOT NULL "
+        "OR NOT reportable)")[0]
+    return int(left_out) == 0
 
 
 def correctness_pair(table: EngineTable, judge: str | None,

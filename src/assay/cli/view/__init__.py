@@ -16,7 +16,7 @@ from assay.cli._app import (
     check_out_folder,
     load_inputs,
 )
-from assay.cli._terminal import say
+from assay.cli._terminal import counted, say
 from assay.errors import ConfigError
 
 
@@ -75,7 +75,12 @@ def view_command(
         if not source.exists():
             raise ConfigError(f"{source}: no such file or folder")
         table = load_inputs([source], map_, set_, scale, missing)
-    with JudgmentIndex(source, on_build=lambda text: say(f"assay view: {text}"), table=table) as index:
+    if export is None and port:
+        _check_port(port)  # before indexing: a busy port is said at once, not after the build
+    with counted("assay view: ") as show:
+        index = JudgmentIndex(source, on_build=lambda text: say(f"assay view: {text}"),
+                              progress=lambda p: show(p.phase, p.done, p.total, p.unit), table=table)
+    with index:
         if export is not None:
             export_html(index, query, export)
             say(f"wrote {export} ({index.page(query).total:,} rows)")
@@ -83,7 +88,7 @@ def view_command(
         try:
             server = ViewServer(index, port=port, reports=reports)
         except OSError as exc:
-            raise ConfigError(f"--port {port}: cannot listen on 127.0.0.1 ({exc.strerror})") from None
+            raise _busy(port, exc) from None
         with server:
             search = query.to_query_string()
             url = server.url + (f"?{search}" if search else "")
@@ -96,3 +101,20 @@ def view_command(
 
                 webbrowser.open(url)
             server.serve_forever()
+
+
+def _busy(port: int, exc: OSError) -> ConfigError:
+    return ConfigError(f"--port {port}: cannot listen on 127.0.0.1 ({exc.strerror})")
+
+
+def _check_port(port: int) -> None:
+    """Refuse a port the server could not listen on, as the server binds it."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as http.server does
+        try:
+            probe.bind(("127.0.0.1", port))
+            probe.listen()
+        except OSError as exc:
+            raise _busy(port, exc) from None

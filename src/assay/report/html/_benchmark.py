@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import urllib.parse
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from assay.analysis.benchmark import BenchmarkReport
@@ -24,6 +25,7 @@ from assay.report.html._model import (
     Section,
     Table,
     is_missing,
+    linked,
 )
 
 Record = Mapping[str, Any]
@@ -252,6 +254,40 @@ def _failure_kinds(records: Sequence[Record]) -> list[str]:
     return list(dict.fromkeys(k for r in records for k in r if k not in FAILURE_FIXED))
 
 
+def _failure_links(report: BenchmarkReport) -> dict[str, Callable[[Record], str | None]]:
+    """Column key -> the viewer's query of the judgments a failure count counts: the report's
+    judge and criterion, the arm, and the failure kinds (of the kind's column, or every kind
+    the arm has for ``n_failures``). None when the report cannot name them exactly (rows left
+    out as pairwise or not reportable, rows given without a judge), and for a kind's column
+    whose name is ambiguous (a kind named like a fixed column is renamed ``failure_KIND``)."""
+    if not report.failures_exact or report.judge is None or report.criterion is None:
+        return {}
+    scope = {"judge": report.judge, "criterion": report.criterion}
+    kinds = {key: key for key in _failure_kinds(report.failures)
+             if not (key.startswith("failure_") and key[len("failure_"):] in FAILURE_FIXED)}
+
+    def query(record: Record, wanted: Sequence[str]) -> str | None:
+        if not wanted or is_missing(record.get("arm")):
+            return None
+        return urllib.parse.urlencode([*scope.items(), ("arm", str(record["arm"])),
+                                       *(("failure_kind", kind) for kind in wanted)])
+
+    counts = {r.get("arm"): r for r in report.failures}  # a table may join other columns
+
+    def kinds_of(record: Record) -> list[str]:
+        found = counts.get(record.get("arm"), {})
+        return [kind for key, kind in kinds.items() if found.get(key)] \
+            if found.get("n_failures") else []
+
+    links: dict[str, Callable[[Record], str | None]] = {
+        key: (lambda record, key=key, kind=kind: query(
+            record, [kind] if counts.get(record.get("arm"), {}).get(key) else []))
+        for key, kind in kinds.items()}
+    if len(kinds) == len(_failure_kinds(report.failures)):  # every kind can be named
+        links["n_failures"] = lambda record: query(record, kinds_of(record))
+    return links
+
+
 def _failures(report: BenchmarkReport) -> Section:
     if not report.failures:
         return Section(title="Failures", missing="No arms.")
@@ -262,16 +298,21 @@ def _failures(report: BenchmarkReport) -> Section:
                Column("accuracy", "accuracy", "fixed"),
                Column("accuracy_without_parse_refusal", "accuracy without parse/refusal",
                       "fixed"))
-    table = _table(report.failures, columns, "Failures per arm", "failures")
+    links = _failure_links(report)
+    table = linked(_table(report.failures, columns, "Failures per arm", "failures"),
+                   report.failures, links)
     figures: tuple[Figure, ...] = ()
     if any(r.get("n_failures") for r in report.failures):
         figures = (stacked_bars([r["arm"] for r in report.failures],
                                 [(k, [r.get(k, 0) for r in report.failures]) for k in kinds],
                                 y_title="runs", caption="Failed runs per arm by kind"),)
-    return Section(title="Failures", figures=figures, tables=(table,),
-                   intro="A failed run (parse error, refusal, timeout, API error) counts as "
-                         "wrong; the last column shows accuracy without parse errors and "
-                         "refusals, as a sensitivity check.")
+    intro = ("A failed run (parse error, refusal, timeout, API error) counts as wrong; the "
+             "last column shows accuracy without parse errors and refusals, as a sensitivity "
+             "check.")
+    if links:
+        intro += (f" A failure count links to those judgments of judge {report.judge}, "
+                  f"criterion {report.criterion} in the viewer (assay view RUN --reports FOLDER).")
+    return Section(title="Failures", figures=figures, tables=(table,), intro=intro)
 
 
 def _variance(report: BenchmarkReport) -> Section:
@@ -326,10 +367,13 @@ def _highlights(report: BenchmarkReport, pct: str) -> tuple[Highlight, ...]:
                                 f"{variance['within_share']:.3f}.")
     quality = Section(
         title="Benchmark failures and stability", notes=tuple(quality_notes),
-        tables=(_table(joined, (Column("arm", "arm"), Column("n_failures", "failed runs", "int"),
-                                Column("flip_rate", "flip rate", "fixed"),
-                                Column("tara", "TARa", "fixed")),
-                       "Failures and stability per arm", "quality"),))
+        tables=(linked(_table(joined, (Column("arm", "arm"),
+                                       Column("n_failures", "failed runs", "int"),
+                                       Column("flip_rate", "flip rate", "fixed"),
+                                       Column("tara", "TARa", "fixed")),
+                              "Failures and stability per arm", "quality"),
+                       joined, {k: v for k, v in _failure_links(report).items()
+                                if k == "n_failures"}),))
     return (Highlight("rankings", rankings, order=0), Highlight("cost", cost, order=0),
             Highlight("quality", quality, order=0))
 
