@@ -227,7 +227,10 @@ def test_the_notebook_tables_of_two_stores_are_equal(every_store):
     first, second = every_store
     pd.testing.assert_frame_equal(assay.winrate_summary(read(first, "win_rates.csv")),
                                   assay.winrate_summary(read(second, "win_rates.csv")))
-    mine = (lambda frame: frame[frame["judge"].str.startswith(MODEL_A + "/")])
+
+    def mine(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame[frame["judge"].str.startswith(MODEL_A + "/")]
+
     tables = [assay.joint_vs_separate(mine(read(f, "differential_pairwise_scores.csv")),
                                       mine(read(f, "separate_differential_scores.csv"))) for f in every_store]
     pd.testing.assert_frame_equal(tables[0], tables[1])
