@@ -13,6 +13,7 @@ exports in the slow step.
 
 from __future__ import annotations
 
+import functools
 import random
 import shutil
 import sqlite3
@@ -30,12 +31,12 @@ from assay.judge.qed_files import write_assertion_csvs, write_qed_csvs
 from tests.cli._judge_helpers import run
 from tests.judge.llm_server import _Instance
 from tests.judge.workflow._dataset import METHODS, write_dataset
+from tests.judge.workflow.test_notebook_workflow import MODEL_A, MODEL_B, write_config
 
-MODEL_A, MODEL_B = "judge-model", "judge-model-b"
 PAIRWISE = {"kind": "pairwise", "base": "vector_rag", "others": ["reference", "graph_rag"], "trials": 2,
             "criteria": ["relevance", "diversity"]}
-REFERENCE = {"kind": "reference", "label": "reference", "reference": "inputs", "trials": 2,
-             "criteria": ["correctness", "completeness"], "score_min": 1, "score_max": 10}
+REFERENCE = {"kind": "reference", "label": "reference", "reference": "inputs", "generated": ["graph_rag"],
+             "trials": 2, "criteria": ["correctness", "completeness"], "score_min": 1, "score_max": 10}
 DIFF = {"kind": "differential", "base": "vector_rag", "others": ["graph_rag"], "trials": 2,
         "criteria": ["relevance", "diversity"]}
 EVERY_JUDGE = [
@@ -57,32 +58,23 @@ EVERY_JUDGE = [
 def _config(tmp: Path, judges: list[dict[str, Any]]) -> Path:
     data = write_dataset(tmp / "data")
     shutil.copytree(data / "retrieval" / "graph_rag", data / "retrieval" / "reference")  # a third method
-    config = {
-        "version": 1,
-        "llm": {"model": MODEL_A, "base_url": "http://127.0.0.1:9/v1", "api_key_env": None,
-                "prices": {MODEL_A: {"input": 2.5, "output": 10.0}}},
-        "inputs": {
-            "input_dir": str(data), "methods": [*METHODS, "reference"],
-            "question_sets": ["data_local", "data_global"],
-            "answers_path": "{input_dir}/answers/{method}/{question_set}.json",
-            "question_text_key": "question_text",
-            "references_path": "{input_dir}/answers/reference/{question_set}.json",
-            "assertions_path": "{input_dir}/assertions/{question_set}_assertions.json",
-            "retrieval_path": "{input_dir}/retrieval/{method}/{question_set}.json",
-        },
-        "judges": judges,
-        "significance": {"permutations": 200},
-        "cache": "off",
-    }
-    path = tmp / "judge.yaml"
+    path = write_config(tmp, data, "http://127.0.0.1:9/v1", judges)  # no call is made
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    config["inputs"]["methods"] = [*METHODS, "reference"]
+    config.update(significance={"permutations": 200}, cache="off")
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return path
+
+
+@functools.cache
+def _schema(model: Any) -> dict[str, Any]:
+    return model.model_json_schema()
 
 
 def _reply(request: ChatRequest) -> Reply:
     """A good verdict drawn from the request's key (the same whenever it is asked)."""
     model: Any = request.response_model
-    schema = model.model_json_schema()
+    schema = _schema(model)
     verdict = model.model_validate(_Instance(random.Random(request.key), schema).make(schema))
     draw = random.Random(request.key + ":cost")
     return Reply(request.key, verdict, verdict.model_dump_json(), tokens_in=draw.randint(50, 500),
@@ -183,7 +175,7 @@ def test_every_file_of_a_run_does_not_depend_on_the_order_judgments_were_answere
                 "hierarchical_assertion_scores.csv", "hierarchical_summary_by_question.csv",
                 "hierarchical_summary.csv", "chunk_coverage.csv", "chunk_coverage_by_question.csv",
                 "significance_summary.csv", "data_local_vector_rag--graph_rag.csv",
-                "data_global_inputs--reference.csv"}
+                "data_global_inputs--graph_rag.csv"}
     assert _differ(*every_store, expected) == []
 
 
