@@ -180,7 +180,9 @@ def test_every_file_of_a_run_does_not_depend_on_the_order_judgments_were_answere
 
 
 @pytest.mark.slow  # two reports and four exports: about 10 s on 2 busy cores
-def test_reports_and_exports_of_the_store_do_not_depend_on_the_answering_order(small_stores, tmp_path):
+def test_reports_and_exports_of_the_store_do_not_depend_on_the_answering_order(small_stores, tmp_path,
+                                                                              monkeypatch):
+    monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path / "cache"))  # the view's index, not the user's
     outputs = {}
     for folder in small_stores:
         out = tmp_path / folder.name
@@ -190,9 +192,14 @@ def test_reports_and_exports_of_the_store_do_not_depend_on_the_answering_order(s
                     "-o", str(out / "standings.csv")]) == 0
         assert run(["export", str(folder), "--format", "leaderboard-json",
                     "-o", str(out / "standings.json")]) == 0
+        assert run(["cache", "export", str(folder), "-o", str(out / "judgments.parquet")]) == 0
+        assert run(["view", str(folder), "--filter", "judge=judge-model", "--export",
+                    str(out / "view.html")]) == 0
+        page = out / "view.html"  # names its source: the folders' own names differ
+        page.write_bytes(page.read_bytes().replace(str(folder).encode(), b"RUN"))
         outputs[folder.name] = _files(out)
     first, second = outputs["first"], outputs["second"]
-    assert {"standings.csv", "standings.json"} <= set(first), sorted(first)
+    assert {"standings.csv", "standings.json", "judgments.parquet", "view.html"} <= set(first), sorted(first)
     assert sorted(first) == sorted(second)
     assert [name for name in first if first[name] != second[name]] == []
 
