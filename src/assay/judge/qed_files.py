@@ -11,8 +11,9 @@ so that order changes from run to run): the same store gives the same bytes. The
 files (``win_rates.csv``, the differential scores, ``original_pairwise_scores.csv``,
 ``reference_scores.csv`` and the per-pair files) list judgments in plan order, the store's
 reading order (:func:`~assay.data.run_store.selected_rows`): judges in config order, then each
-judge's pairs (``others`` as configured), questions as the inputs list them (question sets in
-config order), criteria as configured, trials. ``reference_scores_summary.csv`` is sorted (see
+judge's requests in the order it builds them: its pairs (``others`` as configured), questions as
+the inputs list them (question sets in config order), and within a question its criteria (as
+configured) and trials. ``reference_scores_summary.csv`` is sorted (see
 :func:`reference_summary_records`); the comparisons are the analyses' tables of the plan-ordered
 judgments, ``joint_vs_separate_by_model.csv`` one row per judge model in config order. Which
 file, when, with which columns:
