@@ -110,3 +110,25 @@ def test_native_scores_beside_a_store_are_each_answers_reference_score(tmp_path)
     frame = load_store(run).frame.set_index(["item", "arm"])["reference_score"]
     assert frame[("q0", "a")] == 0.25
     assert frame.drop(("q0", "a")).isna().all()  # unscored (None) or not in the file: no score
+
+
+def test_the_rows_come_in_plan_order_whatever_order_they_were_stored_in(tmp_path):
+    """The judge stores judgments as they are answered (concurrently): readers get the plan's order."""
+    plan = [f"k{i}" for i in range(6)]
+    folders = []
+    for name, order in (("forward", [0, 1, 2, 3, 4, 5]), ("shuffled", [4, 1, 5, 0, 3, 2])):
+        folder = tmp_path / name
+        with RunStore(folder, config={"judge": "m"}) as store:
+            store.set_plan(plan)
+            for i in order:
+                key = plan[i]
+                rows = [{"item": f"q{i}", "arm": "a", "judge": "j", "criterion": c, "score": float(i)}
+                        for c in ("c2", "c1")]  # a call's rows keep their order
+                store.put(ChatRequest(key=key, messages=(("user", "hi"),)), Reply(key, None, "t"), rows)
+            assert [r["item"] for r in store.records()][::2] == [f"q{i}" for i in range(6)]
+            assert [r["item"] for r in store.records(keys=["k5", "k0"])] == ["q5", "q5", "q0", "q0"]
+        folders.append(folder)
+    first, second = (load_store(f).frame for f in folders)
+    assert list(first["item"]) == [f"q{i}" for i in range(6) for _ in range(2)]
+    assert list(first["criterion"][:2]) == ["c2", "c1"]
+    assert first.equals(second)

@@ -35,11 +35,6 @@ def llm(server, tmp_path, **options):
                      options={"timeout_s": 5.0, "backoff_base_s": 0.01, "backoff_max_s": 0.1, **options})
 
 
-def by_id(frame):
-    """Rows in score_id order (the store lists judgments in the order they were answered)."""
-    return frame.sort_values("score_id", ignore_index=True)
-
-
 def cli_csv(server, tmp_path, judges, name):
     config = write_config(tmp_path, server.url, judges=judges)
     assert run(["judge", str(config), "--out", str(tmp_path / "cli"), "--display", "plain"]) == 0
@@ -61,14 +56,16 @@ def test_pairwise_is_the_cli_win_rates_csv(server, tmp_path, capsys):
     assert list(got.columns) == ["score_id", "question", "criteria", "short_score", "long_score", "reasoning",
                                  "trial", "base_name", "other_name", "question_set", "judge"]
     assert len(got) == 12
-    assert_frame_equal(by_id(got), by_id(want))  # score ids (judgment keys) included: the same judgments
+    # score ids (judgment keys) included: the same judgments, in the same (plan) order, though the
+    # two runs answered them concurrently in whatever order
+    assert_frame_equal(got, want)
 
     # a second call resumes from the store: nothing asked, the same frame
     again = assay.judge_pairwise(answers["short"], answers["long"], base_name="short", other_name="long",
                                  criteria=["relevance", "diversity"], trials=2, question_set="health",
                                  llm=llm(server, tmp_path), store=tmp_path / "nb", verbose=False)
     assert server.stats.requests == 24 and capsys.readouterr().out == ""
-    assert_frame_equal(by_id(again), by_id(got))
+    assert_frame_equal(again, got)
 
 
 def test_the_summary_is_the_win_rate_report_of_the_store(server, tmp_path):
@@ -94,7 +91,7 @@ def test_reference_and_its_summary_are_the_cli_csvs(server, tmp_path):
                                 generated_name="short", criteria=["correctness", "completeness"], trials=2,
                                 question_set="health", llm=llm(server, tmp_path), store=tmp_path / "nb",
                                 verbose=False)
-    assert_frame_equal(by_id(got), by_id(cli_csv(server, tmp_path, [REFERENCE], "reference_scores.csv")))
+    assert_frame_equal(got, cli_csv(server, tmp_path, [REFERENCE], "reference_scores.csv"))
     summary = assay.reference_summary(got)
     want = pd.read_csv(tmp_path / "cli" / "reference_scores_summary.csv", keep_default_na=False,
                        na_values=[""])

@@ -30,6 +30,24 @@ def test_a_store_lists_every_row_of_every_judgment_in_storing_order(small_store)
         assert [r["criterion"] for r in page.rows[-2:]] == ["clarity", "depth"]
 
 
+def test_a_planned_store_lists_its_rows_in_plan_order_whatever_order_they_were_answered_in(tmp_path):
+    """A concurrent run stores judgments as they are answered: the index follows the plan."""
+    plan = ["k3", "k1", "k2"]
+    pages = []
+    for name, order in (("a", ["k1", "k2", "k3"]), ("b", ["k2", "k3", "k1"])):
+        with RunStore(tmp_path / name, config={"judge": "m"}) as store:
+            store.set_plan(plan)
+            for key in order:
+                rows = [{"item": f"q{key[1]}", "arm": "rag", "run": 1, "judge": "j", "criterion": c,
+                         "score": 1.0} for c in ("depth", "clarity")]  # two rows: the json_each path
+                _put(store, key, "{}", rows[:1] if key == "k2" else rows)
+        with JudgmentIndex(tmp_path / name) as index:
+            pages.append([(r["item"], r["criterion"]) for r in _page(index).rows])
+    assert pages[0] == [("q3", "depth"), ("q3", "clarity"), ("q1", "depth"), ("q1", "clarity"),
+                        ("q2", "depth")]
+    assert pages[1] == pages[0]
+
+
 @pytest.mark.parametrize(("params", "expected"), [
     ({"judge": ["gpt-j"]}, 6),
     ({"judge": ["gpt-j"], "item": ["q1"]}, 2),

@@ -122,11 +122,18 @@ def store_path(folder: str | Path) -> Path:
 
 
 def selected_rows(conn: sqlite3.Connection, columns: str) -> list[tuple[Any, ...]]:
-    """``columns`` of the planned judgments (every judgment when no plan was recorded), in
-    storing order."""
+    """``columns`` of the planned judgments in plan order; every judgment in storing order
+    when no plan was recorded.
+
+    Plan order is the order the config asks for the judgments (its judges in config order,
+    each judge's requests in the order it builds them: pairs, questions as the inputs list
+    them, criteria, trials), recorded by ``set_plan``. It is never the order judgments were
+    answered in: the judge answers requests concurrently, so that order changes from run
+    to run, and every table and file written from the store would follow it.
+    """
     if conn.execute("SELECT 1 FROM plan LIMIT 1").fetchone() is not None:
         return conn.execute(f"SELECT {columns} FROM judgments JOIN plan USING (key) "
-                            "ORDER BY judgments.rowid").fetchall()
+                            "ORDER BY plan.rowid").fetchall()
     return conn.execute(f"SELECT {columns} FROM judgments ORDER BY rowid").fetchall()
 
 
@@ -188,8 +195,10 @@ def open_read_only(path: str | Path) -> Iterator[sqlite3.Connection]:
 def load_store(folder: str | Path, *, scales: Mapping[str, Scale] | None = None) -> Judgments:
     """Read a run folder's store as a validated judgments table, opening it read-only.
 
-    The rows of the planned judgments (all, when no plan was recorded), with the scales
-    the store declares, overridden by ``scales``.
+    The rows of the planned judgments in plan order (all, in storing order, when no plan
+    was recorded: :func:`selected_rows`), with the scales the store declares, overridden by
+    ``scales``. The same store gives the same table, whatever order its judgments were
+    answered in.
 
     Raises
     ------

@@ -4,7 +4,19 @@
 reference judges; :func:`write_assertion_csvs` those of its assertion judges. Failed
 judgments are left out (they have no score). ``score_id`` is the judgment key (of the judging
 call, for a differential judge). Every number is written at full precision (BenchmarkQED rounds
-some of its tables for display; nothing is rounded here). Which file, when, with which columns:
+some of its tables for display; nothing is rounded here).
+
+Row order never follows the order judgments were answered in (the judge answers concurrently,
+so that order changes from run to run): the same store gives the same bytes. The per-judgment
+files (``win_rates.csv``, the differential scores, ``original_pairwise_scores.csv``,
+``reference_scores.csv`` and the per-pair files) list judgments in plan order, the store's
+reading order (:func:`~assay.data.run_store.selected_rows`): judges in config order, then each
+judge's requests in the order it builds them: its pairs (``others`` as configured), questions as
+the inputs list them (question sets in config order), and within a question its criteria (as
+configured) and trials. ``reference_scores_summary.csv`` is sorted (see
+:func:`reference_summary_records`); the comparisons are the analyses' tables of the plan-ordered
+judgments, ``joint_vs_separate_by_model.csv`` one row per judge model in config order. Which
+file, when, with which columns:
 
 Pairwise judges (``kind: pairwise``)
     ``win_rates.csv``: score_id, question, criteria, ``{base}_score``, ``{other}_score``,

@@ -35,8 +35,8 @@ would add some 6 s to every open).
 
 The build reports its phases (:data:`PHASES`, :class:`BuildProgress`) to a ``progress``
 function: the rows and the text are indexed :data:`CHUNK` judgments per statement (ranges of
-rowids, in order) so that each phase can say how far it is; the result is the index of one
-statement.
+rowids, in order: of the plan's for a planned store's rows, which follow the plan) so that each
+phase can say how far it is; the result is the index of one statement.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from assay.data.run_store import STORE_FILENAME
 from assay.errors import InputError
 from assay.view._columns import write_columns
 
-INDEX_FORMAT = "6"
+INDEX_FORMAT = "7"
 """Enters the stamp of a cached index: a new layout never reads an old file."""
 
 COLUMNS: tuple[str, ...] = ("item", "cluster", "arm", "opponent", "position", "run", "judge",
@@ -142,26 +142,37 @@ def _stamp(path: Path) -> str:
 
 
 def _extract(source: str, prefix: str) -> str:
-    return ", ".join(f"json_extract({source}, '{prefix}.{c}')" for c in COLUMNS)
+    return ", ".join(f"json_extract({source}, '{prefix}.{c}') AS {c}" for c in COLUMNS)
 
 
 def _store_rows_sql(planned: bool) -> str:
-    """Every row of every (planned) judgment whose rowid is in ``:low..:high``; one-row
-    judgments (most) take the fast path."""
+    """Every row of every (planned) judgment in the range ``:low..:high``; one-row judgments
+    (most) take the fast path.
+
+    A planned store's range is of plan rowids and its rows come in plan order (the order the
+    config asks for the judgments, as :func:`~assay.data.run_store.selected_rows` reads them);
+    a store with no plan is read by judgment rowids, in storing order. Never in the order a
+    concurrent run happened to answer the planned judgments in. Following the plan costs
+    nothing when the judgments were stored near their plan positions, as a run stores them
+    (200,000 judgments, each within 64 of its place: 11.5-12.4 s, storing order 12.7-13.8 s,
+    load 1-1.5 on 2 cores); a plan whose order has nothing to do with the storing order (a
+    config that reordered its judges, resumed) reads the store at random: 15-16 s, 10-12 s."""
     join = "JOIN s.plan p ON p.key = j.key " if planned else ""
-    within = "j.rowid BETWEEN :low AND :high"
+    order = "p.rowid" if planned else "j.rowid"
+    within = f"{order} BETWEEN :low AND :high"
     return (
-        f"SELECT j.rowid, 0, {_extract('j.rows', '$[0]')} FROM s.judgments j {join}"
-        f"WHERE {within} AND json_array_length(j.rows) = 1 "
-        f"UNION ALL SELECT j.rowid, CAST(e.key AS INTEGER), {_extract('e.value', '$')} "
+        f"SELECT record, part, {', '.join(COLUMNS)} FROM ("
+        f"SELECT {order} AS ord, j.rowid AS record, 0 AS part, {_extract('j.rows', '$[0]')} "
+        f"FROM s.judgments j {join}WHERE {within} AND json_array_length(j.rows) = 1 "
+        f"UNION ALL SELECT {order}, j.rowid, CAST(e.key AS INTEGER), {_extract('e.value', '$')} "
         f"FROM s.judgments j {join}JOIN json_each(j.rows) e WHERE {within} "
-        "AND json_array_length(j.rows) <> 1 ORDER BY 1, 2")
+        "AND json_array_length(j.rows) <> 1) ORDER BY ord, part")
 
 
-def _ranges(conn: sqlite3.Connection) -> Iterator[tuple[int, int]]:
-    """The store's judgments as rowid ranges of :data:`CHUNK` ids, in order (a store's rowids
-    may have gaps, so a range may hold fewer judgments)."""
-    low, high = conn.execute("SELECT min(rowid), max(rowid) FROM s.judgments").fetchone()
+def _ranges(conn: sqlite3.Connection, table: str) -> Iterator[tuple[int, int]]:
+    """``table``'s rowids (the plan's or the judgments') as ranges of :data:`CHUNK` ids, in
+    order (rowids may have gaps, so a range may hold fewer)."""
+    low, high = conn.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
     if low is None:
         return
     for start in range(int(low), int(high) + 1, CHUNK):
@@ -169,15 +180,19 @@ def _ranges(conn: sqlite3.Connection) -> Iterator[tuple[int, int]]:
 
 
 def _store_rows(conn: sqlite3.Connection, planned: bool, total: int, progress: Progress) -> None:
-    """Index every row of the store's (planned) judgments, a range of judgments at a time
-    (ranges in rowid order, so the rows' ids follow the store's order as in one statement)."""
+    """Index every row of the store's (planned) judgments, a range at a time (ranges in plan
+    order, or rowid order without a plan, so the rows' ids follow it as in one statement);
+    ``total`` is the store's judgments (a planned store counts its planned ones)."""
     sql = f"INSERT INTO rows (record, part, {', '.join(COLUMNS)}) " + _store_rows_sql(planned)
+    counted = ("SELECT count(*) FROM s.plan p JOIN s.judgments j ON j.key = p.key WHERE p.rowid "
+               if planned else "SELECT count(*) FROM s.judgments WHERE rowid ")
+    if planned:
+        total = int(conn.execute(counted + "IS NOT NULL").fetchone()[0])
     done = 0
     progress(BuildProgress("reading rows", 0, total, PHASES["reading rows"]))
-    for low, high in _ranges(conn):
+    for low, high in _ranges(conn, "s.plan" if planned else "s.judgments"):
         conn.execute(sql, {"low": low, "high": high})
-        done += int(conn.execute("SELECT count(*) FROM s.judgments WHERE rowid BETWEEN ? AND ?",
-                                 (low, high)).fetchone()[0])
+        done += int(conn.execute(counted + "BETWEEN ? AND ?", (low, high)).fetchone()[0])
         progress(BuildProgress("reading rows", done, total, PHASES["reading rows"]))
 
 
@@ -245,7 +260,7 @@ def _index_text(conn: sqlite3.Connection, total: int, progress: Progress) -> str
     sql = (f"INSERT INTO {TEXT_TABLE} (rowid, {columns}) SELECT rowid, {padded} "
            "FROM s.judgments WHERE rowid BETWEEN :low AND :high")
     done = 0
-    for low, high in _ranges(conn):  # one transaction: the segments still flush by hashsize
+    for low, high in _ranges(conn, "s.judgments"):  # one transaction: segments flush by hashsize
         done += conn.execute(sql, {"pad": TEXT_PAD, "low": low, "high": high}).rowcount
         progress(BuildProgress("text index", done, total, PHASES["text index"]))
     conn.execute(f"CREATE VIRTUAL TABLE {TERMS_TABLE} USING fts5vocab({TEXT_TABLE}, 'row')")

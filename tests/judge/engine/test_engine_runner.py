@@ -93,7 +93,7 @@ def test_rerun_resumes_and_a_fresh_folder_is_served_by_the_cache(server, make_cl
             cached = run(make_client(cache), store, plan)
         assert server.stats.requests == 40  # the cache made the rerun send nothing
         assert (cached.done, cached.cached, cached.calls, cached.usd) == (40, 40, 0, 0.0)
-    a, b = (load_store(tmp_path / f).frame.sort_values("item").reset_index(drop=True) for f in "ab")
+    a, b = (load_store(tmp_path / f).frame for f in "ab")  # plan order, however they were answered
     assert a["item"].tolist() == b["item"].tolist() and len(a) == 40
     assert a["score"].tolist() == b["score"].tolist()
     assert a["raw_response"].tolist() == b["raw_response"].tolist()

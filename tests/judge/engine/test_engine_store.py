@@ -93,7 +93,7 @@ def test_plan_decides_what_is_exported(tmp_path):
             store.put(_request(key), Reply(key, None, str(i)), [_row(f"q{i}", float(i))])
         assert store.to_frame()["item"].tolist() == ["q0", "q1", "q2", "q3"]  # no plan: all
         store.set_plan(["k3", "k1", "k9"])
-        assert store.to_frame()["item"].tolist() == ["q1", "q3"]  # storing order, planned only
+        assert store.to_frame()["item"].tolist() == ["q3", "q1"]  # plan order, planned only
         assert store.to_frame(keys=["k0"])["item"].tolist() == ["q0"]
         assert store.counts().planned == 3 and store.counts().stored == 4
 

@@ -320,7 +320,7 @@ class RunStore:
                 self._conn.executemany("INSERT OR IGNORE INTO wanted (key) VALUES (?)",
                                        ((k,) for k in wanted))
             return self._conn.execute(f"SELECT {columns} FROM judgments JOIN wanted USING (key) "
-                                      "ORDER BY judgments.rowid").fetchall()
+                                      "ORDER BY wanted.rowid").fetchall()
         return selected_rows(self._conn, columns)
 
     @named_failures
@@ -362,7 +362,9 @@ class RunStore:
 
     @named_failures
     def records(self, *, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        """The judgments-table rows of the planned judgments (or of ``keys``), in storing order."""
+        """The judgments-table rows of the planned judgments in plan order (or of ``keys``, in
+        their order), never in the order they were answered in (see
+        :func:`~assay.data.run_store.selected_rows`)."""
         return rows_of(self._selected("rows, raw_response", keys))
 
     def to_frame(self, *, keys: Iterable[str] | None = None) -> pd.DataFrame:
