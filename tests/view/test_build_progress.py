@@ -85,10 +85,10 @@ def test_a_store_built_two_judgments_at_a_time_is_the_store_built_at_once(small_
     build.build_store_index(store, parts, progress=seen.append)
     assert _contents(parts) == _contents(whole)
     assert len(_contents(whole)["rows"]) == 7
-    counts = [(p.phase, p.done) for p in seen if p.phase in ("reading rows", "text index")]
     # rowids 1, 2, 4, 5, 6, 7 (3 deleted) in ranges of two ids: 2, 1, 2 and 1 judgments
-    assert counts == [(phase, done) for phase in ("reading rows", "text index")
-                      for done in (0, 2, 3, 5, 6)]
+    assert [p.done for p in seen if p.phase == "reading rows"] == [0, 2, 3, 5, 6]
+    # the text index is one statement (FTS5 writes a segment per statement), counted every 2
+    assert [p.done for p in seen if p.phase == "text index"] == [0, 2, 4, 6]
 
 
 def test_a_table_built_a_few_rows_at_a_time_is_the_table_built_at_once(tmp_path, monkeypatch):
