@@ -62,10 +62,10 @@ from pydantic import BaseModel
 
 from assay._secrets import redact_text, redact_url
 from assay.errors import ConfigError
+from assay.judge.engine._lookup import CacheLookup, logprob_position
 from assay.judge.engine._parse import (
     parse_verdict,
     verdict_schema,
-    verdict_schema_text,
 )
 from assay.judge.engine._retry import AdaptiveLimiter, full_jitter, retry_after_seconds
 from assay.judge.engine._transport import HTTPReply, Transport, Unreachable, make_transport
@@ -86,7 +86,7 @@ from assay.judge.engine._wire import (
     read_completion,
     refuses_schema,
 )
-from assay.judge.engine.cache import CachedResponse, ResponseCache, SingleFlight, cache_key, canonical_json
+from assay.judge.engine.cache import CachedResponse, ResponseCache, SingleFlight
 from assay.judge.engine.client_config import ClientConfig, client_problems, request_base_url
 from assay.judge.engine.pricing import CallTally as _Tally
 from assay.judge.engine.pricing import find_price
@@ -155,9 +155,8 @@ class LLMClient:
         self._reached = False
         """Whether the endpoint ever sent an HTTP reply (a refused connection before that is fatal)."""
         self._transport: Transport | None = None  # made on the first request that is sent
-        self._prefetched: dict[str, tuple[str, CachedResponse | None]] = {}
-        """Judgment key -> (cache key, cached response or None), filled by :meth:`prefetch`."""
-        self._params_text = canonical_json(dict(config.params))
+        self._cache_lookup = CacheLookup(config, cache, self.endpoint)
+        """The response cache's keys and hits (:mod:`assay.judge.engine._lookup`)."""
 
     def __repr__(self) -> str:
         return f"<LLMClient {self.config.model} at {self.endpoint}>"
@@ -230,21 +229,14 @@ class LLMClient:
                 ) -> tuple[str, Mapping[str, Any], str, Reply | None]:
         """(model, params, cache key, the cached reply or None): the cache's answer, nothing sent."""
         model, params = self.model_params(request)
-        prefetched = self._prefetched.pop(request.key, None)
-        key = prefetched[0] if prefetched is not None else self._cache_key(request, model, params)
-        if self.cache is not None:
-            hit = prefetched[1] if prefetched is not None else None
-            hit = hit if hit is not None else self.cache.get(key)
-            if hit is not None:
-                reply = self._from_cache(request, hit, started)
-                if reply is not None:
-                    self.stats.cache_hits += 1
-                    return model, params, key, reply
-        return model, params, key, None
+        key, reply = self._cache_lookup.find(request, model, params, started)
+        if reply is not None:
+            self.stats.cache_hits += 1
+        return model, params, key, reply
 
     def cache_key_of(self, request: ChatRequest) -> str:
         """The response cache's key of ``request``."""
-        return self._cache_key(request, *self.model_params(request))
+        return self._cache_lookup.key(request, *self.model_params(request))
 
     def cached(self, request: ChatRequest) -> tuple[str, Reply | None]:
         """(cache key, the reply the response cache holds for ``request`` or None); sends nothing.
@@ -262,10 +254,7 @@ class LLMClient:
         """
         if self.cache is None or not requests:
             return 0
-        keys = [self._cache_key(r, *self.model_params(r)) for r in requests]
-        hits = self.cache.get_many(keys)
-        self._prefetched.update((r.key, (k, hits.get(k))) for r, k in zip(requests, keys, strict=True))
-        return sum(k in hits for k in keys)
+        return self._cache_lookup.prefetch(requests, [self.model_params(r) for r in requests])
 
     def model_params(self, request: ChatRequest) -> tuple[str, Mapping[str, Any]]:
         """(model, parameters) ``request`` is sent with: its own over the config's.
@@ -281,27 +270,6 @@ class LLMClient:
             raise ValueError(f"params of request {request.key}: {', '.join(sorted(reserved))} "
                              "are set by the client")
         return request.model or self.config.model, params
-
-    def _cache_key(self, request: ChatRequest, model: str, params: Mapping[str, Any]) -> str:
-        schema = None if request.response_model is None else verdict_schema_text(request.response_model)
-        text = self._params_text if params is self.config.params else canonical_json(dict(params))
-        return cache_key(model, request.messages, text, schema, request.prompt_hash, request.sample,
-                         endpoint=self.endpoint, logprob_token=logprob_position(request, params) or 0)
-
-    def _from_cache(self, request: ChatRequest, hit: CachedResponse, started: float) -> Reply | None:
-        verdict = None
-        if request.response_model is not None:
-            outcome = parse_verdict(hit.content, request.response_model)
-            if outcome.verdict is None:
-                return None
-            verdict = outcome.verdict
-        price = find_price(self.config.prices, hit.model, request.model or self.config.model)
-        return Reply(key=request.key, verdict=verdict, text=hit.content, tokens_in=hit.tokens_in,
-                     tokens_out=hit.tokens_out,
-                     usd=None if price is None else price.cost(hit.tokens_in, hit.tokens_out),
-                     usd_provenance="reported" if hit.usage_reported else "estimated",
-                     latency_s=time.monotonic() - started, attempts=0, cached=True, model=hit.model,
-                     evaluated_at=utc_now(), top_logprobs=hit.top_logprobs)
 
     def redact(self, text: str) -> str:
         """An error text without the API key, the Entra token, bearer tokens or URL credentials."""
@@ -492,11 +460,6 @@ class LLMClient:
         self.stats.tokens_in += got.tokens_in
         self.stats.tokens_out += got.tokens_out
         return got
-
-
-def logprob_position(request: ChatRequest, params: Mapping[str, Any]) -> int | None:
-    """The token position whose top-logprob table the reply carries; None when not asked."""
-    return request.logprob_token if params.get("logprobs") else None
 
 
 _CORRECTION = ("Your reply could not be used ({error}). Reply again with only the JSON object "
