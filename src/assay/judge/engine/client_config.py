@@ -51,6 +51,12 @@ class ClientConfig(BaseModel):
     """Most requests in flight at once."""
     timeout_s: float = Field(120.0, gt=0)
     """Longest wait for one HTTP reply."""
+    max_reply_bytes: int = Field(16 * 1024 * 1024, ge=1024)
+    """Largest reply body read, in bytes (16 MiB). A longer body is abandoned as it arrives
+    (a ``Content-Length`` over it is refused before any is read) and the request fails with
+    ``reply_too_large``, retried like a timeout; so at most ``max_concurrency`` times this
+    much is held at once whatever a server or proxy sends. With ``transport: batch``, the
+    bound of each line of a batch's output file."""
     max_retries: int = Field(6, ge=0)
     """Retries of one request after 429, 5xx, 408, timeouts and connection errors."""
     max_parse_retries: int = Field(2, ge=0)
