@@ -65,7 +65,8 @@ def test_a_run_without_the_key_still_refuses_before_any_request(server, no_key, 
 
 def test_a_run_without_an_entra_token_still_refuses(server, no_key, capsys, monkeypatch):
     monkeypatch.delenv("ASSAY_TEST_ENTRA", raising=False)
-    config = write_config(no_key, server.url, api_key_env="OPENAI_API_KEY", azure_ad_token_env="ASSAY_TEST_ENTRA")
+    config = write_config(no_key, server.url, api_key_env="OPENAI_API_KEY",
+                          azure_ad_token_env="ASSAY_TEST_ENTRA")
     assert run(["judge", str(config), "--out", str(no_key / "run"), "--dry-run"]) == 0
     assert "note: environment variable ASSAY_TEST_ENTRA is not set" in capsys.readouterr().err
     assert run(["judge", str(config), "--out", str(no_key / "run")]) == 2

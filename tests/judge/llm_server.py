@@ -127,6 +127,8 @@ class Behaviour:
     """Every k-th line of a batch is answered with HTTP 500 (0: none)."""
     batch_expire_after: int | None = None
     """A batch expires having answered only its first n lines (None: it completes)."""
+    batch_huge_every: int = 0
+    """Every k-th answered line of a batch is a completion of ``huge_body_bytes`` (0: none)."""
     batch_status: str = "completed"
     """``failed``: a batch fails as a whole (its input refused)."""
     huge_body_bytes: int = 200_000_000

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.judge.engine import ClientConfig
+from assay.judge import RunStore, run_requests
+from assay.judge.engine import ClientConfig, LLMClient
 from tests.cli._judge_helpers import child_env, write_config
 from tests.judge.conftest import score_requests
 
@@ -63,6 +64,28 @@ def test_the_limit_is_a_config_key_with_a_16_mib_default():
     assert ClientConfig(model="m").max_reply_bytes == 16 * MiB
     with pytest.raises(ValueError):
         ClientConfig(model="m", max_reply_bytes=10)
+
+
+def test_a_batch_output_line_over_the_limit_is_its_judgments_failure(server, tmp_path):
+    server.configure(batch_huge_every=3, huge_body_bytes=3 * MiB)
+    config = ClientConfig(model="judge-model", base_url=server.url, api_key_env=None, transport="batch",
+                          batch_poll_s=0.01, batch_poll_max_s=0.02, max_reply_bytes=MiB)
+    requests = score_requests(9)
+
+    async def go():
+        with RunStore(tmp_path / "run") as store:
+            async with LLMClient(config) as client:
+                return await run_requests(requests, client, store)
+
+    summary = asyncio.run(go())
+    assert summary.done == 9 and summary.failed == 3 and server.batches.created == 1
+    with sqlite3.connect(tmp_path / "run" / "judgments.sqlite") as db:
+        rows = db.execute("SELECT key, failure_kind, error FROM judgments ORDER BY key").fetchall()
+    failed = [(key, error) for key, kind, error in rows if kind == "reply_too_large"]
+    assert [key for key, _ in failed] == [requests[i].key for i in (2, 5, 8)]  # lines 3, 6 and 9
+    assert sum(kind is None for _, kind, _ in rows) == 6  # the other lines are read and judged
+    assert failed[0][1].endswith("output file line 3: the result is over max_reply_bytes "
+                                 "(1,048,576 bytes) and was not read")
 
 
 # -- memory: 32 in flight against 200 MB bodies ----------------------------------------------
@@ -111,8 +134,8 @@ def _judge_peaks(folder: Path, config: Path, control: str, faults: dict[str, obj
 def _write_answers(root: Path) -> None:
     for method in ("short", "long"):
         (root / method).mkdir(parents=True, exist_ok=True)
-        records = [{"question_id": f"q{i}", "question": f"Question {i}?", "answer": f"The {method} answer {i}."}
-                   for i in range(QUESTIONS)]
+        records = [{"question_id": f"q{i}", "question": f"Question {i}?",
+                    "answer": f"The {method} answer {i}."} for i in range(QUESTIONS)]
         (root / method / "health_answers.json").write_text(json.dumps(records), encoding="utf-8")
 
 

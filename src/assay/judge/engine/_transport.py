@@ -128,32 +128,35 @@ def auth_headers(config: ClientConfig, token: str | None) -> dict[str, str] | No
 
 
 def openai_client(config: ClientConfig, token: str | None = None, *,
-                  bounded: bool = True) -> openai.AsyncOpenAI:
+                  whole_bodies: bool = True) -> openai.AsyncOpenAI:
     """The SDK client for ``config``: the key read from the environment here and kept only in it
     (the transports replace its ``Authorization`` for an Azure endpoint: :func:`auth_headers`).
 
-    ``bounded``: every reply body it reads is bounded by ``max_reply_bytes`` (a longer one
-    raises :class:`ReplyTooLarge` from the call; :func:`bounded_replies`); False where the
-    client reads no body (:class:`DirectTransport` takes only its headers) or reads and bounds
-    it itself (the Batch API's file downloads, line by line).
+    Every reply body it reads is bounded by ``max_reply_bytes`` (a longer one raises
+    :class:`ReplyTooLarge` from the call: :func:`bounded_replies`); with ``whole_bodies``
+    False, only error replies are: a successful one is read and bounded by its reader (the
+    Batch API's file downloads, line by line).
     """
     import openai
 
     timeout = openai.Timeout(config.timeout_s, connect=min(config.timeout_s, CONNECT_TIMEOUT_S))
     key = os.environ.get(config.api_key_env, "") if config.api_key_env else NO_KEY
     base_url, query = split_query(request_base_url(config))  # the SDK appends paths to base_url as text
-    hooks = {"response": [bounded_replies(config.max_reply_bytes)]}
-    http = openai.DefaultAsyncHttpxClient(event_hooks=hooks) if bounded else None
+    hooks = {"response": [bounded_replies(config.max_reply_bytes, successes=whole_bodies)]}
+    http = openai.DefaultAsyncHttpxClient(event_hooks=hooks)
     return openai.AsyncOpenAI(base_url=base_url, api_key=key or NO_KEY, max_retries=0, timeout=timeout,
                               default_query=query or None, http_client=http)
 
 
-def bounded_replies(limit: int) -> Callable[[Any], Awaitable[None]]:
+def bounded_replies(limit: int, *, successes: bool = True) -> Callable[[Any], Awaitable[None]]:
     """An httpx response hook (run before the body is read) that bounds the body to ``limit``
     bytes: a ``Content-Length`` over it raises :class:`ReplyTooLarge` at once; else the body's
     stream is counted as it arrives and raises it the moment the count passes ``limit``
-    (the client then closes the connection, and the rest is never read)."""
+    (the client then closes the connection, and the rest is never read). With ``successes``
+    False, a 2xx reply is left to its reader."""
     async def hook(response: Any) -> None:
+        if not successes and 200 <= response.status_code < 300:
+            return
         declared = _declared_length(response.headers)
         if declared is not None and declared > limit:
             raise ReplyTooLarge(limit, declared)
@@ -302,7 +305,7 @@ def make_transport(config: ClientConfig) -> Transport:
     """The transport ``config.transport`` names (made inside the event loop); an Entra token
     is fetched here, once per client."""
     token = entra_token(config)
-    sdk = openai_client(config, token, bounded=config.transport == "openai")  # direct: its own reads
+    sdk = openai_client(config, token)
     if config.transport == "openai":
         return SDKTransport(sdk, config, token)
     return DirectTransport(sdk, config, token)
