@@ -40,7 +40,7 @@ def test_judge_dry_run_prints_the_plan_and_its_cost_without_a_key(server, no_key
     assert run(["judge", str(config), "--out", str(no_key / "run"), "--dry-run"]) == 0
     printed = capsys.readouterr()
     assert re.search(r"^total: 12 judgments, about \$\d+\.\d{4} ", printed.out, re.M), printed.out
-    assert "every check of the run passed but the key's (see the note below)" in printed.out
+    assert "every check of the run passed but the key, see the note below" in printed.out
     assert ("note: environment variable OPENAI_API_KEY is not set: it should hold the API key for "
             f"{server.url} (or set api_key_env: null); the run needs it, the dry run does not"
             ) in printed.err

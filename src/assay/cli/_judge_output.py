@@ -54,7 +54,7 @@ def print_plan(plan: Plan, folder: Path, *, cache: str | None, missing: Sequence
         with RunStore(folder) as store:
             stored = store.status()
             build_followups(plan, store)
-    passed = "every check of the run passed" + (" but the key's (see the note below)" if missing else "")
+    passed = "every check of the run passed" + (" but the key, see the note below" if missing else "")
     say(f"plan (dry run: nothing sent; {passed}) -> {folder}")
     header = ("judge", "kind", "model", "calls", "pending", "stage2<=", "tokens_in~", "tokens_out~", "usd~")
     lines = [header]
