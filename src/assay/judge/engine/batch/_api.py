@@ -5,7 +5,8 @@ The SDK client is the one every transport makes (:func:`~assay.judge.engine._tra
 the key read from the environment and kept only there, the base URL's query kept). A
 refused key, model or permission (401, 403, 404) raises :class:`~assay.judge.FatalAPIError`
 at once; other failures (5xx, 429, no connection) are tried again with exponential back-off,
-``max_retries`` times, before they raise it. Error texts never carry the key.
+``max_retries`` times, before they raise it, and so is a reply over ``max_reply_bytes``
+(a file's content is bounded line by line instead). Error texts never carry the key.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 
 from assay._secrets import redact_text, redact_url
 from assay.judge.engine._retry import full_jitter
-from assay.judge.engine._transport import auth_headers, entra_token, openai_client
+from assay.judge.engine._transport import ReplyTooLarge, auth_headers, entra_token, openai_client
 from assay.judge.engine._types import FatalAPIError
 from assay.judge.engine.batch._lines import ENDPOINT, LineReader, LongLine
 from assay.judge.engine.client_config import ClientConfig
@@ -99,6 +100,8 @@ class BatchAPI:
                 last = f"HTTP {exc.status_code}: {said}"
             except (openai.APIConnectionError, openai.APITimeoutError) as exc:
                 last = self._redact(f"{type(exc).__name__}: {exc}")
+            except ReplyTooLarge as exc:  # a reply over max_reply_bytes, abandoned unread
+                last = str(exc)
             if attempt < cfg.max_retries:
                 await asyncio.sleep(full_jitter(attempt, base=cfg.backoff_base_s, cap=cfg.backoff_max_s,
                                                 rng=self._rng))
