@@ -112,7 +112,8 @@ def _prompt_digest(name: str, variant: str) -> str:
 
 
 def _table(n: int) -> dict[str, Any]:
-    cells = [{"text": "0.75", "value": 0.75, "missing": False, "optional": False, "title": None, "link": None},
+    cells = [{"text": "0.75", "value": 0.75, "missing": False, "optional": False, "title": None,
+              "link": None},
              {"text": "<img src=x onerror=alert(1)>", "value": None, "missing": False, "optional": True,
               "title": "pairwise_exact", "link": "/?item=q1&arm=<b>"},
              {"text": "-", "value": None, "missing": True, "optional": False, "title": None, "link": None}]
@@ -125,21 +126,23 @@ def _table(n: int) -> dict[str, Any]:
 
 
 def _sections() -> list[dict[str, Any]]:
-    return [{"title": "Scores " + TRICKY, "anchor": "sec-1", "intro": "Intro <em>", "notes": ["a note & more"],
-             "missing": None, "tables": [_table(1), _table(2)],
-             "figures": [{"id": "fig-1", "caption": "Figure <1>"}], "source": ("scores.html", "Scores <page>")},
-            {"title": "Absent", "anchor": "sec-2", "intro": "", "notes": [], "missing": "no usd column <here>",
-             "tables": [], "figures": [], "source": None},
+    return [{"title": "Scores " + TRICKY, "anchor": "sec-1", "intro": "Intro <em>",
+             "notes": ["a note & more"], "missing": None, "tables": [_table(1), _table(2)],
+             "figures": [{"id": "fig-1", "caption": "Figure <1>"}],
+             "source": ("scores.html", "Scores <page>")},
+            {"title": "Absent", "anchor": "sec-2", "intro": "", "notes": [],
+             "missing": "no usd column <here>", "tables": [], "figures": [], "source": None},
             {"title": "Third", "anchor": "sec-3", "intro": "", "notes": [], "missing": None,
              "tables": [], "figures": [], "source": None}]
 
 
 def _page_context(template: str, partial: bool) -> dict[str, Any]:
-    dashboard = {"cards": [{"href": "scores.html", "title": "Scores <1>", "caption": "cap & co", "summary": TRICKY},
-                           {"href": "b.html", "title": "B", "caption": "", "summary": "s"}] if partial else [],
+    cards = [{"href": "scores.html", "title": "Scores <1>", "caption": "cap & co", "summary": TRICKY},
+             {"href": "b.html", "title": "B", "caption": "", "summary": "s"}]
+    dashboard = {"cards": cards if partial else [],
                  "skipped": [{"name": "cost", "reason": "no usd column <x>"}],
-                 "topics": [{"id": "t1", "title": "Topic " + TRICKY, "missing": "none <y>" if partial else None,
-                             "sections": _sections()[:2]}]}
+                 "topics": [{"id": "t1", "title": "Topic " + TRICKY,
+                             "missing": "none <y>" if partial else None, "sections": _sections()[:2]}]}
     base = {"heading": "Heading " + TRICKY, "caption": "Caption <c>" if partial else "",
             "facts": [("Judge", "gpt <4>"), ("Items", 12)] if partial else [],
             "nav": [{"href": "scores.html", "title": "Scores & more", "current": partial},
