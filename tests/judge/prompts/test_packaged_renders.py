@@ -191,6 +191,20 @@ def test_packaged_html_template_renders_byte_identically(template, partial):
     assert _page_digest(template, partial) == EXPECTED_PAGES[template, partial]
 
 
+def test_every_packaged_template_passes_the_sandbox_check():
+    """The packaged templates follow the rule a prompt folder is held to (nothing is refused)."""
+    from assay._templates import template_refusal
+    from assay.judge.prompts import _ENV
+
+    for name in _packaged_prompts():
+        for part in ("system.md", "user.md"):
+            text = (resources.files("assay.judge") / "prompts" / name / part).read_text(encoding="utf-8")
+            assert template_refusal(_ENV, text) is None, (name, part)
+    for page in (resources.files("assay.report.html") / "templates").iterdir():
+        if page.name.endswith(".j2"):
+            assert template_refusal(environment(), page.read_text(encoding="utf-8")) is None, page.name
+
+
 if __name__ == "__main__":  # how the expected digests were made (run once on main before the change)
     for n in PROMPTS + PAIRS:
         for v in ("one", "many"):
