@@ -144,7 +144,8 @@ def render_errors(source: str, variables: Mapping[str, Any]) -> Iterator[None]:
 
 
 def check_placeholders(text: str, source: str, known: Iterable[str] = ()) -> None:
-    """Refuse a template with placeholders jinja2 does not fill; check its jinja2 syntax.
+    """Refuse a template with placeholders jinja2 does not fill; check its jinja2 syntax and
+    that it stays in the sandbox (:func:`check_sandboxed`).
 
     Looks in the template's literal text (outside ``{{ }}``, ``{% %}``, comments and
     ``{% raw %}`` blocks) for ``${name}`` and ``$name`` (``string.Template``, as BenchmarkQED
