@@ -125,6 +125,10 @@ class Behaviour:
     """A batch expires having answered only its first n lines (None: it completes)."""
     batch_status: str = "completed"
     """``failed``: a batch fails as a whole (its input refused)."""
+    batch_garble_every: int = 0
+    """Every k-th line of a batch is answered (and paid) but its output line is not JSON (0: none)."""
+    batch_drop_every: int = 0
+    """Every k-th line of a batch is answered (and paid) but gets no result line at all (0: none)."""
     keep_alive: bool = True
     """Keep connections open after a reply (False: ``Connection: close``, so that a stopped
     server refuses the client's next request instead of answering it on an open connection)."""

@@ -136,8 +136,10 @@ def judge_command(
 
     Exit status: 0 every planned judgment is stored and good (or the failed ones are within
     --allow-failures); 2 a user error (config, inputs, prompts, API key, an endpoint that
-    cannot be used, a run folder in use); 3 the run finished with failed judgments, or stopped
-    early (the cost limit, --max-failures); 130 interrupted (Ctrl-C).
+    cannot be used, a run folder in use); 3 the run finished with failed judgments, left a
+    planned judgment unstored (a batch that expired or lost result lines: the notes say
+    which), or stopped early (the cost limit, --max-failures); 130 interrupted (Ctrl-C).
+    The run ends with "stored S of P planned judgments", counted from the run store.
 
     Example: assay judge --init exp1; assay judge exp1/assay.yaml --dry-run --limit 2
     """
