@@ -57,8 +57,9 @@ def test_judge_names_unreadable_result_lines_sends_them_again_once_and_counts_th
     assert "stored 12 of 12 planned judgments" in captured.out
     assert "15 calls, 3 paid twice" in captured.out
     assert ("note: batch batch_1 output file file-batch_1-output: 3 result lines could not be read "
-            "(batch batch_1 output file line 4: not JSON; batch batch_1 output file line 8: not JSON; "
-            "batch batch_1 output file line 12: not JSON)") in captured.err
+            "(line 4: not JSON; line 8: not JSON; line 12: not JSON)") in captured.err
+    assert ("note: batch batch_1: 3 of its 12 requests have no readable result line: input file "
+            "file-1 (line 4; line 8; line 12)") in captured.err
     assert "note: 3 calls paid twice: their first result line was unreadable or missing" in captured.err
 
 

@@ -610,9 +610,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--jitter-ms", type=float, default=0.0)
+    parser.add_argument("--batch-expire-after", type=int, default=None, metavar="N",
+                        help="every batch expires having answered its first N lines")
+    parser.add_argument("--batch-garble-every", type=int, default=0, metavar="K",
+                        help="every K-th line of a batch is answered, its result line cut short")
     args = parser.parse_args(argv)
-    server = LLMServer(Behaviour(latency_s=args.latency_ms / 1000, jitter_s=args.jitter_ms / 1000),
-                       port=args.port)
+    server = LLMServer(Behaviour(latency_s=args.latency_ms / 1000, jitter_s=args.jitter_ms / 1000,
+                                 batch_expire_after=args.batch_expire_after,
+                                 batch_garble_every=args.batch_garble_every), port=args.port)
     print(f"READY {server.url}", flush=True)
     try:
         server._httpd.serve_forever(poll_interval=0.1)

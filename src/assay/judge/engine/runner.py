@@ -207,7 +207,9 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
     -------
     RunSummary
         ``stopped="cost_limit"`` when the cost limit ended the run early,
-        ``"max_failures"`` when ``max_failures`` did.
+        ``"max_failures"`` when ``max_failures`` did; ``stored`` counts the planned
+        judgments the store holds at the end (the batch runner's ``notes`` say why any is
+        missing).
 
     Raises
     ------

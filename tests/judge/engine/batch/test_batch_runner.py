@@ -236,8 +236,9 @@ def test_unreadable_result_lines_are_named_sent_again_once_and_counted_as_paid_t
     assert summary.stored == 19 and not summary.complete and len(stored(tmp_path / "run")) == 19
     notes = "\n".join(summary.notes)
     assert ("batch batch_1 output file file-batch_1-output: 5 result lines could not be read "
-            "(batch batch_1 output file line 4: not JSON; batch batch_1 output file line 8: not JSON;") in notes
-    assert "batch batch_1: 5 of its 20 requests have no readable result line (input file file-1) " \
+            "(line 4: not JSON; line 8: not JSON; line 12: not JSON; line 16: not JSON; "
+            "line 20: not JSON)") in notes
+    assert "batch batch_1: 5 of its 20 requests have no readable result line: input file file-1 " \
            "(line 4; line 8; line 12; line 16; line 20)" in notes
     assert "1 judgments lost their result line a second time: not sent a third time" in notes
     assert "5 calls paid twice" in notes

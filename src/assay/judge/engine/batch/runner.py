@@ -146,7 +146,8 @@ async def run_batch(plan: Sequence[ChatRequest], pending: Sequence[ChatRequest],
     report()
     if run.paid_twice:
         run.notes.append(f"{run.paid_twice} calls paid twice: their first result line was unreadable "
-                         "or missing, so they were sent again (once)")
+                         "or missing, so they were sent again (once); the cost shown leaves out the "
+                         "lost replies, which cannot be priced")
     return RunSummary(planned=len(plan), skipped=run.skipped, done=run.done, failed=run.failed,
                       cached=run.cached, calls=run.sent, usd=client.stats.spent_usd - stats0[0],
                       elapsed_s=time.monotonic() - run.started, stopped=stopped,
@@ -266,12 +267,12 @@ async def _record(api: BatchAPI, status: BatchStatus, job: dict[str, Any], clien
     results = []
     for kind, file_id in (("output", status.output_file_id), ("error", status.error_file_id)):
         if file_id:
-            found, problems = read_results(await api.content(file_id),
-                                           source=f"batch {status.id} {kind} file")
+            source = f"batch {status.id} {kind} file {file_id}"
+            found, problems = read_results(await api.content(file_id), source=source)
             results += found
             if problems:
-                run.notes.append(_named(f"batch {status.id} {kind} file {file_id}: {len(problems)} "
-                                        "result lines could not be read", problems))
+                run.notes.append(_named(f"{source}: {len(problems)} result lines could not be read",
+                                        [p.removeprefix(f"{source} ") for p in problems]))
     _missing(status, job, results, wanted, run)
     latency = max(0.0, time.time() - _seconds(job.get("created_at")))
     current = store.status()
@@ -327,7 +328,7 @@ def _missing(status: BatchStatus, job: dict[str, Any], results: Sequence[Any], w
     run.lost.update(key for _, key in gone if key in wanted and key not in run.stored)
     if gone:
         run.notes.append(_named(f"batch {status.id}: {len(gone)} of its {len(keys)} requests have no "
-                                f"readable result line (input file {job['input_file_id']})",
+                                f"readable result line: input file {job['input_file_id']}",
                                 [f"line {number}" for number, _ in gone]))
 
 
