@@ -185,7 +185,7 @@ def print_summary(plan: Plan, summary: RunSummary, folder: Path, *, allow_failur
             f"with: {resume} --retry-failed", error=True)
         code = 3
     else:
-        code = print_stored(stored, planned, "judgments", resume=resume)
+        code = print_stored(stored, planned, "judgments", resume=resume, noted=bool(summary.notes))
     failed = summary.failed_stored if summary.failed_stored is not None else summary.failed
     if failed and summary.stopped is None:
         rate = failed / planned if planned else 1.0

@@ -25,15 +25,18 @@ def print_notes(notes: Iterable[str]) -> None:
         say(f"note: {note}", error=True)
 
 
-def print_stored(stored: int, planned: int, noun: str, *, resume: str, failed: int | None = None) -> int:
+def print_stored(stored: int, planned: int, noun: str, *, resume: str, failed: int | None = None,
+                 noted: bool = True) -> int:
     """Print ``stored S of P planned NOUN`` (stdout) and, when ``S < P``, what is missing and
-    the command that resumes (stderr); return :data:`EXIT_NOT_STORED` then, else 0."""
+    the command that resumes (stderr); return :data:`EXIT_NOT_STORED` then, else 0.
+    ``noted``: notes saying why were printed before."""
     from assay.judge.engine.runner import stored_line
 
     said = f" ({failed} failed)" if failed else ""
     say(stored_line(stored, planned, noun) + said)
     if stored >= planned:
         return 0
-    say(f"not stored: {planned - stored} of {planned} planned {noun} (see the notes above): exit 3; "
-        f"resume with: {resume}", error=True)
+    why = " (see the notes above)" if noted else ""
+    say(f"not stored: {planned - stored} of {planned} planned {noun}{why}: exit 3; resume with: {resume}",
+        error=True)
     return EXIT_NOT_STORED

@@ -187,7 +187,7 @@ def judge_command(
             raise ConfigError("; ".join(problems))
         print_plan(plan, folder, cache=setting)
         return
-    resume = _resume_command(config, folder, cache=cache, no_cache=no_cache)
+    resume = _resume_command(config, folder, cache=cache, no_cache=no_cache, limit=limit, judges=judges)
     try:
         code = _judge(plan, folder, cache=setting, retry_failed=retry_failed, display=display,
                       csv=csv, max_failures=max_failures, allow_failures=allow_failures, resume=resume)
@@ -253,9 +253,15 @@ def _cache_setting(cache: str | None) -> str | None:
     return str(Path(cache).expanduser().resolve())
 
 
-def _resume_command(config: Path, folder: Path, *, cache: str | None, no_cache: bool) -> str:
-    """The command that resumes this run."""
+def _resume_command(config: Path, folder: Path, *, cache: str | None, no_cache: bool,
+                    limit: int | None = None, judges: str | None = None) -> str:
+    """The command that resumes this run: the same plan (``--limit`` and ``--judges`` kept, so
+    resuming a smoke run does not judge everything)."""
     words = ["assay", "judge", str(config), "--out", str(folder)]
+    if limit is not None:
+        words += ["--limit", str(limit)]
+    if judges is not None:
+        words += ["--judges", judges]
     if no_cache:
         words.append("--no-cache")
     elif cache is not None:

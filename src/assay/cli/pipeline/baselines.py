@@ -82,6 +82,7 @@ def baselines_command(
                  *(["--config", str(config)] if config is not None else []),
                  *(["--model-path", model_path] if model_path is not None else [])]
         resume = shlex.join(["assay", "baselines", str(run), *words])
-        code = print_stored(result.stored, result.planned, "G-Eval judgments", resume=resume)
+        code = print_stored(result.stored, result.planned, "G-Eval judgments", resume=resume,
+                            noted=bool(result.notes))
         if code or result.stopped:
             raise typer.Exit(EXIT_INCOMPLETE)

@@ -220,6 +220,7 @@ def print_generation(result: Generation, *, resume: str) -> int:
         say(f"stopped: {result.stopped.replace('_', ' ')}")
     failed = sum(s.failed for s in result.systems)
     stored = sum(s.good + s.failed for s in result.systems)
+    noted = any(s.summary is not None and s.summary.notes for s in result.systems)
     code = print_stored(stored, sum(s.planned for s in result.systems), "answers", resume=resume,
-                        failed=failed)
+                        failed=failed, noted=noted or result.stopped is not None)
     return 0 if result.complete and not failed and not code else EXIT_INCOMPLETE
