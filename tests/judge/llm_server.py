@@ -133,6 +133,10 @@ class Behaviour:
     """``failed``: a batch fails as a whole (its input refused)."""
     huge_body_bytes: int = 200_000_000
     """Size of the body of the ``huge_body`` faults (a chat completion whose content is that long)."""
+    batch_garble_every: int = 0
+    """Every k-th line of a batch is answered (and paid) but its output line is not JSON (0: none)."""
+    batch_drop_every: int = 0
+    """Every k-th line of a batch is answered (and paid) but gets no result line at all (0: none)."""
     keep_alive: bool = True
     """Keep connections open after a reply (False: ``Connection: close``, so that a stopped
     server refuses the client's next request instead of answering it on an open connection)."""
@@ -657,9 +661,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--jitter-ms", type=float, default=0.0)
+    parser.add_argument("--batch-expire-after", type=int, default=None, metavar="N",
+                        help="every batch expires having answered its first N lines")
+    parser.add_argument("--batch-garble-every", type=int, default=0, metavar="K",
+                        help="every K-th line of a batch is answered, its result line cut short")
     args = parser.parse_args(argv)
-    server = LLMServer(Behaviour(latency_s=args.latency_ms / 1000, jitter_s=args.jitter_ms / 1000),
-                       port=args.port)
+    server = LLMServer(Behaviour(latency_s=args.latency_ms / 1000, jitter_s=args.jitter_ms / 1000,
+                                 batch_expire_after=args.batch_expire_after,
+                                 batch_garble_every=args.batch_garble_every), port=args.port)
     print(f"READY {server.url}", flush=True)
     try:
         server._httpd.serve_forever(poll_interval=0.1)

@@ -330,7 +330,8 @@ async def execute(
     ``llm`` section and response cache): every judge's first stage, then the second stages
     built from it (see the module docstring; ``progress`` starts again for that stage).
     Returns the engine's summary of both stages, with the offline judgments counted in
-    ``done``; ``planned`` counts the second stage as built.
+    ``done``; ``planned`` counts the second stage as built, ``stored`` the planned
+    judgments the store holds at the end, and ``notes`` are the lock's and every stage's.
 
     Parameters
     ----------
@@ -410,6 +411,7 @@ async def execute(
                     responses.close()
         status = store.status()
         failed_stored = sum(1 for key in plan.keys if status.get(key))
+        stored = sum(1 for key in plan.keys if key in status)
     return RunSummary(
         planned=len(plan.keys),
         skipped=sum(x.skipped for x in summaries) + skipped_offline,
@@ -422,7 +424,9 @@ async def execute(
         stopped=next((x.stopped for x in summaries if x.stopped is not None), None),
         unpriced=sum(x.unpriced for x in summaries),
         failed_stored=failed_stored,
-        notes=(lock.note,) if lock.note else (),
+        notes=((lock.note,) if lock.note else ()) + tuple(n for x in summaries for n in x.notes),
         tokens_in=sum(x.tokens_in for x in summaries),
         tokens_out=sum(x.tokens_out for x in summaries),
+        stored=stored,
+        paid_twice=sum(x.paid_twice for x in summaries),
     )

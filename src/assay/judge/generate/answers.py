@@ -112,11 +112,20 @@ def _answer_rows(request: ChatRequest, reply: Reply) -> list[dict[str, Any]]:
 
 
 class _NoEmptyAnswers:
-    """A client whose good reply with no text (empty or blank) becomes a failed one."""
+    """A client whose good reply with no text (empty or blank) becomes a failed one (through
+    :meth:`complete`; with ``transport: batch`` through the client's ``settle``)."""
 
     def __init__(self, client: Any) -> None:
         self.client, self.config, self.stats = client, client.config, client.stats
         self.prefetch = getattr(client, "prefetch", None)
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else is the wrapped client's: ``transport: batch`` asks it for cached
+        replies and settles the batch's results through it (its ``settle`` turns an empty
+        free-text reply into a failed one, as :meth:`complete` does here)."""
+        if name == "client":
+            raise AttributeError(name)
+        return getattr(self.client, name)
 
     async def __aenter__(self) -> _NoEmptyAnswers:
         await self.client.__aenter__()
