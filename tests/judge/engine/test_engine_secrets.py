@@ -55,8 +55,8 @@ def test_redact_text_removes_the_known_key_anywhere():
 
 def test_the_recorded_config_holds_no_credential_of_the_base_url():
     config = parse_config({
-        "version": 1, "llm": {"model": "m", "base_url": "https://u:pw-9@h/v1?api-version=1&token=tok-9"},
+        "version": 1, "llm": {"model": "m", "base_url": "https://h/v1?api-version=1&token=tok-9"},
         "judges": [{"kind": "rubric", "criteria": [{"name": "c"}]}]})
     frozen = config.frozen()
-    assert frozen["llm"]["base_url"] == "https://***@h/v1?api-version=1&token=***"
+    assert frozen["llm"]["base_url"] == "https://h/v1?api-version=1&token=***"
     assert config.llm is not None and config.llm.base_url.endswith("token=tok-9")  # still sent as given
