@@ -67,6 +67,8 @@ def run_and_scan(folder: Path, server, monkeypatch, capsys, steps: list[tuple[st
     url = f"{server.url}?token={TOKEN}"
     monkeypatch.setenv("OPENAI_BASE_URL", url)
     write_config(folder / "judge", "${OPENAI_BASE_URL}", api_key_env="OPENAI_API_KEY")
+    write_config(folder / "judge", "${OPENAI_BASE_URL}", api_key_env="OPENAI_API_KEY", name="batch.yaml",
+                 transport="batch", batch_poll_s=0.02, batch_poll_max_s=0.05)
     (folder / "baselines.yaml").write_text(yaml.safe_dump({
         "llm": {"model": "judge-model", "base_url": "${OPENAI_BASE_URL}", "api_key_env": "OPENAI_API_KEY"},
         "geval": {"criterion": "correctness", "score_max": 5}}), encoding="utf-8")
@@ -101,13 +103,14 @@ def test_every_command_with_an_endpoint_writes_and_prints_no_key_and_no_token(se
         ("generate", "teacher.yaml", "--out", "taught"),  # the teacher's items, then the answers
         ("baselines", "whole", "--methods", "geval", "--config", "baselines.yaml"),
         ("judge", "judge/judge.yaml", "--out", "judged", "--display", "plain", "exit=3"),
+        ("judge", "judge/batch.yaml", "--out", "batched", "--display", "plain"),  # the Batch API
         ("report", "whole", "--kind", "scores", "--format", "json,html", "--out", "reports"),
         ("export", "whole", "--format", "leaderboard-csv", "-o", "standings.csv"),
         ("view", "whole", "--export", "view.html"),
         ("view", "judged", "--export", "judged.html"),
         ("cache", "info", "whole"),
     ])
-    for store in ("whole/generation", "whole", "taught/teacher", "taught/generation", "judged"):
+    for store in ("whole/generation", "whole", "taught/teacher", "taught/generation", "judged", "batched"):
         assert (folder / store / "judgments.sqlite").is_file(), store
     assert not found, found
 
