@@ -145,7 +145,7 @@ def load_baselines_config(path: str | Path | None, *, data: Mapping[str, Any] | 
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{source}: {where}: {first['msg']}") from None
+        raise ConfigError(f"{source}: {where}: {first['msg'].removeprefix('Value error, ')}") from None
 
 
 @dataclass(frozen=True)

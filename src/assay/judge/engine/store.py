@@ -2,8 +2,9 @@
 
 ``RUN/judgments.sqlite`` holds
 
-* ``configs``: each config the folder was run with (canonical JSON) and its hash; the
-  last one opened is the current config;
+* ``configs``: each config the folder was run with (canonical JSON, as
+  :func:`~assay._secrets.redact_config` gives it: no credential of a URL, no key) and its
+  hash; the last one opened is the current config;
 * ``judgments``: one record per judgment (one LLM call) under its unique deterministic
   key (:func:`judgment_key`), with the judgments-table rows it produced (JSON), the
   verdict, the raw reply, the judge's own cost (tokens, USD, provenance, latency) and a
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._secrets import redact_config
 from assay.data.run_store import (
     RAW_MARKER,
     STORE_FILENAME,
@@ -164,7 +166,9 @@ class RunStore:
     """A run folder's ``judgments.sqlite``; see the module docstring.
 
     Use from one thread (the event loop's, in the runner). Opening with a ``config``
-    records it (and its hash) as the current config.
+    records it (and its hash) as the current config: redacted
+    (:func:`~assay._secrets.redact_config`), whoever gives it, and hashed as recorded unless
+    ``config_hash`` is given.
 
     Examples
     --------
@@ -197,6 +201,7 @@ class RunStore:
         row = self._conn.execute("SELECT value FROM info WHERE name = 'config_hash'").fetchone()
         self._config_hash: str | None = None if row is None else str(row[0])
         if config is not None:
+            config = redact_config(config)
             self._record_config(config, config_hash or _hash_config(config))
 
     def _migrate(self) -> None:
