@@ -225,8 +225,80 @@ def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
             raise ConfigError(f"judges[{index}]: {exc}") from None
         parts.append(JudgePlan(judge=judge, kind=settings.kind, requests=requests))
     plan = Plan(judges=parts, config=config, inputs=inputs)
-    plan.scales()
+    check_readable(plan)
     return plan
+
+
+NAME_COLUMNS = ("item", "arm", "opponent", "judge", "criterion")
+"""The names of a judgment a report shows; a blank one is read as missing (or as the default
+judge or criterion)."""
+
+
+def check_readable(plan: Plan) -> None:
+    """Refuse, before its first call, a plan whose judgments a report could not read.
+
+    Every request's rows are built as they would be stored for a failed call (their names,
+    run numbers and cost fields are known before the call) and checked by the report's own
+    reader (:func:`assay.data.validate.build_table`): a required name missing, a value of the
+    wrong type, two judgments a report would take as one. A blank or spaces-only name is
+    refused as well (a report reads it as missing, or as the default judge or criterion), and
+    so is a criterion's scale that does not read back as declared. Otherwise a run would pay
+    for judgments that ``assay report`` then refuses.
+
+    Raises
+    ------
+    ConfigError
+        The first problem, naming the judge, the item and the arm.
+    """
+    import pandas as pd
+
+    from assay.data._readers import ROW_COLUMN
+    from assay.data.validate import build_table
+
+    scales = plan.scales()
+    for criterion, scale in scales.items():
+        try:
+            readable = Scale.parse(scale.spelling()) == scale
+        except ValueError:
+            readable = False
+        if not readable:
+            raise ConfigError(f"judges: criterion {criterion!r}: its scale {scale.spelling()!r} "
+                              "does not read back as declared (a level holding a comma, or "
+                              "spaces at either end?)")
+    records: list[dict[str, Any]] = []
+    owners: list[str] = []
+    for part in plan.judges:
+        for request in (*part.requests, *part.followups):
+            unsent = Reply(key=request.key, verdict=None, text=None, failure_kind="api_error",
+                           error="not sent")
+            for row in part.judge.rows(request, unsent):
+                records.append(row)
+                owners.append(part.judge.name)
+    for position, row in enumerate(records):
+        for column in NAME_COLUMNS:
+            value = row.get(column)
+            if isinstance(value, str) and not value.strip():
+                raise ConfigError(_unreadable(owners[position], row, column,
+                                              f"a blank name ({value!r})"))
+    if not records:
+        return
+    raw = pd.DataFrame.from_records(records)
+    raw = raw.astype(object).where(raw.notna(), None)
+    raw[ROW_COLUMN] = range(1, len(raw) + 1)
+    problems = build_table(raw, path="the plan", scales=dict(scales)).problems
+    if problems:
+        first = problems[0]
+        row = {} if first.row is None else records[first.row - 1]
+        owner = "" if first.row is None else owners[first.row - 1]
+        raise ConfigError(_unreadable(owner, row, first.column, first.message))
+
+
+def _unreadable(judge: str, row: Mapping[str, Any], column: str | None, message: str) -> str:
+    where = ", ".join(f"{name} {row[name]!r}" for name in ("item", "arm", "opponent", "criterion")
+                      if row.get(name) is not None)
+    return (f"judges: judge {judge or '?'}{', ' + where if where else ''}"
+            f"{f', column {column!r}' if column else ''}: {message}; a report of the run could "
+            "not read it, so nothing was sent")
 
 
 def select_judges(plan: Plan, names: list[str]) -> Plan:
