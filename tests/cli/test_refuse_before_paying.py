@@ -66,7 +66,7 @@ TABLE_CASES = [
 
 
 @pytest.mark.parametrize(("name", "change", "named"), TABLE_CASES,
-                         ids=[f"{n}-{list(c.values())[0]}" for n, c, _ in TABLE_CASES])
+                         ids=[f"{n}-{next(iter(c.values()))}" for n, c, _ in TABLE_CASES])
 def test_a_blank_name_in_an_answers_table_is_refused_before_any_call(
         server, tmp_path, capsys, name, change, named):
     _table(tmp_path, name, _rows(**change))
