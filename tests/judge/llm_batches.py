@@ -4,7 +4,8 @@ A batch completes ``Behaviour.batch_delay_s`` after it was created (its ``reques
 grow linearly meanwhile), on the first ``GET /v1/batches/{id}`` after that; its lines are
 answered by :func:`tests.judge.llm_server.completion`, so a batch's verdicts are the ones
 the chat endpoint gives for the same bodies. Faults: ``batch_fail_every = k`` answers every
-k-th line with HTTP 500 (in the error file); ``batch_expire_after = n`` lets the batch
+k-th line with HTTP 500 (in the error file); ``batch_huge_every = k`` gives every k-th
+answered line a content of ``huge_body_bytes``; ``batch_expire_after = n`` lets the batch
 expire having answered only its first n lines (the others in the error file with code
 ``batch_expired``); ``batch_status = "failed"`` fails the batch as a whole (its input refused).
 """
@@ -131,6 +132,8 @@ class Batches:
                     "body": {"error": {"message": "the server had an error", "type": "server_error"}}}})
             else:
                 reply = completion(behaviour, line["body"])
+                if behaviour.batch_huge_every and number % behaviour.batch_huge_every == 0:
+                    reply["choices"][0]["message"]["content"] = "x" * behaviour.huge_body_bytes
                 out.append({"id": f"req_{number}", "custom_id": key, "error": None, "response": {
                     "status_code": 200, "request_id": f"r{number}", "body": reply}})
         self.lines_answered += len(out)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -41,8 +42,9 @@ def cache_line(plan: Plan, folder: Path, cache: str | None) -> str:
     return "response cache: off" if where is None else f"response cache: {where}"
 
 
-def print_plan(plan: Plan, folder: Path, *, cache: str | None) -> None:
-    """The ``--dry-run`` plan: calls per judge, estimated tokens and cost, the cost total."""
+def print_plan(plan: Plan, folder: Path, *, cache: str | None, missing: Sequence[str] = ()) -> None:
+    """The ``--dry-run`` plan: calls per judge, estimated tokens and cost, the cost total; then
+    a note for each credential in ``missing`` (a run needs it, a dry run does not)."""
     from assay.judge.engine import STORE_FILENAME, RunStore
 
     stored = None
@@ -52,7 +54,8 @@ def print_plan(plan: Plan, folder: Path, *, cache: str | None) -> None:
         with RunStore(folder) as store:
             stored = store.status()
             build_followups(plan, store)
-    say(f"plan (dry run: nothing sent; every check of the run passed) -> {folder}")
+    passed = "every check of the run passed" + (" but the key, see the note below" if missing else "")
+    say(f"plan (dry run: nothing sent; {passed}) -> {folder}")
     header = ("judge", "kind", "model", "calls", "pending", "stage2<=", "tokens_in~", "tokens_out~", "usd~")
     lines = [header]
     plan_lines = plan.lines(stored)
@@ -85,6 +88,8 @@ def print_plan(plan: Plan, folder: Path, *, cache: str | None) -> None:
 
         say(batch_words(llm.batch_discount))
     say(cache_line(plan, folder, cache))
+    for line in missing:
+        say(f"note: {line}; the run needs it, the dry run does not", error=True)
 
 
 def _one_line(cell: str) -> str:

@@ -40,8 +40,9 @@ def judge_command(
         bool,
         typer.Option(
             "--dry-run",
-            help="Check everything the run checks (inputs, prompts, API key set, prices for a cost "
-            "limit) and print the plan (calls per judge, estimated tokens and cost); send nothing.",
+            help="Check everything the run checks (inputs, prompts, prices for a cost limit) and "
+            "print the plan (calls per judge, estimated tokens and cost); send nothing. Needs no "
+            "API key: a missing one is a note (the run refuses without it).",
         ),
     ] = False,
     retry_failed: Annotated[
@@ -179,11 +180,12 @@ def judge_command(
         plan = select_judges(plan, [name.strip() for name in judges.split(",") if name.strip()])
     if dry_run:
         from assay.cli._judge_output import print_plan
+        from assay.judge.plan import missing_credentials
 
-        problems = preflight(plan)
+        problems = preflight(plan, credentials=False)  # nothing is sent: no key is needed
         if problems:
             raise ConfigError("; ".join(problems))
-        print_plan(plan, folder, cache=setting)
+        print_plan(plan, folder, cache=setting, missing=missing_credentials(plan))
         return
     resume = _resume_command(config, folder, cache=cache, no_cache=no_cache)
     try:

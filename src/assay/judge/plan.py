@@ -335,20 +335,32 @@ def online_models(plan: Plan) -> list[str]:
     return [m for m in dict.fromkeys(models) if m]
 
 
-def preflight(plan: Plan) -> list[str]:
+def preflight(plan: Plan, *, credentials: bool = True) -> list[str]:
     """Every problem that would stop ``plan`` from running, one line each (empty when none).
 
     What :func:`execute` checks before it writes anything, and ``assay judge --dry-run``
-    checks without sending anything: the API key's environment variable is set, and,
-    with a cost limit, every model called has a price. (Inputs and prompts were checked
-    when the plan was built.)
+    checks without sending anything: the API key's environment variable is set (unless
+    ``credentials`` is False: a dry run or a description needs no key, and names a missing
+    one with :func:`missing_credentials`), and, with a cost limit, every model called has a
+    price. (Inputs and prompts were checked when the plan was built.)
     """
     from assay.judge.engine.client_config import client_problems
 
     llm = plan.config.llm
     if llm is None or not any(part.requests for part in plan.judges if not part.offline):
         return []
-    return client_problems(llm, online_models(plan))
+    return client_problems(llm, online_models(plan), credentials=credentials)
+
+
+def missing_credentials(plan: Plan) -> list[str]:
+    """The credentials a run of ``plan`` needs that the environment lacks (the API key's
+    variable), one line each, in the words the run refuses with."""
+    from assay.judge.engine.client_config import credential_problems
+
+    llm = plan.config.llm
+    if llm is None or not any(part.requests for part in plan.judges if not part.offline):
+        return []
+    return credential_problems(llm)
 
 
 def build_followups(plan: Plan, store: RunStore) -> int:

@@ -25,7 +25,7 @@ def generate_command(
     out: Annotated[Path, typer.Option("--out", help="The run folder (created; a rerun resumes).")],
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Count the answers each system would be asked for; send nothing, "
-        "write nothing.")] = False,
+        "write nothing, need no API key.")] = False,
     limit: Annotated[int | None, typer.Option(
         "--limit", metavar="N", min=1, help="Answer only the first N datapoints of each task (a "
         "smoke run; a later run without --limit adds the rest).")] = None,
@@ -140,8 +140,8 @@ def _sampled(cfg: AssayConfig, out: Path) -> list[str]:
 
 
 def _dry_run(cfg: AssayConfig, out: Path, limit: int | None) -> None:
-    """What a run would ask, sending and writing nothing."""
-    from assay.judge.generate import generate_answers, read_datapoints
+    """What a run would ask, sending and writing nothing (and needing no key)."""
+    from assay.judge.generate import generate_answers, read_datapoints, system_credentials
 
     section = cfg.datapoints
     target = out / "datapoints.jsonl"
@@ -168,6 +168,8 @@ def _dry_run(cfg: AssayConfig, out: Path, limit: int | None) -> None:
         stored = s.good + s.failed
         say(f"  {s.system} ({s.endpoint}): {s.planned} answers, {stored} stored, "
             f"{s.planned - stored} to ask")
+    for missing in system_credentials(cfg):
+        say(f"note: {missing}; the run needs it, the dry run does not", error=True)
 
 
 def _progress() -> object:
