@@ -22,6 +22,7 @@ assertion summaries.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,10 +251,7 @@ def check_readable(plan: Plan) -> None:
     ConfigError
         The first problem, naming the judge, the item and the arm.
     """
-    import pandas as pd
-
-    from assay.data._readers import ROW_COLUMN
-    from assay.data.validate import build_table
+    from assay.data.schema import KEY_COLUMNS
 
     scales = plan.scales()
     for criterion, scale in scales.items():
@@ -265,32 +263,66 @@ def check_readable(plan: Plan) -> None:
             raise ConfigError(f"judges: criterion {criterion!r}: its scale {scale.spelling()!r} "
                               "does not read back as declared (a level holding a comma, or "
                               "spaces at either end?)")
-    records: list[dict[str, Any]] = []
-    owners: list[str] = []
+    # The report's checks of a row's values do not depend on its item: they run once per
+    # distinct row less its item (a few per judge and arm, unless answers carry their own
+    # costs), so a plan of 100,000 judgments is checked in a moment. Duplicates are found
+    # here over every row, as the report finds them.
+    shapes: dict[tuple[Any, ...], tuple[str, dict[str, Any]]] = {}
+    seen: dict[tuple[Any, ...], str] = {}
     for part in plan.judges:
         for request in (*part.requests, *part.followups):
             unsent = Reply(key=request.key, verdict=None, text=None, failure_kind="api_error",
                            error="not sent")
             for row in part.judge.rows(request, unsent):
-                records.append(row)
-                owners.append(part.judge.name)
-    for position, row in enumerate(records):
+                item = row.get("item")
+                if not isinstance(item, str) or not item.strip():
+                    raise ConfigError(_unreadable(part.judge.name, row, "item",
+                                                  f"a blank name ({item!r})"))
+                key = _hashable(tuple(row.get(c) for c in KEY_COLUMNS))
+                if key in seen:
+                    raise ConfigError(_unreadable(
+                        part.judge.name, row, None, "two judgments of the same "
+                        f"{', '.join(KEY_COLUMNS)} (the other of judge {seen[key]}): a report "
+                        "refuses them as duplicates"))
+                seen[key] = part.judge.name
+                rest = dict(row)
+                del rest["item"]
+                rest.pop("cluster", None)
+                shapes.setdefault(_hashable(tuple(rest.items())), (part.judge.name, row))
+    for owner, row in shapes.values():
         for column in NAME_COLUMNS:
             value = row.get(column)
-            if isinstance(value, str) and not value.strip():
-                raise ConfigError(_unreadable(owners[position], row, column,
-                                              f"a blank name ({value!r})"))
-    if not records:
+            if (column == "arm" and value is None) or (isinstance(value, str) and not value.strip()):
+                raise ConfigError(_unreadable(owner, row, column, f"a blank name ({value!r})"))
+    if not shapes:
         return
-    raw = pd.DataFrame.from_records(records)
+    import pandas as pd
+
+    from assay.data._readers import ROW_COLUMN
+    from assay.data.validate import build_table
+
+    kept = list(shapes.values())
+    raw = pd.DataFrame.from_records([{**row, "item": f"#{n}", "cluster": None}
+                                     for n, (_, row) in enumerate(kept)])
     raw = raw.astype(object).where(raw.notna(), None)
     raw[ROW_COLUMN] = range(1, len(raw) + 1)
     problems = build_table(raw, path="the plan", scales=dict(scales)).problems
     if problems:
-        first = problems[0]
-        row = {} if first.row is None else records[first.row - 1]
-        owner = "" if first.row is None else owners[first.row - 1]
+        first = next((p for p in problems if p.row is not None), problems[0])  # a row names more
+        owner, row = ("", {}) if first.row is None else kept[first.row - 1]
         raise ConfigError(_unreadable(owner, row, first.column, first.message))
+
+
+def _hashable(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``values`` as a dictionary key: as they are, or with a JSON object or list (a row's
+    ``attributes``, a pair ``(column, value)`` holding one) as its text."""
+    try:
+        hash(values)
+    except TypeError:
+        return tuple(_hashable(v) if isinstance(v, tuple) else
+                     json.dumps(v, sort_keys=True, default=str) if isinstance(v, dict | list) else v
+                     for v in values)
+    return values
 
 
 def _unreadable(judge: str, row: Mapping[str, Any], column: str | None, message: str) -> str:
