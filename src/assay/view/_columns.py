@@ -144,3 +144,48 @@ class FilterColumns:
         if kind == "pairwise":
             return (self.scores == value) & (self.codes["opponent"] >= 0)
         return self.scores == value
+
+    def sort_key(self, name: str) -> npt.NDArray[np.float64]:
+        """Per row, a number that orders the rows by column ``name`` (its code, which follows
+        the values' order; the score; the id), NaN where the row has no value. ``position``
+        is not coded: the index reads it (:meth:`assay.view.JudgmentIndex.page`)."""
+        if name == "score":
+            return self.scores
+        if name == "id":
+            return np.arange(1, self.scores.size + 1, dtype=np.float64)
+        codes = self.codes[name].astype(np.float64)
+        codes[codes < 0] = math.nan
+        return codes
+
+    def systems(self, *, most: int = 50, criteria: int = 12) -> dict[str, Any]:
+        """The page's header: per system (``arm``), its rows, its rows without a score and its
+        mean score on each criterion (a pairwise criterion's mean is the system's share of
+        wins, ties half, from its own rows), with how many scores each mean is of.
+
+        At most ``most`` systems (the most judged) and ``criteria`` criteria.
+        """
+        arm, criterion = self.codes["arm"], self.codes["criterion"]
+        arms = sorted(self.vocabulary["arm"], key=self.vocabulary["arm"].__getitem__)
+        names = sorted(self.vocabulary["criterion"], key=self.vocabulary["criterion"].__getitem__)
+        n_arms, n_criteria = len(arms), len(names)
+        known = arm >= 0
+        rows = np.bincount(arm[known], minlength=n_arms)
+        failed = np.bincount(arm[known & np.isnan(self.scores)], minlength=n_arms)
+        scored = known & (criterion >= 0) & ~np.isnan(self.scores)
+        cell = arm[scored].astype(np.int64) * max(n_criteria, 1) + criterion[scored]
+        size = n_arms * max(n_criteria, 1)
+        counts = np.bincount(cell, minlength=size).reshape(n_arms, -1)
+        sums = np.bincount(cell, weights=self.scores[scored], minlength=size).reshape(n_arms, -1)
+        pairwise = np.bincount(criterion[(criterion >= 0) & (self.codes["opponent"] >= 0)],
+                               minlength=n_criteria) > 0
+        chosen = [c for c in np.argsort(-counts.sum(axis=0), kind="stable")[:criteria]
+                  if counts[:, c].sum() > 0]
+        out = []
+        for a in np.argsort(-rows, kind="stable")[:most]:
+            if rows[a] == 0:
+                continue
+            out.append({"arm": arms[a], "rows": int(rows[a]), "failed": int(failed[a]),
+                        "scores": [[float(sums[a, c] / counts[a, c]) if counts[a, c] else None,
+                                    int(counts[a, c])] for c in chosen]})
+        return {"criteria": [{"name": names[c], "pairwise": bool(pairwise[c])} for c in chosen],
+                "systems": out, "more": max(int(np.count_nonzero(rows)) - most, 0)}
