@@ -449,6 +449,24 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+_PLAIN_TYPES = (str, int, bool, type(None))
+
+
+def _plain_column(column: Any) -> list[Any]:
+    """A table's column as JSON values: pandas' and numpy's missing values None, numpy
+    scalars Python ones, a non-finite number None (the values :func:`_plain` gives, a column
+    at a time: 13,194 rows of 28 columns in a fraction of the time)."""
+    values: list[Any] = column.to_numpy(dtype=object, na_value=None).tolist()
+    if column.dtype.kind == "f":
+        numbers = column.to_numpy(dtype=np.float64)
+        if np.isinf(numbers).any():
+            return [_plain(v) for v in values]
+        return values
+    if all(type(v) in _PLAIN_TYPES for v in values):
+        return values
+    return [_plain(v) for v in values]
+
+
 def build_table_index(frame: Any, target: Path, *, progress: Progress | None = None,
                       stamp: str | None = None) -> None:
     """Write the index of a judgments table (a validated frame) to ``target``; ``progress``
@@ -462,8 +480,9 @@ def build_table_index(frame: Any, target: Path, *, progress: Progress | None = N
         conn.execute("BEGIN")
 
         def records() -> Any:
-            for number, values in enumerate(frame.itertuples(index=False, name=None), start=1):
-                row = {name: _plain(v) for name, v in zip(names, values, strict=True)}
+            columns = [_plain_column(frame[name]) for name in frame.columns]
+            for number, values in enumerate(zip(*columns, strict=True), start=1):
+                row = dict(zip(names, values, strict=True))
                 yield (number, 0, *(row.get(c) for c in COLUMNS),
                        json.dumps(row, ensure_ascii=False))
 

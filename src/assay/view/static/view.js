@@ -204,7 +204,9 @@
   }
   function number(value) {
     if (value === null) return "\u2013";
-    return Math.abs(value) >= 100 ? value.toFixed(1) : value.toPrecision(3).replace(/\.?0+$/, "");
+    if (Math.abs(value) >= 100) return value.toFixed(1);
+    const text = value.toPrecision(3);
+    return text.includes(".") && !text.includes("e") ? text.replace(/\.?0+$/, "") : text;
   }
   function drawSystems(systems) {
     const box = document.getElementById("systems");
