@@ -19,7 +19,7 @@ import pytest
 
 from assay.judge.engine import Reply, RunStore
 from assay.judge.judges import Answer, JudgeContext, JudgeInputs, PairwiseJudge, PairwiseSettings
-from assay.view import JudgmentIndex, Query, ViewServer
+from assay.view import JudgmentIndex, Query, ViewServer, export_html
 from tests.view.conftest import open_view, texts, write_csv
 
 ARMS = ("alpha", "beta", "gamma")
@@ -347,3 +347,28 @@ def test_assay_view_opens_a_folder_that_holds_a_run_with_its_reports(run_out, tm
             assert b'<a class="assay-viewer" href="/">Judgments</a></nav>' in reply.read()
     finally:
         _stop(process)
+
+
+def test_an_export_compares_sorts_and_counts_by_itself(tab, served_table, tmp_path):
+    out = tmp_path / "q2.html"
+    export_html(served_table.index, Query({"item": ("q2",)}), out)
+    open_view(tab, out.resolve().as_uri() + "?compare=q2")
+    tab.wait_for("window.assay.compareShown === 'q2'")
+    assert texts(tab, "#compare .system > pre") == [answer("q2", arm, 1) for arm in ARMS]
+    assert texts(tab, "#compare .system:nth-child(2) tbody td:nth-child(3)") == [
+        "score 10", "win (score 1) vs gamma, shown first", "loss (score 0) vs gamma, shown second"]
+    _key(tab, "Escape")
+    tab.wait_for("window.assay.compareShown === null")
+    head = texts(tab, "#systems thead th")
+    rows = {r[0]: r for r in tab.evaluate("[...document.querySelectorAll('#systems tbody tr')]"
+                                          ".map(tr => [...tr.children].map(td => td.textContent))")}
+    assert rows["beta"][head.index("quality")] == "10" and rows["beta"][2] == "1"  # q2 only
+    loads = tab.evaluate("window.assay.loads")
+    tab.click("#rows th[data-sort=score]")
+    tab.wait_for(f"window.assay.loads > {loads}")
+    shown = [s for s in _scores(tab)]
+    grades = sorted(g for (i, _, _), g in GRADES.items() if i == "q2" and g is not None)
+    assert shown[-1] == "" and [float(s) for s in shown[:-1]] == sorted(
+        grades + [1.0, 0.0] * len(PAIRS))
+    assert tab.requested_urls() == [out.resolve().as_uri() + "?compare=q2"]
+    assert tab.problems() == []

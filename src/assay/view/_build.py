@@ -29,7 +29,8 @@ million judgments index in 70 s into 1.1 GB on an idle machine with 2 cores
 (``bench/bench_view.py``; the whole index was 31.9 s with the word index). When the user's
 SQLite has no trigram tokenizer, the index falls back to the ``unicode61`` word index, and
 when it has no FTS5 at all, to none; :data:`TEXT_SEARCH` names each, and the page says which
-one it uses. A table's index (rebuilt at every open) has no text index: its free-text filter
+one it uses. A table's index (kept in the cache like a store's, rebuilt at every open of a table
+read with ``--map`` and the like) has no text index: its free-text filter
 reads the rows (on 200,000 rows, 0.3-0.5 s a filter under a load of 4, where a text index
 would add some 6 s to every open).
 
@@ -218,8 +219,8 @@ TEXT_SEARCH: dict[str, str] = {
              "SQLite 3.34 or later has): text inside a word reads every judgment",
     "none": "every free-text filter reads every judgment (this SQLite has no FTS5)",
     "scan": "a judgments table has no text index: every free-text filter reads the text of "
-            "every row (its index is rebuilt at each open, where indexing the text would take "
-            "longer than the reads it saves)",
+            "every row (its index is rebuilt whenever the table changes, where indexing the "
+            "text would take longer than the reads it saves)",
 }
 """How the free-text filter of an index finds text, by the kind recorded in its ``info``."""
 _HASH_BYTES = 64 * 1024 * 1024

@@ -168,6 +168,7 @@ class JudgmentIndex:
         with self._lock:
             self._columns = FilterColumns.read(self._conn)
         self._facets: dict[str, list[list[Any]]] | None = None
+        self._systems: dict[str, Any] | None = None
 
     def _one(self, sql: str, args: list[Any] | tuple[Any, ...] = ()) -> tuple[Any, ...]:
         with self._lock:
@@ -187,8 +188,10 @@ class JudgmentIndex:
     def summary(self) -> dict[str, Any]:
         """What the page's header says: the source, its kind, how many rows it holds, and per
         system its rows, failures and mean score per criterion (``systems``)."""
+        if self._systems is None:  # computed once, as the facets
+            self._systems = self._columns.systems()
         return {"source": str(self.source), "kind": self.kind, "rows": self.count,
-                "text_search": TEXT_SEARCH[self.text_search], "systems": self._columns.systems()}
+                "text_search": TEXT_SEARCH[self.text_search], "systems": self._systems}
 
     # -- pages
     def _text_condition(self, query: Query) -> tuple[str, str, list[Any]]:
