@@ -150,17 +150,20 @@
   // the header's systems table of an exported file, from its rows
   function systemsOf(rows) {
     const by = {}, crit = {};
-    for (const r of rows) {
-      if (r.arm === null) continue;
-      const s = by[r.arm] = by[r.arm] || { arm: r.arm, rows: 0, failed: 0, sums: {}, counts: {} };
-      s.rows += 1;
-      if (r.score === null) { s.failed += 1; continue; }
-      if (r.criterion === null) continue;
+    const system = (name) => (by[name] = by[name] || { arm: name, rows: 0, failed: 0, sums: {}, counts: {} });
+    const add = (s, criterion, value) => {
+      s.sums[criterion] = (s.sums[criterion] || 0) + value;
+      s.counts[criterion] = (s.counts[criterion] || 0) + 1;
+      crit[criterion].n += 1;
+    };
+    for (const r of rows) {  // as the server's header: a pairwise row counts for both sides
+      const s = r.arm === null ? null : system(r.arm);
+      if (s) { s.rows += 1; if (r.score === null) s.failed += 1; }
+      if (r.score === null || r.criterion === null) continue;
       crit[r.criterion] = crit[r.criterion] || { name: r.criterion, pairwise: false, n: 0 };
-      crit[r.criterion].n += 1;
       if (r.opponent !== null) crit[r.criterion].pairwise = true;
-      s.sums[r.criterion] = (s.sums[r.criterion] || 0) + r.score;
-      s.counts[r.criterion] = (s.counts[r.criterion] || 0) + 1;
+      if (s) add(s, r.criterion, r.score);
+      if (r.opponent !== null) add(system(r.opponent), r.criterion, 1 - r.score);
     }
     const criteria = Object.values(crit).sort((a, b) => b.n - a.n).slice(0, 12);
     const systems = Object.values(by).sort((a, b) => b.rows - a.rows).map((s) => ({ arm: s.arm, rows: s.rows, failed: s.failed,
