@@ -375,3 +375,20 @@ def test_an_export_compares_sorts_and_counts_by_itself(tab, served_table, tmp_pa
         grades + [1.0, 0.0] * len(PAIRS))
     assert tab.requested_urls() == [out.resolve().as_uri() + "?compare=q2"]
     assert tab.problems() == []
+
+
+def test_a_folder_holding_a_run_is_told_apart_from_a_run(tmp_path, run_out):
+    from assay.data.runfolder import is_run_folder
+    from assay.demo.simulate import simulate_evaluation
+    from assay.view import find_run
+
+    simulate_evaluation(tmp_path / "out" / "example", n_documents=2, n_questions=3, runs=1)
+    assert is_run_folder(tmp_path / "out" / "example") and find_run(tmp_path / "out" / "example") is None
+    found = find_run(tmp_path / "out")  # no table: its one run folder, no reports
+    assert found is not None and found.judgments == tmp_path / "out" / "example" and found.reports is None
+    assert find_run(run_out) == type(found)(run_out / "judgments.csv", (run_out / "html").resolve())
+    (tmp_path / "two" / "a").mkdir(parents=True)
+    (tmp_path / "two" / "b").mkdir()
+    for name in ("a", "b"):
+        simulate_evaluation(tmp_path / "two" / name, n_documents=1, n_questions=1, runs=1)
+    assert find_run(tmp_path / "two") is None  # two runs: which one is not guessed

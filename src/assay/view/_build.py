@@ -64,7 +64,7 @@ from assay.data.run_store import STORE_FILENAME
 from assay.errors import InputError
 from assay.view._columns import write_columns
 
-INDEX_FORMAT = "8"
+INDEX_FORMAT = "7"
 """Enters the stamp of a cached index: a new layout never reads an old file."""
 
 COLUMNS: tuple[str, ...] = ("item", "cluster", "arm", "opponent", "position", "run", "judge",

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.data.run_store import store_path
-from assay.data.runfolder import is_run_folder
+
+_PARTS = ("datapoints", "responses", "evaluations")
+"""A run folder's parts (:data:`assay.data.runfolder.PARTS`; that module loads pandas, which
+the open of a cached index does without)."""
 
 TABLE_NAMES: tuple[str, ...] = ("judgments.parquet", "judgments.jsonl", "judgments.csv",
                                 "judgments.tsv", "judgments.json")
@@ -32,9 +35,16 @@ class FoundRun:
     """A folder of ``assay report --format html`` to serve with them, or None."""
 
 
+def _is_run_folder(path: Path) -> bool:
+    """As :func:`assay.data.runfolder.is_run_folder`: each part a ``.jsonl`` file or a folder
+    of them."""
+    return path.is_dir() and all((path / f"{part}.jsonl").is_file() or (
+        (path / part).is_dir() and any((path / part).glob("*.jsonl"))) for part in _PARTS)
+
+
 def is_run(path: Path) -> bool:
     """Whether ``path`` is a run itself: a run store's folder or a run folder."""
-    return store_path(path).is_file() or is_run_folder(path)
+    return store_path(path).is_file() or _is_run_folder(path)
 
 
 def find_run(folder: Path) -> FoundRun | None:
