@@ -238,7 +238,8 @@ def test_the_keys_move_open_compare_go_back_and_filter(tab, served_table):
     tab.wait_for(f"window.assay.detailShown === {ids[1]}")
     _key(tab, "j")  # with a judgment open, the next one opens
     tab.wait_for(f"window.assay.detailShown === {ids[2]}")
-    item = tab.evaluate(f"document.querySelector('#rows tbody tr[data-id=\"{ids[2]}\"] td:nth-child(2)').textContent")
+    item = tab.evaluate(f"document.querySelector('#rows tbody tr[data-id=\"{ids[2]}\"] "
+                        "td:nth-child(2)').textContent")
     _key(tab, "c")
     tab.wait_for(f"window.assay.compareShown === {json.dumps(item)}")
     _key(tab, "Escape")  # back from the comparison to the list and the judgment
