@@ -40,6 +40,12 @@ def import_command(
     set_: SetOption = None,
     scale: ScaleOption = None,
     missing: MissingOption = None,
+    duplicates: Annotated[str | None, typer.Option(
+        "--duplicates", metavar="error|first|last|mean|keep",
+        help="How records repeating a judgment (an appended re-run) are read: refused "
+        "(error), the first or last kept, averaged (mean: one row weighted by its scored "
+        "repeats) or kept as further runs (keep). Default: as the format's own tool reads "
+        "them (mt-bench mean, coeval keep; error for the others).")] = None,
 ) -> None:
     """Import judgments from another tool's files into one validated table.
 
@@ -67,11 +73,14 @@ def import_command(
     check_out_file(out)
     scales = _scales(scale)
     judgments = run_importer(fmt, _sources(sources), mapping=_mapping(map_),
-                             constants=_constants(set_), scales=scales, missing=_missing(missing))
+                             constants=_constants(set_), scales=scales, missing=_missing(missing),
+                             duplicates=duplicates)
     _check_scales_used(judgments, scales)
     overview = table_overview(judgments)  # before writing: nothing is written for a table that fails
     written = judgments.save(out)
     console.print(overview, markup=False, highlight=False, soft_wrap=True)
+    for note in judgments.notes:
+        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 

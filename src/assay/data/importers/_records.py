@@ -12,7 +12,7 @@ from typing import Any
 from assay.data.lines import json_lines
 from assay.data.schema import Scale
 from assay.data.table import Judgments
-from assay.data.validate import judgments_from_records
+from assay.data.validate import FILE_COLUMN, judgments_from_records
 from assay.errors import InputError, Problem, ValidationError
 
 
@@ -66,7 +66,7 @@ def jsonl_rows(files: Sequence[Path], make: RowMaker,
     for file in files:
         for number, rec in jsonl_objects(file, problems):
             made = make(rec, file, number, problems)
-            rows.extend(made)
+            rows.extend({**row, FILE_COLUMN: str(file)} for row in made)
             numbers.extend([number] * len(made))
     return rows, numbers
 
@@ -116,12 +116,16 @@ def timestamp(value: object) -> str | None:
 
 
 def build(rows: list[dict[str, Any]], numbers: list[int], problems: list[Problem],
-          files: Sequence[Path], scales: Mapping[str, Scale]) -> Judgments:
-    """The validated table of the rows, or a ValidationError listing every problem."""
+          files: Sequence[Path], scales: Mapping[str, Scale], *, duplicates: str = "error",
+          reading: str = "") -> Judgments:
+    """The validated table of the rows, or a ValidationError listing every problem.
+
+    ``duplicates`` says how rows repeating another's judgment key are read, ``reading``
+    whose reading that is (:func:`assay.data.validate.build_table`)."""
     if problems:
         raise ValidationError(problems)
     where = ", ".join(map(str, files))
     if not rows:
         raise InputError(where, "no judgments found")
     return judgments_from_records(rows, numbers, path=where, sources=[str(f) for f in files],
-                                  scales=dict(scales))
+                                  scales=dict(scales), duplicates=duplicates, reading=reading)

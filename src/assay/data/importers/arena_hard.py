@@ -55,13 +55,15 @@ def looks_like_arena_hard(first: Mapping[str, Any]) -> bool:
 
 
 def import_arena_hard(sources: Sequence[str | Path], *,
-                      scales: Mapping[str, Scale] | None = None) -> Judgments:
+                      scales: Mapping[str, Scale] | None = None,
+                      duplicates: str = "error") -> Judgments:
     """Read Arena-Hard-Auto judgment files into a pairwise table with weights."""
     files = source_files(sources, "*.jsonl", LAYOUT)
     problems: list[Problem] = []
     rows, numbers = jsonl_rows(files, _rows, problems)
     return build(rows, numbers, problems, files,
-                 {CRITERION: Scale.parse("range:0,1"), **(scales or {})})
+                 {CRITERION: Scale.parse("range:0,1"), **(scales or {})},
+                 duplicates=duplicates)
 
 
 def _games(value: object) -> bool:

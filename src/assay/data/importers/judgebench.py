@@ -54,13 +54,15 @@ def looks_like_judgebench(first: Mapping[str, Any]) -> bool:
 
 
 def import_judgebench(sources: Sequence[str | Path], *,
-                      scales: Mapping[str, Scale] | None = None) -> Judgments:
+                      scales: Mapping[str, Scale] | None = None,
+                      duplicates: str = "error") -> Judgments:
     """Read JudgeBench output files into per-game and per-pair correctness rows."""
     files = source_files(sources, "*.jsonl", LAYOUT)
     problems: list[Problem] = []
     rows, numbers = jsonl_rows(files, _rows, problems)
     binary = Scale.parse("binary")
-    return build(rows, numbers, problems, files, {GAME: binary, PAIR: binary, **(scales or {})})
+    return build(rows, numbers, problems, files, {GAME: binary, PAIR: binary, **(scales or {})},
+                 duplicates=duplicates)
 
 
 def _judgments(value: object) -> bool:

@@ -56,7 +56,8 @@ def looks_like_lm_eval(first: Mapping[str, Any]) -> bool:
 
 
 def import_lm_eval(sources: Sequence[str | Path], *,
-                   scales: Mapping[str, Scale] | None = None) -> Judgments:
+                   scales: Mapping[str, Scale] | None = None,
+                   duplicates: str = "error") -> Judgments:
     """Read lm-eval ``samples_*.jsonl`` files into one table."""
     files = source_files(sources, "samples_*.jsonl", LAYOUT)
     problems: list[Problem] = []
@@ -66,7 +67,8 @@ def import_lm_eval(sources: Sequence[str | Path], *,
         values.setdefault(row["criterion"], set()).add(row["score"])
     declared = {c: Scale.parse("binary" if v <= {0.0, 1.0} else "interval")
                 for c, v in values.items()}
-    return build(rows, numbers, problems, files, {**declared, **(scales or {})})
+    return build(rows, numbers, problems, files, {**declared, **(scales or {})},
+                 duplicates=duplicates)
 
 
 def _doc_id(value: object) -> bool:

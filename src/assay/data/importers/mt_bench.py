@@ -59,6 +59,8 @@ BOTH_ORDERS = "preference_both_orders"
 UNPARSED = -1
 LAYOUT = "FastChat's data/mt_bench/model_judgment/*_single.jsonl or *_pair.jsonl"
 _WINNERS = {"model_1": 1.0, "model_2": 0.0, "tie": 0.5}
+READING = ("as FastChat's show_result.py reads an appended re-run: its means count every "
+           "scored record once")
 
 
 def file_kind(path: Path) -> str | None:
@@ -76,7 +78,8 @@ def file_kind(path: Path) -> str | None:
 
 
 def import_mt_bench(sources: Sequence[str | Path], *,
-                    scales: Mapping[str, Scale] | None = None) -> Judgments:
+                    scales: Mapping[str, Scale] | None = None,
+                    duplicates: str = "mean") -> Judgments:
     """Read MT-Bench judgment files (and optionally ``question.jsonl``) into one table."""
     files = source_files(sources, "*.jsonl", LAYOUT)
     kinds = {f: file_kind(f) for f in files}
@@ -105,7 +108,8 @@ def import_mt_bench(sources: Sequence[str | Path], *,
     rows, numbers = jsonl_rows(judgments, read, problems)
     declared = {RATING: Scale.parse("interval"), PREFERENCE: Scale.parse("range:0,1"),
                 BOTH_ORDERS: Scale.parse("range:0,1")}
-    return build(rows, numbers, problems, files, {**declared, **(scales or {})})
+    return build(rows, numbers, problems, files, {**declared, **(scales or {})},
+                 duplicates=duplicates, reading=READING)
 
 
 def _common(rec: dict[str, Any], categories: Mapping[str, str]) -> dict[str, Any]:

@@ -72,7 +72,8 @@ def csv_kind(columns: Sequence[str], name: str) -> str | None:
 
 
 def import_qed(sources: Sequence[str | Path], *,
-               scales: Mapping[str, Scale] | None = None) -> Judgments:
+               scales: Mapping[str, Scale] | None = None,
+               duplicates: str = "error") -> Judgments:
     """Read BenchmarkQED pairwise and reference score CSVs into one table."""
     files = source_files(sources, "*.csv", LAYOUT)
     problems: list[Problem] = []
@@ -101,7 +102,8 @@ def import_qed(sources: Sequence[str | Path], *,
     if len(pairwise_files) > 1 and any(f.name == "win_rates.csv" for f in pairwise_files):
         raise InputError(", ".join(map(str, pairwise_files)), "win_rates.csv holds the rows of "
                          "the per-pair CSVs already: give one or the other")
-    return build(rows, numbers, problems, files, {**declared, **(scales or {})})
+    return build(rows, numbers, problems, files, {**declared, **(scales or {})},
+                 duplicates=duplicates)
 
 
 def _read_csv(file: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:

@@ -1,0 +1,205 @@
+"""Judgments that repeat another's key (the same item, arm, opponent, position, run, judge and
+criterion): refused, or read one of the ways a tool reads its own re-runs.
+
+Tools append when they are run again: FastChat's ``gen_judgment.py`` opens its output in
+append mode and ``show_result.py`` averages every record it finds; CoEval's loader counts
+every evaluation record it reads. :func:`resolve_repeats` reads such repeats by one rule:
+
+``error``
+    refuse them: one problem per repeated judgment (a record's rows share it, so a record
+    scored on six criteria is one line, not six), naming the file and lines;
+``first`` / ``last``
+    keep the first (last) record of each key;
+``mean``
+    one row per key whose score is the weighted mean of its scored repeats and whose
+    ``weight`` is the sum of their weights: a weighted mean over the table then counts every
+    scored record once, as a mean over the records does; failed repeats are dropped when the
+    key has a scored one. Only for criteria on an ``interval`` or ``range`` scale;
+``keep``
+    keep every record, the k-th repeat of a key as run R + k - 1 of its judge, criterion and
+    arm (R their highest run), so each stays one judgment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+import pandas as pd
+
+from assay.data._limits import MAX_PROBLEMS_PER_CHECK
+from assay.data.schema import KEY_COLUMNS, Scale
+from assay.errors import Problem, quote
+
+Duplicates = Literal["error", "first", "last", "mean", "keep"]
+"""How repeated judgments are read (``--duplicates``)."""
+DUPLICATE_MODES: tuple[str, ...] = get_args(Duplicates)
+_MEAN_SCALES = ("interval", "range")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The table with its repeats read, the row numbers and files kept in step, and what
+    happened (problems to raise, or one note to print)."""
+
+    frame: pd.DataFrame
+    rows: np.ndarray
+    files: np.ndarray
+    problems: list[Problem]
+    note: str | None
+
+
+def check_mode(mode: str) -> None:
+    """Refuse a mode that is not one of :data:`DUPLICATE_MODES`."""
+    if mode not in DUPLICATE_MODES:
+        raise ValueError(f"--duplicates {mode!r}: expected one of {', '.join(DUPLICATE_MODES)}")
+
+
+def resolve_repeats(frame: pd.DataFrame, rows: np.ndarray, files: np.ndarray, *,
+                    mode: str, scales: Mapping[str, Scale], reading: str = "") -> Resolved:
+    """Read the repeated judgment keys of `frame` by `mode` (see the module docstring).
+
+    `rows` and `files` give each row's line and file, for the messages; `reading` says in
+    the note whose reading the mode is (``"as FastChat's show_result.py averages them"``).
+    """
+    check_mode(mode)
+    keys = [c for c in KEY_COLUMNS if c in frame.columns]
+    filled = frame[keys].astype(object).where(frame[keys].notna(), "\0")
+    repeated = filled.duplicated(keep=False).to_numpy()
+    if not repeated.any():
+        return Resolved(frame, rows, files, [], None)
+    group = filled.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    if mode == "error":
+        return Resolved(frame, rows, files, _problems(frame, rows, files, keys, repeated), None)
+    records = _records(frame, keys, repeated)
+    judgments, extra = len(np.unique(records[repeated])), int(len(pd.unique(
+        pd.Series(list(zip(files[repeated], rows[repeated], strict=True))))))
+    extra -= judgments
+    where = _where(rows, files, repeated)
+    if mode == "mean":
+        bad = sorted({str(c) for c in frame.loc[repeated, "criterion"]
+                      if scales.get(str(c), Scale("interval")).kind not in _MEAN_SCALES})
+        if bad:
+            return Resolved(frame, rows, files, [Problem(
+                str(files[np.flatnonzero(repeated)[0]]), None, "score",
+                f"--duplicates mean averages scores on an interval or range scale; criterion "
+                f"{', '.join(map(quote, bad))} is not one: use first, last or keep")], None)
+        keep, frame = _means(frame, group, repeated)
+        what = "one row per judgment with the mean of its scored repeats, weighted by their number,"
+    elif mode == "keep":
+        frame = _renumber(frame, group)
+        keep = np.ones(len(frame), dtype=bool)
+        what = "each repeat kept as a further run of its judge, criterion and arm,"
+    else:
+        keep = ~pd.Series(group).duplicated(keep=mode).to_numpy()  # type: ignore[call-overload]
+        what = f"the {mode} record of each kept"
+    out = frame[keep].reset_index(drop=True)
+    note = (f"{judgments} judgment{'s' if judgments != 1 else ''} repeated ({extra} more "
+            f"record{'s' if extra != 1 else ''}, {where}): {what}"
+            f"{' ' + reading if reading else ''} (--duplicates {mode}; "
+            f"choose error, first, last, mean or keep)")
+    return Resolved(out, rows[keep], files[keep], [], note)
+
+
+def _records(frame: pd.DataFrame, keys: list[str], repeated: np.ndarray) -> np.ndarray:
+    """A number per judgment record: its key without the criterion (a record scores several)."""
+    record_keys = [k for k in keys if k != "criterion"]
+    filled = frame[record_keys].astype(object).where(frame[record_keys].notna(), "\0")
+    return filled.groupby(record_keys, sort=False, dropna=False).ngroup().to_numpy()
+
+
+def _where(rows: np.ndarray, files: np.ndarray, repeated: np.ndarray) -> str:
+    names = pd.unique(pd.Series(files[repeated]).astype(str))
+    if len(names) == 1:
+        return f"in {names[0]}"
+    return f"in {len(names)} files, e.g. {names[0]}"
+
+
+def _problems(frame: pd.DataFrame, rows: np.ndarray, files: np.ndarray, keys: list[str],
+              repeated: np.ndarray) -> list[Problem]:
+    """One problem per repeated judgment, a record's criteria together."""
+    record_keys = [k for k in keys if k != "criterion"]
+    sub = frame.loc[repeated, record_keys + (["criterion"] if "criterion" in keys else [])]
+    sub = sub.assign(line_=rows[repeated], file_=files[repeated])
+    problems: list[Problem] = []
+    filled = sub[record_keys].astype(object).where(sub[record_keys].notna(), "\0")
+    groups = sub.groupby([filled[k] for k in record_keys], sort=False, dropna=False)
+    total = 0
+    for _, part in groups:
+        lines = part.drop_duplicates(["file_", "line_"])
+        first = lines.iloc[0]
+        again = lines.iloc[1:] if len(lines) > 1 else part.iloc[1:2]  # one record made it twice
+        total += 1
+        if total > MAX_PROBLEMS_PER_CHECK:
+            continue
+        described = ", ".join(f"{k} {quote(_plain(first[k]))}" for k in record_keys
+                              if k in ("item", "arm", "opponent", "run", "judge")
+                              and pd.notna(first[k]))
+        criteria = part["criterion"].nunique() if "criterion" in part else 1
+        on = f" ({criteria} criteria)" if criteria > 1 else (
+            f" (criterion {quote(part['criterion'].iloc[0])})" if "criterion" in part else "")
+        head = again.iloc[0]
+        also = [f"row {int(r.line_)}" + ("" if r.file_ == head.file_ else f" of {r.file_}")
+                for r in again.iloc[1:].itertuples()]
+        origin = f"row {int(first.line_)}" + ("" if first.file_ == head.file_
+                                              else f" of {first.file_}")
+        problems.append(Problem(
+            str(head.file_), int(head.line_), None,
+            f"duplicate judgment: same {described}{on} as {origin}"
+            + (f"; again at {', '.join(also)}" if also else "")
+            + "; read repeats with --duplicates first, last, mean or keep"))
+    if total > MAX_PROBLEMS_PER_CHECK:
+        problems.append(Problem(str(files[repeated][0]), None, None,
+                                f"... and {total - MAX_PROBLEMS_PER_CHECK} more repeated judgments"))
+    return problems
+
+
+def _plain(value: object) -> object:
+    """A numpy scalar as the Python value it holds (``1``, not ``np.int64(1)``)."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) else value
+
+
+def _means(frame: pd.DataFrame, group: np.ndarray, repeated: np.ndarray
+           ) -> tuple[np.ndarray, pd.DataFrame]:
+    """Keep the first row of each key, carrying the weighted mean of its scored repeats."""
+    frame = frame.copy()
+    weight = (frame["weight"].fillna(1.0).to_numpy(dtype=float) if "weight" in frame
+              else np.ones(len(frame)))
+    failure = (frame["failure_kind"].notna().to_numpy() if "failure_kind" in frame
+               else np.zeros(len(frame), dtype=bool))
+    score = frame["score"].to_numpy(dtype=float)
+    scored = ~failure & ~np.isnan(score)
+    keep = np.ones(len(frame), dtype=bool)
+    new_weight = weight.copy()
+    new_score = score.copy()
+    for g in np.unique(group[repeated]):
+        members = np.flatnonzero(group == g)
+        good = members[scored[members]]
+        head = good[0] if len(good) else members[0]
+        keep[members] = False
+        keep[head] = True
+        if len(good):
+            w = weight[good]
+            new_score[head] = float(np.sum(w * score[good]) / np.sum(w))
+            new_weight[head] = float(np.sum(w))
+    frame["score"] = new_score
+    frame["weight"] = new_weight
+    return keep, frame
+
+
+def _renumber(frame: pd.DataFrame, group: np.ndarray) -> pd.DataFrame:
+    """The k-th repeat of a key becomes run R + k - 1 of its judge, criterion and arm."""
+    frame = frame.copy()
+    occurrence = pd.Series(group).groupby(group).cumcount().to_numpy()
+    top = frame.groupby(["judge", "criterion", "arm"], sort=False)["run"].transform("max")
+    later = occurrence > 0
+    frame.loc[later, "run"] = (top.to_numpy()[later] + occurrence[later]).astype(int)
+    return frame
+
+
+def row_files(files: Sequence[str] | None, path: str, n: int) -> np.ndarray:
+    """Each row's file: as given, or `path` for every row."""
+    return np.asarray(files if files is not None else [path] * n, dtype=object)
