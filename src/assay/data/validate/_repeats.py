@@ -74,9 +74,9 @@ def resolve_repeats(frame: pd.DataFrame, rows: np.ndarray, files: np.ndarray, *,
     if mode == "error":
         return Resolved(frame, rows, files, _problems(frame, rows, files, keys, repeated), None)
     records = _records(frame, keys, repeated)
-    judgments, extra = len(np.unique(records[repeated])), int(len(pd.unique(
-        pd.Series(list(zip(files[repeated], rows[repeated], strict=True))))))
-    extra -= judgments
+    judgments = len(np.unique(records[repeated]))
+    lines = pd.Series(list(zip(files[repeated], rows[repeated], strict=True)))
+    extra = len(pd.unique(lines)) - judgments  # records beyond the first of each judgment
     where = _where(rows, files, repeated)
     if mode == "mean":
         bad = sorted({str(c) for c in frame.loc[repeated, "criterion"]
