@@ -196,11 +196,11 @@ def _scales(options: list[str] | None) -> dict:
     return scales
 
 
-def _mapping(options: list[str] | None) -> dict[str, str]:
+def _mapping(options: list[str] | None, *, fields: bool = False) -> dict[str, str]:
     from assay.data.options import parse_mapping
 
     try:
-        return parse_mapping(options)
+        return parse_mapping(options, fields=fields)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -246,11 +246,11 @@ def load_inputs(files: list[Path], map_: list[str] | None, set_: list[str] | Non
     return judgments
 
 
-def _constants(options: list[str] | None) -> dict[str, str]:
+def _constants(options: list[str] | None, *, fields: bool = False) -> dict[str, str]:
     from assay.data.options import parse_assignments
 
     try:
-        return parse_assignments(options)
+        return parse_assignments(options, fields=fields)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 

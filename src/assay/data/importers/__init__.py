@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from assay.data.importers._detect import detect_format, folder_formats, import_folder
+from assay.data.importers._records import RecordFields
 from assay.data.importers.alpaca_eval import import_alpaca_eval
 from assay.data.importers.arena_hard import import_arena_hard
 from assay.data.importers.bench import import_bench
@@ -33,6 +34,8 @@ from assay.errors import ConfigError
 __all__ = [
     "DUPLICATES",
     "IMPORTERS",
+    "RECORD_FIELDS",
+    "RecordFields",
     "detect_format",
     "folder_formats",
     "import_alpaca_eval",
@@ -97,6 +100,10 @@ IMPORTERS: dict[str, str] = {
 }
 """Format name -> what it reads."""
 
+RECORD_FIELDS = ("arena-hard", "mt-bench", "judgebench", "lm-eval")
+"""Formats whose JSONL records ``--map`` and ``--set`` rename and fill before they are read
+(``--map question_id=uid``, ``--set baseline=gpt-4-0314``)."""
+
 DUPLICATES: dict[str, str] = {
     "mt-bench": "mean",
     "coeval": "keep",
@@ -123,9 +130,14 @@ def run_importer(fmt: str, sources: Sequence[str | Path], *,
             check_mode(duplicates)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-    if fmt != "table" and (mapping or constants or missing):
-        raise ConfigError(f"--map, --set and --missing apply to the 'table' format, not {fmt!r}")
-    repeats = {"duplicates": duplicates} if duplicates is not None else {}
+    if fmt != "table" and missing:
+        raise ConfigError(f"--missing applies to the 'table' format, not {fmt!r}")
+    if fmt not in ("table", *RECORD_FIELDS) and (mapping or constants):
+        raise ConfigError(f"--map and --set apply to the 'table' format and to the records of "
+                          f"{', '.join(RECORD_FIELDS)}, not to {fmt!r}")
+    repeats: dict[str, object] = {"duplicates": duplicates} if duplicates is not None else {}
+    if fmt in RECORD_FIELDS:
+        repeats["fields"] = RecordFields(mapping or {}, constants or {})
     if fmt == "table":
         return import_table(sources, mapping=mapping, constants=constants, scales=scales,
                             missing=missing, **repeats)

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.data.importers._records import (
+    RecordFields,
     build,
     first_object,
     is_id,
@@ -79,7 +80,8 @@ def file_kind(path: Path) -> str | None:
 
 def import_mt_bench(sources: Sequence[str | Path], *,
                     scales: Mapping[str, Scale] | None = None,
-                    duplicates: str = "mean") -> Judgments:
+                    duplicates: str = "mean",
+                    fields: RecordFields | None = None) -> Judgments:
     """Read MT-Bench judgment files (and optionally ``question.jsonl``) into one table."""
     files = source_files(sources, "*.jsonl", LAYOUT)
     kinds = {f: file_kind(f) for f in files}
@@ -105,7 +107,7 @@ def import_mt_bench(sources: Sequence[str | Path], *,
         make = _single if kinds[file] == "single" else _pair
         return make(rec, file, number, problems, categories)
 
-    rows, numbers = jsonl_rows(judgments, read, problems)
+    rows, numbers = jsonl_rows(judgments, read, problems, fields)
     declared = {RATING: Scale.parse("interval"), PREFERENCE: Scale.parse("range:0,1"),
                 BOTH_ORDERS: Scale.parse("range:0,1")}
     return build(rows, numbers, problems, files, {**declared, **(scales or {})},

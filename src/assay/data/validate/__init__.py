@@ -35,6 +35,7 @@ from assay.data.validate._repeats import (
     DUPLICATE_MODES,
     Duplicates,
     check_mode,
+    repeat_problems,
     resolve_repeats,
     row_files,
 )
@@ -43,7 +44,7 @@ from assay.errors import Problem, ValidationError, did_you_mean
 
 __all__ = ["DUPLICATE_MODES", "FILE_COLUMN", "MAX_PROBLEMS_PER_CHECK", "BuildResult",
            "Duplicates", "build_table", "check_mode", "duplicate_problems",
-           "judgments_from_records", "resolve_repeats"]
+           "judgments_from_records", "repeat_problems", "resolve_repeats"]
 
 FILE_COLUMN = "__file__"
 """Column of raw records naming each record's file (an importer reading several files)."""

@@ -117,6 +117,15 @@ def _where(rows: np.ndarray, files: np.ndarray, repeated: np.ndarray) -> str:
     return f"in {len(names)} files, e.g. {names[0]}"
 
 
+def repeat_problems(frame: pd.DataFrame, rows: np.ndarray, files: np.ndarray) -> list[Problem]:
+    """The problems of the rows of `frame` that repeat a judgment key, one per repeated
+    record (its criteria together); `rows` and `files` place each row."""
+    keys = [c for c in KEY_COLUMNS if c in frame.columns]
+    filled = frame[keys].astype(object).where(frame[keys].notna(), "\0")
+    repeated = filled.duplicated(keep=False).to_numpy()
+    return _problems(frame, rows, files, keys, repeated) if repeated.any() else []
+
+
 def _problems(frame: pd.DataFrame, rows: np.ndarray, files: np.ndarray, keys: list[str],
               repeated: np.ndarray) -> list[Problem]:
     """One problem per repeated judgment, a record's criteria together."""
