@@ -157,10 +157,12 @@ err_console: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]
 
 MapOption = Annotated[list[str] | None, typer.Option(
     "--map", help="Rename columns: SOURCE=COLUMN[,SOURCE=COLUMN...]; COLUMN '-' drops SOURCE; "
-    "SOURCE may name a field inside a JSON object (scores.quality=score).")]
+    "SOURCE may name a field inside a JSON object (scores.quality=score). For the arena-hard, "
+    "mt-bench, judgebench and lm-eval importers: the records' fields (question_id=uid).")]
 SetOption = Annotated[list[str] | None, typer.Option(
     "--set", help="Fill columns the file lacks with one value each: COLUMN=VALUE[,COLUMN=VALUE...] "
-    "(e.g. judge=gpt-4o,criterion=quality).")]
+    "(e.g. judge=gpt-4o,criterion=quality). For the arena-hard, mt-bench, judgebench and "
+    "lm-eval importers: fields the records lack (baseline=gpt-4-0314).")]
 MissingOption = Annotated[list[str] | None, typer.Option(
     "--missing", help="Values that mean 'no value' in a column: COLUMN=VALUE[,VALUE...] (table "
     "files). A score declared missing (MT-Bench's -1: score=-1) makes its row a failed judgment "
