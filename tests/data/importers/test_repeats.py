@@ -122,3 +122,31 @@ def test_table_reads_repeats_by_duplicates(tmp_path):
     assert run_importer("table", [path], duplicates="last").frame["score"].tolist() == [0.0, 3.0]
     with pytest.raises(ConfigError, match="--duplicates 'twice'"):
         run_importer("table", [path], duplicates="twice")
+
+
+def test_qed_repeated_statement_pools_as_benchmark_qeds_scorer(tmp_path):
+    # No real BenchmarkQED output is published: the generated assertion fixture, with one
+    # statement repeated within its question (its two trials appended once more, scores
+    # flipped), stands in. BenchmarkQED's evaluate_rag_method groups the scores by
+    # (question, assertion) text, so the copies pool: reimplemented here with pandas.
+    import pandas as pd
+
+    source = FIXTURES / "qed_assertions" / "data_local" / "graph_rag_assertion_scores.csv"
+    rows = source.read_text(encoding="utf-8").splitlines()
+    repeated = [r for r in rows[1:] if "fact 1 of report 0." in r]
+    flipped = [r.replace(",supported,1,", ",not supported,0,") if ",1," in r else
+               r.replace(",not supported,0,", ",supported,1,") for r in repeated]
+    path = tmp_path / "graph_rag_assertion_scores.csv"
+    path.write_text("\n".join(rows + flipped) + "\n", encoding="utf-8")
+    pooled = pd.read_csv(path).groupby(["question", "assertion"])["score"].mean()
+    j = run_importer("qed", [path])
+    (note,) = j.notes
+    assert "2 judgments repeated (2 more records" in note and "BenchmarkQED" in note
+    f = j.frame
+    item = f[f["attributes"].str.contains("fact 1 of report 0.", regex=False)]["item"].iloc[0]
+    runs = f[f["item"] == item]
+    assert sorted(runs["run"]) == [1, 2, 3, 4]
+    key = ("What does report 0 say about topic A?", "The answer states fact 1 of report 0.")
+    assert runs["score"].mean() == pooled[key] == 0.5
+    with pytest.raises(ValidationError):
+        run_importer("qed", [path], duplicates="error")

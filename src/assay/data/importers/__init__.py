@@ -107,6 +107,7 @@ RECORD_FIELDS = ("arena-hard", "mt-bench", "judgebench", "lm-eval")
 DUPLICATES: dict[str, str] = {
     "mt-bench": "mean",
     "coeval": "keep",
+    "qed": "keep (assertion files; error for the others)",
 }
 """Formats whose tool reads repeated records (an appended re-run) -> the ``--duplicates``
 mode that reads them as it does; every other format refuses repeats (``error``)."""

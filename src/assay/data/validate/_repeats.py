@@ -16,8 +16,8 @@ every evaluation record it reads. :func:`resolve_repeats` reads such repeats by 
     scored record once, as a mean over the records does; failed repeats are dropped when the
     key has a scored one. Only for criteria on an ``interval`` or ``range`` scale;
 ``keep``
-    keep every record, the k-th repeat of a key as run R + k - 1 of its judge, criterion and
-    arm (R their highest run), so each stays one judgment.
+    keep every record, the k-th repeat of a key of run r as run r + (k - 1) R of its judge,
+    criterion and arm (R their highest run), so each stays one judgment.
 """
 
 from __future__ import annotations
@@ -200,12 +200,14 @@ def _means(frame: pd.DataFrame, group: np.ndarray, repeated: np.ndarray
 
 
 def _renumber(frame: pd.DataFrame, group: np.ndarray) -> pd.DataFrame:
-    """The k-th repeat of a key becomes run R + k - 1 of its judge, criterion and arm."""
+    """The k-th repeat of a key of run r becomes run r + (k - 1) R of its judge, criterion and
+    arm (R their highest run): a repeated trial 2 of 3 becomes run 5."""
     frame = frame.copy()
     occurrence = pd.Series(group).groupby(group).cumcount().to_numpy()
     top = frame.groupby(["judge", "criterion", "arm"], sort=False)["run"].transform("max")
     later = occurrence > 0
-    frame.loc[later, "run"] = (top.to_numpy()[later] + occurrence[later]).astype(int)
+    runs = frame["run"].to_numpy()
+    frame.loc[later, "run"] = (runs[later] + occurrence[later] * top.to_numpy()[later]).astype(int)
     return frame
 
 
