@@ -87,18 +87,18 @@ def resolve_repeats(frame: pd.DataFrame, rows: np.ndarray, files: np.ndarray, *,
                 f"--duplicates mean averages scores on an interval or range scale; criterion "
                 f"{', '.join(map(quote, bad))} is not one: use first, last or keep")], None)
         keep, frame = _means(frame, group, repeated)
-        what = "one row per judgment with the mean of its scored repeats, weighted by their number,"
+        what = "one row per judgment with the mean of its scored repeats, weighted by their number"
     elif mode == "keep":
         frame = _renumber(frame, group)
         keep = np.ones(len(frame), dtype=bool)
-        what = "each repeat kept as a further run of its judge, criterion and arm,"
+        what = "each repeat kept as a further run of its judge, criterion and arm"
     else:
         keep = ~pd.Series(group).duplicated(keep=mode).to_numpy()  # type: ignore[call-overload]
         what = f"the {mode} record of each kept"
     out = frame[keep].reset_index(drop=True)
     note = (f"{judgments} judgment{'s' if judgments != 1 else ''} repeated ({extra} more "
             f"record{'s' if extra != 1 else ''}, {where}): {what}"
-            f"{' ' + reading if reading else ''} (--duplicates {mode}; "
+            f"{', ' + reading if reading else ''} (--duplicates {mode}; "
             f"choose error, first, last, mean or keep)")
     return Resolved(out, rows[keep], files[keep], [], note)
 
