@@ -150,3 +150,18 @@ def test_qed_repeated_statement_pools_as_benchmark_qeds_scorer(tmp_path):
     assert runs["score"].mean() == pooled[key] == 0.5
     with pytest.raises(ValidationError):
         run_importer("qed", [path], duplicates="error")
+
+
+def test_many_repeats_list_the_first_and_count_the_rest(tmp_path):
+    path = tmp_path / "t.csv"
+    lines = [f"q{i},a,{c},1" for i in range(250) for c in ("x", "y")]
+    path.write_text("item,arm,criterion,score\n" + "\n".join(lines + lines) + "\n",
+                    encoding="utf-8")
+    with pytest.raises(ValidationError) as info:
+        run_importer("table", [path])
+    problems = info.value.problems
+    assert len(problems) == 201  # 200 repeated rows listed, the rest counted
+    listed = [p for p in problems if p.row is not None]
+    assert listed[0].row == 501 and "(criterion 'x') as row 1;" in listed[0].message
+    assert [p.message for p in problems if p.row is None] == [
+        "... and 300 more repeated judgments"]

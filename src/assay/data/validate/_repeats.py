@@ -128,37 +128,35 @@ def repeat_problems(frame: pd.DataFrame, rows: np.ndarray, files: np.ndarray) ->
 
 def _problems(frame: pd.DataFrame, rows: np.ndarray, files: np.ndarray, keys: list[str],
               repeated: np.ndarray) -> list[Problem]:
-    """One problem per repeated judgment, a record's criteria together."""
+    """One problem per record (source line) that repeats judgments, its criteria together,
+    naming the line(s) it repeats."""
     record_keys = [k for k in keys if k != "criterion"]
-    sub = frame.loc[repeated, record_keys + (["criterion"] if "criterion" in keys else [])]
-    sub = sub.assign(line_=rows[repeated], file_=files[repeated])
+    sub = frame.loc[repeated, keys].assign(line_=rows[repeated], file_=files[repeated])
+    filled = sub[keys].astype(object).where(sub[keys].notna(), "\0")
+    by_key = sub.groupby([filled[k] for k in keys], sort=False, dropna=False)
+    sub["occurrence"] = by_key.cumcount()
+    sub["origin"] = [f"row {int(line)}" for line in by_key["line_"].transform("first")]
+    origin_file = by_key["file_"].transform("first")
+    sub["origin"] = [o if f == here else f"{o} of {f}"
+                     for o, f, here in zip(sub["origin"], origin_file, sub["file_"], strict=True)]
+    again = sub[sub["occurrence"] > 0]
     problems: list[Problem] = []
-    filled = sub[record_keys].astype(object).where(sub[record_keys].notna(), "\0")
-    groups = sub.groupby([filled[k] for k in record_keys], sort=False, dropna=False)
     total = 0
-    for _, part in groups:
-        lines = part.drop_duplicates(["file_", "line_"])
-        first = lines.iloc[0]
-        again = lines.iloc[1:] if len(lines) > 1 else part.iloc[1:2]  # one record made it twice
+    for (file, line), part in again.groupby(["file_", "line_"], sort=False):
         total += 1
         if total > MAX_PROBLEMS_PER_CHECK:
             continue
+        first = part.iloc[0]
         described = ", ".join(f"{k} {quote(_plain(first[k]))}" for k in record_keys
                               if k in ("item", "arm", "opponent", "run", "judge")
                               and pd.notna(first[k]))
         criteria = part["criterion"].nunique() if "criterion" in part else 1
         on = f" ({criteria} criteria)" if criteria > 1 else (
-            f" (criterion {quote(part['criterion'].iloc[0])})" if "criterion" in part else "")
-        head = again.iloc[0]
-        also = [f"row {int(r.line_)}" + ("" if r.file_ == head.file_ else f" of {r.file_}")
-                for r in again.iloc[1:].itertuples()]
-        origin = f"row {int(first.line_)}" + ("" if first.file_ == head.file_
-                                              else f" of {first.file_}")
-        problems.append(Problem(
-            str(head.file_), int(head.line_), None,
-            f"duplicate judgment: same {described}{on} as {origin}"
-            + (f"; again at {', '.join(also)}" if also else "")
-            + "; read repeats with --duplicates first, last, mean or keep"))
+            f" (criterion {quote(_plain(first['criterion']))})" if "criterion" in part else "")
+        origins = ", ".join(pd.unique(part["origin"]))
+        problems.append(Problem(str(file), int(line), None,
+                                f"duplicate judgment: same {described}{on} as {origins}; "
+                                "read repeats with --duplicates first, last, mean or keep"))
     if total > MAX_PROBLEMS_PER_CHECK:
         problems.append(Problem(str(files[repeated][0]), None, None,
                                 f"... and {total - MAX_PROBLEMS_PER_CHECK} more repeated judgments"))
