@@ -80,7 +80,7 @@ def test_every_problem_is_listed_with_file_row_and_column(tmp_path):
             (None, "run")} <= found
     text = str(info.value)
     assert str(path) in text and "row 4, column 'score'" in text and "0 or 1" in text
-    assert "duplicate judgment" in text and "same item, arm" in text and "row 1" in text
+    assert "duplicate judgment" in text and "same item 'q1', arm 'a'" in text and "row 1" in text
 
 
 def test_missing_required_column_names_the_column_and_the_fix(tmp_path):

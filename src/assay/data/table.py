@@ -36,7 +36,8 @@ class Judgments:
     ``reportable``; the others when the source had them). ``scales`` declares each
     criterion's scale. ``invalid`` holds the records of a run folder that failed a
     validity check (CoEval's classes); they are excluded from every statistic and
-    counted in every report.
+    counted in every report. ``notes`` say how the source was read where a choice was made
+    (repeated records), for the importer to print.
     """
 
     frame: pd.DataFrame
@@ -44,6 +45,7 @@ class Judgments:
     invalid: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=list(INVALID_COLUMNS)))
     sources: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.frame)
