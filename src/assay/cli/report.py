@@ -55,10 +55,13 @@ class _ReportCommand(TyperCommand):
 def report_command(
     src: Annotated[list[Path], typer.Argument(
         help="Judgments files or run folders (a table name with --engine ibis://...).")],
-    kind: Annotated[str, typer.Option(
+    kind: Annotated[str | None, typer.Option(
         help="Reports and groups to make, comma-separated (listed above): each report the data "
-        "do not support is skipped with its reason (skipped.json, a card in index.html).")]
-    = "all",
+        "do not support is skipped with its reason (skipped.json, a card in index.html). "
+        "Default: the answer (the systems ranked, every pair compared, the judges' trust, the "
+        "cost) on the terminal, and with --format json/html/... the files of every report the "
+        "data support as well. 'list': each report, made or not, and why.")]
+    = None,
     format_: Annotated[str, typer.Option(
         "--format", help="Comma-separated: text (to the terminal); json, html (a page per "
         "report plus index.html and plotly.min.js; one file with --single-file), xlsx "
@@ -167,8 +170,13 @@ def report_command(
         write_reports,
     )
 
-    kinds = resolve_kinds(kind, opted_in={"--calibrate"} if calibrate else ())
     formats = parse_formats(format_, FORMATS)
+    listing = kind is not None and kind.strip().lower() == "list"
+    answer_first = kind is None
+    if answer_first:  # the answer on the terminal; every report the data give in the files
+        kind = "answer" if formats == ["text"] else "answer,all"
+    kinds = resolve_kinds("all" if listing else str(kind),
+                          opted_in={"--calibrate"} if calibrate else ())
     if formats != ["text"]:
         check_out_folder(out)
     registered = None
@@ -220,18 +228,25 @@ def report_command(
         with status("reading " + ", ".join(map(str, src))):
             judgments = load_inputs(src, map_, set_, scale, missing)
         _say_importers(src)
+        for note in judgments.scale_notes:
+            console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
         if exclude_self_judge or exclude_self_teach:
             judgments = judgments.excluding(self_judging=exclude_self_judge,
                                             self_teaching=exclude_self_teach)
         with status("making the reports") as show:
             outcome = build_reports(judgments, kinds, options,
                                     progress=lambda kind: show(f"making the {kind.name} report"))
+    if listing:
+        _list_kinds(outcome)
+        return
     if not outcome.made:
         reasons = "; ".join(f"{name}: {reason}" for name, reason in outcome.skipped.items())
         raise ConfigError(reasons if len(outcome.skipped) == 1 else
                           f"no report could be made ({reasons})")
     if "text" in formats:
         for name, made in outcome.made.items():
+            if answer_first and "answer" in outcome.made and name != "answer":
+                continue  # the answer names the other reports; the files hold them
             title = KINDS[name].title + (f" ({made.caption})" if made.caption else "")
             console.print(f"\n{title}", style="bold", highlight=False, markup=False)
             console.print(str(made.result), markup=False, highlight=False, soft_wrap=True)
@@ -239,10 +254,30 @@ def report_command(
         written = write_reports(outcome, judgments, formats, out, partial=partial_ok,
                                 single_file=single_file)
     for name, reason in outcome.skipped.items():
+        if answer_first and "answer" in outcome.made:
+            break  # the answer counts them; --kind list says why
         console.print(f"{name} report skipped: {reason}", markup=False, highlight=False,
                       soft_wrap=True)
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _list_kinds(outcome: Any) -> None:
+    """``--kind list``: each report, made or not made and why, one line each."""
+    from assay.report.kinds import KINDS, REPORTS
+
+    width = max(len(kind.name) for kind in REPORTS)
+    for kind in REPORTS:
+        if kind.name in outcome.made:
+            line = f"made      {KINDS[kind.name].brief}"
+        elif kind.name in outcome.skipped:
+            line = f"not made  {outcome.skipped[kind.name]}"
+        elif kind.name == "answer":
+            line = "made      " + kind.brief
+        else:
+            line = f"not made  asks for {kind.opt_in}" if kind.opt_in else "not made"
+        console.print(f"{kind.name:<{width}}  {line}", markup=False, highlight=False,
+                      soft_wrap=True)
 
 
 def _say_importers(sources: list[Path]) -> None:

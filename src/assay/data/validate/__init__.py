@@ -10,7 +10,7 @@ seconds. Nothing here changes the input file.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -43,6 +43,8 @@ class BuildResult:
     frame: pd.DataFrame
     scales: dict[str, Scale]
     problems: list[Problem]
+    scale_notes: list[str] = field(default_factory=list)
+    """One note per criterion whose scale was read from its scores (none declared)."""
 
 
 def build_table(
@@ -180,7 +182,7 @@ def build_table(
     check.run_numbers(out)
     out.index = pd.RangeIndex(len(out))
     problems.sort(key=lambda p: (p.row is not None, p.row or 0))
-    return BuildResult(out, all_scales, problems)
+    return BuildResult(out, all_scales, problems, check.notes)
 
 
 def _nested(frame: pd.DataFrame, source: str) -> tuple[str, pd.Series] | None:
@@ -260,5 +262,6 @@ def judgments_from_records(
     if built.problems:
         raise ValidationError(built.problems)
     extra = {} if invalid is None else {"invalid": invalid}
-    return Judgments(frame=built.frame, scales=built.scales, sources=tuple(sources), **extra)
+    return Judgments(frame=built.frame, scales=built.scales, sources=tuple(sources),
+                     scale_notes=tuple(built.scale_notes), **extra)
 
