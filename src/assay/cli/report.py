@@ -172,11 +172,9 @@ def report_command(
 
     formats = parse_formats(format_, FORMATS)
     listing = kind is not None and kind.strip().lower() == "list"
-    answer_first = kind is None
-    if answer_first:  # the answer on the terminal; every report the data give in the files
-        kind = "answer" if formats == ["text"] else "answer,all"
-    kinds = resolve_kinds("all" if listing else str(kind),
-                          opted_in={"--calibrate"} if calibrate else ())
+    answer_first = kind is None  # the answer on the terminal, and every report in the files
+    opted = {"--calibrate"} if calibrate else set()
+    kinds = resolve_kinds("all" if listing or answer_first else str(kind), opted_in=opted)
     if formats != ["text"]:
         check_out_folder(out)
     registered = None
@@ -209,6 +207,11 @@ def report_command(
                                                 "--missing": bool(missing),
                                                 "--exclude-self-judge": exclude_self_judge,
                                                 "--exclude-self-teach": exclude_self_teach})
+    if answer_first and chosen not in ENGINE_NAMES:  # an engine makes what it did before
+        kinds = resolve_kinds("answer" if formats == ["text"] else "answer,all", opted_in=opted)
+        options = {kind.name: options_from(kind.options, values) for kind in kinds}
+    elif answer_first:
+        answer_first = False
     if line is not None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     judgments = None

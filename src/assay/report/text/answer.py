@@ -53,7 +53,8 @@ def _reading(p: PairDifference, v: Verdict, digits: int) -> str:
         size = f"{p.difference:+.{digits}f} {_interval(p.lower, p.upper, digits, sign=True)}"
         beats = (f"{p.better} beats {p.worse} by {p.difference:.{digits}f} "
                  f"{_interval(p.lower, p.upper, digits, sign=True)}")
-    adjusted = f"adjusted p = {p_text(p.p_adjusted)}"
+    shown = p_text(p.p_adjusted)
+    adjusted = f"adjusted p {shown}" if shown.startswith("<") else f"adjusted p = {shown}"
     if p.detected:
         return f"{beats}, {adjusted}"
     if p.detected is None:
