@@ -32,8 +32,13 @@ from assay.errors import AssayError, ConfigError
 
 _KINDS = "<the report kinds>"
 REPORT_HELP = (
-    "Turn judgments into reports: score means, the benchmark report, aggregation across runs, "
-    "agreement between judges, win rates; as text, JSON, HTML, Excel, LaTeX or PNG.\n\n"
+    "Turn judgments into reports: which system is better and by how much, score means, the "
+    "benchmark report, aggregation across runs, agreement between judges, win rates; as text, "
+    "JSON, HTML, Excel, LaTeX or PNG.\n\n"
+    "With no --kind it prints the answer: the systems ranked with intervals in the data's own "
+    "units, every pair compared (paired difference, interval, Holm-adjusted p), what says "
+    "whether to trust the judges, the cost, and one line naming the other reports the data "
+    "support (--kind list says why the others are not made).\n\n"
     "Every report of a group is made or skipped on its own: a report the data do not support "
     "is skipped with its reason (printed, in skipped.json and on the HTML dashboard).\n\n"
     "\b\nReports and groups (--kind):\n" + _KINDS + "\n\n"
