@@ -182,3 +182,16 @@ def test_pairwise_judgments_get_win_rates_in_the_same_shape(tmp_path, capsys):
     wins = frame[(frame["arm"] == "a") & (frame["opponent"] == "c")]
     rate_c = 1 - wins.groupby("item")["score"].mean().mean()
     assert f"c beats a: wins {rate_c:.3f} of their comparisons" in out
+
+
+def test_runs_numbered_from_zero_are_read_with_a_note(tmp_path, capsys):
+    frame = _table("binary")
+    path = tmp_path / "s0.csv"
+    frame.assign(run=frame["run"] - 1).to_csv(path, index=False)
+    code, out, err = _run(["report", str(path), "--map", MAP], capsys)
+    assert code == 0, err
+    assert "note: run: numbered from 0 in this file; read as 1..R (run 0 is run 1)" in out
+    frame.to_csv(tmp_path / "s1.csv", index=False)
+    code, same, err = _run(["report", str(tmp_path / "s1.csv"), "--map", MAP], capsys)
+    assert code == 0, err
+    assert out.splitlines()[1:] == same.splitlines()  # the same answer, one note more

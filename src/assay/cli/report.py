@@ -236,7 +236,7 @@ def report_command(
         with status("reading " + ", ".join(map(str, src))):
             judgments = load_inputs(src, map_, set_, scale, missing)
         _say_importers(src)
-        for note in judgments.scale_notes:
+        for note in judgments.read_notes:
             console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
         if exclude_self_judge or exclude_self_teach:
             judgments = judgments.excluding(self_judging=exclude_self_judge,

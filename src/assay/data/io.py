@@ -95,7 +95,7 @@ def load(
             raise ValidationError(built.problems)
         judgments = Judgments(frame=built.frame, scales=built.scales,
                               invalid=_read_invalid(p), sources=(str(p),),
-                              scale_notes=tuple(built.scale_notes))
+                              read_notes=tuple(built.read_notes))
     return _excluding(judgments, exclude_self_judging, exclude_self_teaching)
 
 
@@ -164,9 +164,9 @@ def stack(parts: Sequence[Judgments]) -> Judgments:
         raise ValidationError(problems)
     invalid = pd.concat([p.invalid for p in parts if len(p.invalid)] or [empty_invalid()],
                         ignore_index=True)
-    notes = tuple(dict.fromkeys(n for p in parts for n in p.scale_notes))
+    notes = tuple(dict.fromkeys(n for p in parts for n in p.read_notes))
     return Judgments(frame=frame, scales=scales, invalid=invalid,
-                     sources=tuple(s for p in parts for s in p.sources), scale_notes=notes)
+                     sources=tuple(s for p in parts for s in p.sources), read_notes=notes)
 
 
 def _read_invalid(p: Path) -> pd.DataFrame:

@@ -43,9 +43,10 @@ class Judgments:
     invalid: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=list(INVALID_COLUMNS)))
     sources: tuple[str, ...] = ()
-    scale_notes: tuple[str, ...] = ()
-    """How the scale of each criterion no one declared was read from its scores
-    (``score: values 0 and 1 read as binary ...``): the reports say it aloud."""
+    read_notes: tuple[str, ...] = ()
+    """How the table was read where nothing declared it: the scale of each undeclared
+    criterion (``score: values 0 and 1 read as binary ...``), runs numbered from 0. The
+    reports say them aloud."""
 
     def __len__(self) -> int:
         return len(self.frame)

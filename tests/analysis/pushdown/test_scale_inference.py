@@ -40,7 +40,7 @@ def test_pandas_and_duckdb_read_the_same_scale_and_say_so(name, tmp_path):
     on_pandas = load(path)
     on_duckdb = open_table(path)
     assert on_pandas.scale("score").kind == on_duckdb.scale("score").kind == kind
-    (note,) = on_pandas.scale_notes
+    (note,) = on_pandas.read_notes
     assert words in note and note in on_duckdb.notes
     # and the summaries built on either agree, on the data's own scale
     a = score_summary(on_pandas).rows
@@ -54,7 +54,7 @@ def test_a_declared_scale_overrides_the_reading(tmp_path):
     _frame(TABLES["zero_one"][0]).to_parquet(path, index=False)
     declared = {"score": Scale("interval")}
     assert load(path, scales=declared).scale("score").kind == "interval"
-    assert load(path, scales=declared).scale_notes == ()
+    assert load(path, scales=declared).read_notes == ()
     table = open_table(path, scales=declared)
     assert table.scale("score").kind == "interval" and table.notes == []
 
@@ -80,4 +80,4 @@ def test_spark_reads_the_scale_as_pandas_does(name, spark, tmp_path):
     _frame(values).to_parquet(path, index=False)
     on_spark = open_table(path, engine=SparkEngine(spark))
     assert on_spark.scale("score").kind == kind
-    assert on_spark.notes == list(load(path).scale_notes)
+    assert on_spark.notes == list(load(path).read_notes)

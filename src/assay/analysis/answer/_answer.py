@@ -82,4 +82,4 @@ def answer(judgments: Judgments, *, conf: float = 0.95,
         n_judgments=len(frame), n_systems=int(frame["arm"].nunique()),
         n_items=int(frame["item"].nunique()), n_clusters=int(frame["cluster"].nunique()),
         n_runs=int(frame["run"].nunique()), n_judges=int(frame["judge"].nunique()),
-        conf=conf, scale_notes=judgments.scale_notes, notes=tuple(dict.fromkeys(notes)))
+        conf=conf, read_notes=judgments.read_notes, notes=tuple(dict.fromkeys(notes)))

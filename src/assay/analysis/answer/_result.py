@@ -163,8 +163,9 @@ class Answer(Rendered):
     conf: float
     adjustment: str = "holm"
     """How the pairs' p-values are adjusted for multiplicity (within each verdict)."""
-    scale_notes: tuple[str, ...] = ()
-    """How each undeclared scale was read from the data (also printed by the CLI)."""
+    read_notes: tuple[str, ...] = ()
+    """How the table was read where nothing declared it: each undeclared scale read from
+    the data, runs numbered from 0 (also printed by the CLI)."""
     notes: tuple[str, ...] = ()
     available: tuple[str, ...] = ()
     """Other reports (``--kind`` names) the data support; filled by the report registry."""

@@ -43,8 +43,9 @@ class BuildResult:
     frame: pd.DataFrame
     scales: dict[str, Scale]
     problems: list[Problem]
-    scale_notes: list[str] = field(default_factory=list)
-    """One note per criterion whose scale was read from its scores (none declared)."""
+    read_notes: list[str] = field(default_factory=list)
+    """How the table was read where nothing declared it: one note per criterion whose scale
+    was read from its scores, and runs numbered from 0."""
 
 
 def build_table(
@@ -140,6 +141,11 @@ def build_table(
         out["run"] = 1
     else:
         check.flag(out["run"].isna(), "run", "required value is missing (a run number 1..R)")
+        runs = out["run"].dropna()
+        if len(runs) and runs.min() == 0:  # runs numbered from 0: read as 1..R, said aloud
+            out["run"] = out["run"] + 1
+            check.notes.append("run: numbered from 0 in this file; read as 1..R (run 0 is "
+                               "run 1)")
         check.flag(out["run"].notna() & (out["run"] < 1), "run", "expected a run number >= 1")
     out["judge"] = out["judge"].fillna(DEFAULT_JUDGE) if "judge" in out else DEFAULT_JUDGE
     out["criterion"] = (out["criterion"].fillna(DEFAULT_CRITERION)
@@ -263,5 +269,5 @@ def judgments_from_records(
         raise ValidationError(built.problems)
     extra = {} if invalid is None else {"invalid": invalid}
     return Judgments(frame=built.frame, scales=built.scales, sources=tuple(sources),
-                     scale_notes=tuple(built.scale_notes), **extra)
+                     read_notes=tuple(built.read_notes), **extra)
 
