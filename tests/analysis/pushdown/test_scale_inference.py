@@ -75,7 +75,7 @@ def test_a_csv_of_zeros_and_ones_is_binary_and_the_benchmark_report_reads_it(tmp
 def test_spark_reads_the_scale_as_pandas_does(name, spark, tmp_path):
     from assay.data.engine import SparkEngine
 
-    values, kind, words = TABLES[name]
+    values, kind, _ = TABLES[name]
     path = tmp_path / "t.parquet"
     _frame(values).to_parquet(path, index=False)
     on_spark = open_table(path, engine=SparkEngine(spark))

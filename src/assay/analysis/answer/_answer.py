@@ -76,10 +76,13 @@ def answer(judgments: Judgments, *, conf: float = 0.95,
         report = win_rates(judgments, conf=conf, correction="holm-per-group")
         verdicts += pairwise_verdicts(report, conf=conf, notes=notes)
         trust += position_checks(report.position)
-    trust += judge_checks(judgments, conf=conf, notes=notes)
+    trust += judge_checks(judgments, conf=conf)
+    systems = set(frame["arm"].dropna())
+    if pairwise is not None:
+        systems |= set(frame["opponent"].dropna())
     return Answer(
         verdicts=tuple(verdicts), trust=tuple(trust), spend=spend(judgments, calls),
-        n_judgments=len(frame), n_systems=int(frame["arm"].nunique()),
+        n_judgments=len(frame), n_systems=len(systems),
         n_items=int(frame["item"].nunique()), n_clusters=int(frame["cluster"].nunique()),
         n_runs=int(frame["run"].nunique()), n_judges=int(frame["judge"].nunique()),
         conf=conf, read_notes=judgments.read_notes, notes=tuple(dict.fromkeys(notes)))

@@ -121,7 +121,7 @@ class TrustCheck:
     criterion: str | None
     statistic: str
     """The number's name: ``failure rate``, ``ICC``, ``Krippendorff's alpha``, ``accuracy``,
-    ``bias``, ``flip rate``."""
+    ``bias (judge minus human)``, ``flip rate``."""
     estimate: float
     lower: float
     """NaN without an interval."""

@@ -45,7 +45,7 @@ def failure_checks(frame: pd.DataFrame) -> list[TrustCheck]:
     return out
 
 
-def judge_checks(judgments: Judgments, *, conf: float, notes: list[str]) -> list[TrustCheck]:
+def judge_checks(judgments: Judgments, *, conf: float) -> list[TrustCheck]:
     """Agreement between judges and with humans, when a criterion has two or more judges."""
     frame = judgments.frame
     judges = frame.groupby("criterion", sort=False)["judge"].nunique()
@@ -75,7 +75,7 @@ def judge_checks(judgments: Judgments, *, conf: float, notes: list[str]) -> list
         accuracy = math.isfinite(h.accuracy)
         out.append(TrustCheck(
             check="humans", judge=h.judge, criterion=h.criterion,
-            statistic="accuracy" if accuracy else "bias",
+            statistic="accuracy" if accuracy else "bias (judge minus human)",
             estimate=h.accuracy if accuracy else h.bias,
             lower=h.accuracy_lower if accuracy else h.bias_lower,
             upper=h.accuracy_upper if accuracy else h.bias_upper,

@@ -105,6 +105,7 @@ def _trust(checks: tuple[TrustCheck, ...], digits: int) -> list[str]:
             lines.append(f"  judge {c.judge} against human labels on {c.criterion}: {c.statistic} "
                          f"{fixed(c.estimate, digits)}{bounds} ({_plural(c.n, 'comparison')})")
         else:
+            bounds = (f" [{c.lower:.1%}, {c.upper:.1%}]" if bounds else "")
             lines.append(f"  judge {c.judge} on {c.criterion}: {c.estimate:.1%} of verdicts flip "
                          f"when the two answers swap places{bounds} ({c.count} of {c.n} pairs)")
     if not others:
