@@ -225,8 +225,12 @@ def report_command(
         from assay.analysis.pushdown import small_score_summary
         from assay.report.kinds import Made, Outcome
 
-        summary = small_score_summary(src[0], scales=scales, conf=options["scores"].conf)
+        read_notes: list[str] = []
+        summary = small_score_summary(src[0], scales=scales, conf=options["scores"].conf,
+                                      read_notes=read_notes)
         outcome = None if summary is None else Outcome({"scores": Made(summary)}, {})
+        for note in read_notes if summary is not None else ():
+            console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     if chosen in ENGINE_NAMES:
         with status("reducing " + ", ".join(map(str, src)) + f" in {ENGINE_NAMES[chosen]}"):
             outcome = engine_outcome(src[0], kinds, options, scales, engine=chosen,
