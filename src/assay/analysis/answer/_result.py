@@ -78,7 +78,8 @@ class PairDifference:
     n_clusters: int
     method: str
     """``paired_cluster_robust_t`` (CR2 variance, Bell-McCaffrey df), ``win_rate_cluster_t``
-    (the win-rate report's paired test), or why there is no test."""
+    (the win-rate report's paired test), or why there is no test: ``too_few_clusters``,
+    ``undefined_no_cluster_variance``, ``no_shared_questions``."""
     win_rate: float | None = None
     """Pairwise judgments only: ``better``'s win rate against ``worse`` (ties half)."""
 

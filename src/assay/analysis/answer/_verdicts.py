@@ -25,6 +25,7 @@ Systems are never pooled together: every number is one system's, or one pair's.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from itertools import combinations
 from typing import TYPE_CHECKING
 
@@ -97,13 +98,18 @@ def _ranked(systems: list[SystemEstimate]) -> list[SystemEstimate]:
         rank = position
         if out and out[-1].estimate == system.estimate:
             rank = out[-1].rank
-        out.append(SystemEstimate(**{**system.__dict__, "rank": rank}))
+        out.append(replace(system, rank=rank))
     return out
 
 
 def _pointwise_pair(first: pd.Series, second: pd.Series, name_1: str, name_2: str, *,
                     bounded: bool, conf: float) -> PairDifference:
     """``name_1`` against ``name_2`` on their shared questions (indexed by cluster, item)."""
+    if first.empty or second.empty:  # a system without a scored question
+        return PairDifference(better=name_1, worse=name_2, difference=math.nan,
+                              lower=math.nan, upper=math.nan, p_value=math.nan,
+                              p_adjusted=math.nan, detected=None, detected_unadjusted=None,
+                              n_items=0, n_clusters=0, method="no_shared_questions")
     both = pd.concat([first.rename("a"), second.rename("b")], axis=1, join="inner")
     diff = (both["a"] - both["b"]).to_numpy(np.float64)
     clusters = both.index.get_level_values("cluster")
@@ -149,8 +155,8 @@ def _holm(pairs: list[PairDifference], conf: float) -> list[PairDifference]:
     for pair, adj in zip(pairs, adjusted, strict=True):
         detected = None if not math.isfinite(adj) else bool(adj <= 1 - conf)
         before = None if not math.isfinite(pair.p_value) else bool(pair.p_value <= 1 - conf)
-        out.append(PairDifference(**{**pair.__dict__, "p_adjusted": float(adj),
-                                     "detected": detected, "detected_unadjusted": before}))
+        out.append(replace(pair, p_adjusted=float(adj), detected=detected,
+                           detected_unadjusted=before))
     return out
 
 
@@ -189,7 +195,9 @@ def pairwise_verdicts(report: WinRateReport, *, conf: float, notes: list[str]) -
 
 def _win_shares(trials: pd.DataFrame, judge: str, criterion: str,
                 conf: float) -> list[SystemEstimate]:
-    """Each system's share of won comparisons, from both sides of the oriented trials."""
+    """Each system's share of won comparisons, from both sides of the oriented trials (an arm
+    judged against itself, an A/A trial, is left out: it says nothing of the arm)."""
+    trials = trials[trials["arm"] != trials["opponent"]]
     sides = pd.concat([
         trials.assign(system=trials["arm"], v=trials["score"]),
         trials.assign(system=trials["opponent"], v=1.0 - trials["score"]),

@@ -45,6 +45,8 @@ def _interval(lower: float, upper: float, digits: int, *, sign: bool = False) ->
 
 def _reading(p: PairDifference, v: Verdict, digits: int) -> str:
     """One line: who beats whom by how much, or that no difference is detected."""
+    if p.n_items == 0:
+        return f"{p.better} and {p.worse}: no question scored for both, no comparison"
     if v.units == "win_rate":
         size = (f"{p.better} wins {fixed(p.win_rate, digits)} of their comparisons "
                 f"{_interval(p.lower + 0.5, p.upper + 0.5, digits)}")
