@@ -116,16 +116,27 @@ def _trust(checks: tuple[TrustCheck, ...], digits: int) -> list[str]:
     return lines
 
 
+def _usd(value: float) -> str:
+    """Dollars with cents, or two significant digits below a cent ($0.000044).
+
+    >>> _usd(12.345), _usd(0.0000441), _usd(0.0)
+    ('$12.35', '$0.000044', '$0.00')
+    """
+    if value == 0 or abs(value) >= 0.01:
+        return f"${value:.2f}"
+    return f"${value:.{1 - math.floor(math.log10(abs(value)))}f}"
+
+
 def _spend(spend: Spend | None) -> str:
     if spend is None:
         return "Cost: not recorded (no usd or tokens column, no run store of the judges' calls)"
     parts = []
     if spend.judges_calls is not None:
-        usd = "no price" if spend.judges_usd is None else f"${spend.judges_usd:.2f}"
+        usd = "no price" if spend.judges_usd is None else _usd(spend.judges_usd)
         parts.append(f"judges {usd} over {spend.judges_calls:g} calls")
     for arm, usd, per_answer in spend.systems:
-        each = "" if per_answer is None else f" (${per_answer:.4f} per answer)"
-        parts.append(f"{arm} ${usd:.2f}{each}")
+        each = "" if per_answer is None else f" ({_usd(per_answer)} per answer)"
+        parts.append(f"{arm} {'no price' if usd is None else _usd(usd)}{each}")
     return "Cost: " + "; ".join(parts)
 
 
