@@ -47,6 +47,9 @@ class Judgments:
     """How the table was read where nothing declared it: the scale of each undeclared
     criterion (``score: values 0 and 1 read as binary ...``), runs numbered from 0. The
     reports say them aloud."""
+    inferred_scales: dict[str, str] = field(default_factory=dict)
+    """Criterion -> the note of its scale, for the criteria whose scale was read from their
+    scores (so that tables read from several files can agree on one scale)."""
 
     def __len__(self) -> int:
         return len(self.frame)

@@ -81,3 +81,24 @@ def test_spark_reads_the_scale_as_pandas_does(name, spark, tmp_path):
     on_spark = open_table(path, engine=SparkEngine(spark))
     assert on_spark.scale("score").kind == kind
     assert on_spark.notes == list(load(path).read_notes)
+
+
+def test_files_read_together_agree_on_one_scale_as_the_engine_reads_them(tmp_path):
+    """One file of 0/1 scores and one of 1-10 scores: pandas stacks them on the numbers'
+    own scale, as DuckDB reads the folder of both, with one note for the two."""
+    from assay.data.io import load_many
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    _frame(TABLES["zero_one"][0]).to_parquet(folder / "a.parquet", index=False)
+    _frame(TABLES["one_to_ten"][0]).assign(item=lambda f: "r" + f["item"]).to_parquet(
+        folder / "b.parquet", index=False)
+    stacked = load_many([folder / "a.parquet", folder / "b.parquet"])
+    table = open_table(folder)
+    assert stacked.scale("score").kind == table.scale("score").kind == "interval"
+    assert stacked.read_notes == ("score: numbers from 0 to 10 read on their own scale; "
+                                  "override with --scale score=range:MIN,MAX",)
+    assert list(stacked.read_notes) == table.notes
+    # a scale declared binary is refused for the 1-10 file, naming it
+    with pytest.raises(Exception, match="b.parquet.*expected 0 or 1"):
+        load_many([folder / "a.parquet", folder / "b.parquet"], scales={"score": Scale("binary")})

@@ -46,6 +46,8 @@ class BuildResult:
     read_notes: list[str] = field(default_factory=list)
     """How the table was read where nothing declared it: one note per criterion whose scale
     was read from its scores, and runs numbered from 0."""
+    inferred_scales: dict[str, str] = field(default_factory=dict)
+    """Criterion -> the note of its scale read from its scores."""
 
 
 def build_table(
@@ -188,7 +190,7 @@ def build_table(
     check.run_numbers(out)
     out.index = pd.RangeIndex(len(out))
     problems.sort(key=lambda p: (p.row is not None, p.row or 0))
-    return BuildResult(out, all_scales, problems, check.notes)
+    return BuildResult(out, all_scales, problems, check.notes, check.inferred)
 
 
 def _nested(frame: pd.DataFrame, source: str) -> tuple[str, pd.Series] | None:
@@ -269,5 +271,6 @@ def judgments_from_records(
         raise ValidationError(built.problems)
     extra = {} if invalid is None else {"invalid": invalid}
     return Judgments(frame=built.frame, scales=built.scales, sources=tuple(sources),
-                     read_notes=tuple(built.read_notes), **extra)
+                     read_notes=tuple(built.read_notes),
+                     inferred_scales=dict(built.inferred_scales), **extra)
 

@@ -35,7 +35,9 @@ class _Checker:
         self.rows = rows
         self.problems = problems
         self.notes: list[str] = []
-        """How the scale of each criterion no one declared was read from its scores."""
+        """How the table was read where nothing declared it (each note is printed)."""
+        self.inferred: dict[str, str] = {}
+        """Criterion -> the note of its scale, read from its scores (none declared)."""
 
     def flag(self, mask: pd.Series | np.ndarray, column: str,
              message: str | Callable[[int], str]) -> None:
@@ -160,6 +162,7 @@ class _Checker:
             low=float(finite.min()) if len(finite) else None,
             high=float(finite.max()) if len(finite) else None)
         self.notes.append(note)
+        self.inferred[criterion] = note
         return scale
 
     def duplicates(self, frame: pd.DataFrame) -> None:
