@@ -14,6 +14,7 @@ from assay.analysis.pushdown import engine_score_summary, open_table
 from assay.analysis.scores import score_summary
 from assay.data.io import load
 from assay.data.schema import Scale
+from assay.errors import ValidationError
 
 
 def _frame(score: list[object]) -> pd.DataFrame:
@@ -100,5 +101,5 @@ def test_files_read_together_agree_on_one_scale_as_the_engine_reads_them(tmp_pat
                                   "override with --scale score=range:MIN,MAX",)
     assert list(stacked.read_notes) == table.notes
     # a scale declared binary is refused for the 1-10 file, naming it
-    with pytest.raises(Exception, match="b.parquet.*expected 0 or 1"):
+    with pytest.raises(ValidationError, match=r"b\.parquet.*expected 0 or 1"):
         load_many([folder / "a.parquet", folder / "b.parquet"], scales={"score": Scale("binary")})
