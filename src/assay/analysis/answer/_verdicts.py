@@ -19,7 +19,9 @@ interval and its test of 1/2, Holm-adjusted within the (judge, criterion); each 
 estimate is its share of won comparisons over every opponent, read from the same oriented
 trials (a loss of the opponent is a win of the system), with the score summary's interval.
 
-Systems are never pooled together: every number is one system's, or one pair's.
+Systems are never pooled together: every number is one system's, or one pair's. Where the
+table weights its rows (a ``weight`` column), a system's estimate is the weighted mean of the
+score summary, and a pair's difference weighs each shared question's (weighted) mean equally.
 """
 
 from __future__ import annotations
