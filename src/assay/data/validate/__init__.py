@@ -143,8 +143,7 @@ def build_table(
         out["run"] = 1
     else:
         check.flag(out["run"].isna(), "run", "required value is missing (a run number 1..R)")
-        runs = out["run"].dropna()
-        if len(runs) and runs.min() == 0:  # runs numbered from 0: read as 1..R, said aloud
+        if _numbered_from_zero(out):  # runs 0..R-1 throughout: read as 1..R, said aloud
             out["run"] = out["run"] + 1
             check.notes.append("run: numbered from 0 in this file; read as 1..R (run 0 is "
                                "run 1)")
@@ -191,6 +190,21 @@ def build_table(
     out.index = pd.RangeIndex(len(out))
     problems.sort(key=lambda p: (p.row is not None, p.row or 0))
     return BuildResult(out, all_scales, problems, check.notes, check.inferred)
+
+
+def _numbered_from_zero(out: pd.DataFrame) -> bool:
+    """Whether every run number is given and every arm's runs (per judge and criterion where
+    the table has them) are exactly 0..R-1: a whole numbering from 0, read as 1..R. Anything
+    else (a stray 0, a gap) is left as it is, for the checks to name."""
+    runs = out["run"]
+    if runs.isna().any() or not len(runs) or runs.min() != 0:
+        return False
+    keys = [c for c in ("judge", "criterion", "arm") if c in out]
+    for _, group in runs.groupby([out[k].fillna("") for k in keys], sort=False):
+        present = set(group.astype(int))
+        if present != set(range(len(present))):
+            return False
+    return True
 
 
 def _nested(frame: pd.DataFrame, source: str) -> tuple[str, pd.Series] | None:
