@@ -33,7 +33,7 @@ def test_build_reports_names_each_report_before_making_it(tmp_path):
     from assay.data.io import load
 
     path = tmp_path / "t.csv"
-    path.write_text("item,arm,score\n" + "".join(f"q{i},a,{i % 3}\n" for i in range(6)))
+    path.write_text("item,arm,score,usd\n" + "".join(f"q{i},a,{i % 3},0.01\n" for i in range(6)))
     seen = []
     build_reports(load(path), [KINDS["scores"], KINDS["cost"]], progress=lambda k: seen.append(k.name))
     assert seen == ["scores", "cost"]

@@ -99,7 +99,7 @@ def test_unbalanced_bench_is_refused_with_the_missing_cells(tmp_path, capsys):
 def test_all_kinds_skip_the_benchmark_when_no_correctness_criterion(tmp_path, capsys):
     path = tmp_path / "t.csv"
     path.write_text("item,arm,score\nq1,a,3\nq2,a,4\nq1,b,5\nq2,b,2\n")
-    code, out, err = run(["report", str(path)], capsys)
+    code, out, err = run(["report", str(path), "--kind", "all"], capsys)
     assert code == 0, err
     assert "benchmark report skipped" in out and "Scores per criterion" in out
 

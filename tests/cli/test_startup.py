@@ -75,7 +75,7 @@ def test_the_commands_made_on_first_use_show_typers_help():
     lazy = command()
     assert _help(lazy, []) == _help(typers, [])
     assert not lazy.commands._made  # the command list was read without making a command
-    assert "Reports and groups (--kind):\nscores" in _help(lazy, ["report"]).replace("  ", "")
+    assert "Reports and groups (--kind):\nanswer" in _help(lazy, ["report"]).replace("  ", "")
 
 
 VALUES = ["", "0", "007", "-0", "+5", " 1", "1 ", "1_000", "1e3", "1.0", ".5", "5.", "nan",

@@ -169,7 +169,9 @@ MissingOption = Annotated[list[str] | None, typer.Option(
     "(failure_kind declared_missing) instead of a score.")]
 ScaleOption = Annotated[list[str] | None, typer.Option(
     "--scale", help="Declare a criterion's scale: CRITERION=interval|binary|range:MIN,MAX|"
-    "ordinal:L1,L2,...|nominal:L1,L2,... (ordinal levels from lowest to highest).")]
+    "ordinal:L1,L2,...|nominal:L1,L2,... (ordinal levels from lowest to highest). A criterion "
+    "not declared is read from its scores, with a note: true/false or only 0 and 1 as binary, "
+    "other numbers on their own scale.")]
 
 
 def parse_formats(text: str, allowed: tuple[str, ...]) -> list[str]:

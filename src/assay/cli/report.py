@@ -32,8 +32,13 @@ from assay.errors import AssayError, ConfigError
 
 _KINDS = "<the report kinds>"
 REPORT_HELP = (
-    "Turn judgments into reports: score means, the benchmark report, aggregation across runs, "
-    "agreement between judges, win rates; as text, JSON, HTML, Excel, LaTeX or PNG.\n\n"
+    "Turn judgments into reports: which system is better and by how much, score means, the "
+    "benchmark report, aggregation across runs, agreement between judges, win rates; as text, "
+    "JSON, HTML, Excel, LaTeX or PNG.\n\n"
+    "With no --kind it prints the answer: the systems ranked with intervals in the data's own "
+    "units, every pair compared (paired difference, interval, Holm-adjusted p), what says "
+    "whether to trust the judges, the cost, and one line naming the other reports the data "
+    "support (--kind list says why the others are not made).\n\n"
     "Every report of a group is made or skipped on its own: a report the data do not support "
     "is skipped with its reason (printed, in skipped.json and on the HTML dashboard).\n\n"
     "\b\nReports and groups (--kind):\n" + _KINDS + "\n\n"
@@ -55,10 +60,13 @@ class _ReportCommand(TyperCommand):
 def report_command(
     src: Annotated[list[Path], typer.Argument(
         help="Judgments files or run folders (a table name with --engine ibis://...).")],
-    kind: Annotated[str, typer.Option(
+    kind: Annotated[str | None, typer.Option(
         help="Reports and groups to make, comma-separated (listed above): each report the data "
-        "do not support is skipped with its reason (skipped.json, a card in index.html).")]
-    = "all",
+        "do not support is skipped with its reason (skipped.json, a card in index.html). "
+        "Default: the answer (the systems ranked, every pair compared, the judges' trust, the "
+        "cost) on the terminal, and with --format json/html/... the files of every report the "
+        "data support as well. 'list': each report, made or not, and why.")]
+    = None,
     format_: Annotated[str, typer.Option(
         "--format", help="Comma-separated: text (to the terminal); json, html (a page per "
         "report plus index.html and plotly.min.js; one file with --single-file), xlsx "
@@ -167,8 +175,11 @@ def report_command(
         write_reports,
     )
 
-    kinds = resolve_kinds(kind, opted_in={"--calibrate"} if calibrate else ())
     formats = parse_formats(format_, FORMATS)
+    listing = kind is not None and kind.strip().lower() == "list"
+    answer_first = kind is None  # the answer on the terminal, and every report in the files
+    opted = {"--calibrate"} if calibrate else set()
+    kinds = resolve_kinds("all" if listing or answer_first else str(kind), opted_in=opted)
     if formats != ["text"]:
         check_out_folder(out)
     registered = None
@@ -201,6 +212,11 @@ def report_command(
                                                 "--missing": bool(missing),
                                                 "--exclude-self-judge": exclude_self_judge,
                                                 "--exclude-self-teach": exclude_self_teach})
+    if answer_first and chosen not in ENGINE_NAMES:  # an engine makes what it did before
+        kinds = resolve_kinds("answer" if formats == ["text"] else "answer,all", opted_in=opted)
+        options = {kind.name: options_from(kind.options, values) for kind in kinds}
+    elif answer_first:
+        answer_first = False
     if line is not None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     judgments = None
@@ -209,8 +225,12 @@ def report_command(
         from assay.analysis.pushdown import small_score_summary
         from assay.report.kinds import Made, Outcome
 
-        summary = small_score_summary(src[0], scales=scales, conf=options["scores"].conf)
+        read_notes: list[str] = []
+        summary = small_score_summary(src[0], scales=scales, conf=options["scores"].conf,
+                                      read_notes=read_notes)
         outcome = None if summary is None else Outcome({"scores": Made(summary)}, {})
+        for note in read_notes if summary is not None else ():
+            console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     if chosen in ENGINE_NAMES:
         with status("reducing " + ", ".join(map(str, src)) + f" in {ENGINE_NAMES[chosen]}"):
             outcome = engine_outcome(src[0], kinds, options, scales, engine=chosen,
@@ -220,18 +240,25 @@ def report_command(
         with status("reading " + ", ".join(map(str, src))):
             judgments = load_inputs(src, map_, set_, scale, missing)
         _say_importers(src)
+        for note in judgments.read_notes:
+            console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
         if exclude_self_judge or exclude_self_teach:
             judgments = judgments.excluding(self_judging=exclude_self_judge,
                                             self_teaching=exclude_self_teach)
         with status("making the reports") as show:
             outcome = build_reports(judgments, kinds, options,
                                     progress=lambda kind: show(f"making the {kind.name} report"))
+    if listing:
+        _list_kinds(outcome)
+        return
     if not outcome.made:
         reasons = "; ".join(f"{name}: {reason}" for name, reason in outcome.skipped.items())
         raise ConfigError(reasons if len(outcome.skipped) == 1 else
                           f"no report could be made ({reasons})")
     if "text" in formats:
         for name, made in outcome.made.items():
+            if answer_first and "answer" in outcome.made and name != "answer":
+                continue  # the answer names the other reports; the files hold them
             title = KINDS[name].title + (f" ({made.caption})" if made.caption else "")
             console.print(f"\n{title}", style="bold", highlight=False, markup=False)
             console.print(str(made.result), markup=False, highlight=False, soft_wrap=True)
@@ -239,10 +266,30 @@ def report_command(
         written = write_reports(outcome, judgments, formats, out, partial=partial_ok,
                                 single_file=single_file)
     for name, reason in outcome.skipped.items():
+        if answer_first and "answer" in outcome.made:
+            break  # the answer counts them; --kind list says why
         console.print(f"{name} report skipped: {reason}", markup=False, highlight=False,
                       soft_wrap=True)
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _list_kinds(outcome: Any) -> None:
+    """``--kind list``: each report, made or not made and why, one line each."""
+    from assay.report.kinds import KINDS, REPORTS
+
+    width = max(len(kind.name) for kind in REPORTS)
+    for kind in REPORTS:
+        if kind.name in outcome.made:
+            line = f"made      {KINDS[kind.name].brief}"
+        elif kind.name in outcome.skipped:
+            line = f"not made  {outcome.skipped[kind.name]}"
+        elif kind.name == "answer":
+            line = "made      " + kind.brief
+        else:
+            line = f"not made  asks for {kind.opt_in}" if kind.opt_in else "not made"
+        console.print(f"{kind.name:<{width}}  {line}", markup=False, highlight=False,
+                      soft_wrap=True)
 
 
 def _say_importers(sources: list[Path]) -> None:

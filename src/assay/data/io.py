@@ -12,7 +12,7 @@ from assay.data._readers import read_records
 from assay.data.importers.bench import looks_like_bench
 from assay.data.run_store import load_store, store_path
 from assay.data.runfolder import PARTS, is_run_folder
-from assay.data.schema import Scale, scales_from_metadata
+from assay.data.schema import Scale, inferred_scale, scales_from_metadata
 from assay.data.table import INVALID_COLUMNS, Judgments, empty_invalid
 from assay.data.validate import build_table, resolve_repeats
 from assay.errors import ConfigError, InputError, Problem, ValidationError
@@ -101,7 +101,9 @@ def load(
         if built.problems:
             raise ValidationError(built.problems)
         judgments = Judgments(frame=built.frame, scales=built.scales,
-                              invalid=_read_invalid(p), sources=(str(p),), notes=built.notes)
+                              invalid=_read_invalid(p), sources=(str(p),),
+                              read_notes=tuple(built.read_notes),
+                              inferred_scales=dict(built.inferred_scales))
     return _excluding(judgments, exclude_self_judging, exclude_self_teaching)
 
 
@@ -156,13 +158,23 @@ def stack(parts: Sequence[Judgments], *, duplicates: str = "error") -> Judgments
     if len(parts) == 1:
         return parts[0]
     scales: dict[str, Scale] = {}
+    read: dict[str, bool] = {}  # criterion -> its scale was read from the scores of every file
+    widened: set[str] = set()
     for part in parts:
         for name, scale in part.scales.items():
+            mine = name in part.inferred_scales
             if name in scales and scales[name] != scale:
-                raise InputError(part.sources[0], f"criterion {name!r} has scale "
-                                 f"{scale.spelling()} here but {scales[name].spelling()} in "
-                                 "an earlier file", column="score")
+                kinds = {scales[name].kind: read[name], scale.kind: mine}
+                # 0/1 read as binary in one file, other numbers in another: all are numbers
+                if set(kinds) == {"binary", "interval"} and kinds["binary"]:
+                    scale = Scale("interval")
+                    widened.add(name)
+                else:
+                    raise InputError(part.sources[0], f"criterion {name!r} has scale "
+                                     f"{scale.spelling()} here but {scales[name].spelling()} "
+                                     "in an earlier file", column="score")
             scales[name] = scale
+            read[name] = read.get(name, True) and mine
     frame = pd.concat([p.frame for p in parts], ignore_index=True)
     if "weight" in frame:  # a table without the column weighs its rows 1
         frame["weight"] = frame["weight"].fillna(1.0)
@@ -173,9 +185,23 @@ def stack(parts: Sequence[Judgments], *, duplicates: str = "error") -> Judgments
         raise ValidationError(resolved.problems)
     invalid = pd.concat([p.invalid for p in parts if len(p.invalid)] or [empty_invalid()],
                         ignore_index=True)
-    notes = tuple(n for p in parts for n in p.notes) + ((resolved.note,) if resolved.note else ())
+    inferred = {name: note for p in parts for name, note in p.inferred_scales.items()
+                if read.get(name)}
+    stale = {p.inferred_scales[name] for p in parts for name in widened
+             if name in p.inferred_scales}
+    for name in widened:
+        if read[name]:  # every file's scores were read: say the reading of them all
+            scores = frame.loc[frame["criterion"] == name, "score"].dropna()
+            inferred[name] = inferred_scale(name, boolean=False, zero_one=False,
+                                            low=float(scores.min()), high=float(scores.max()))[1]
+        else:  # a declared interval scale holds the other file's 0/1 scores as they are
+            inferred.pop(name, None)
+    notes = [n for p in parts for n in p.read_notes if n not in stale]
+    notes += [inferred[name] for name in widened if name in inferred]
+    notes += [resolved.note] if resolved.note else []
     return Judgments(frame=resolved.frame, scales=scales, invalid=invalid,
-                     sources=tuple(s for p in parts for s in p.sources), notes=notes)
+                     sources=tuple(s for p in parts for s in p.sources),
+                     read_notes=tuple(dict.fromkeys(notes)), inferred_scales=inferred)
 
 
 def _read_invalid(p: Path) -> pd.DataFrame:

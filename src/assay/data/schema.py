@@ -262,6 +262,47 @@ def parse_scale_option(text: str) -> tuple[str, Scale]:
     return name.strip(), Scale.parse(spec)
 
 
+def inferred_scale(criterion: str, *, boolean: bool, zero_one: bool, low: float | None,
+                   high: float | None) -> tuple[Scale, str]:
+    """The scale of a criterion no one declared, read from its scores, and the note that says so.
+
+    A boolean column, or numbers that are all 0 or 1, is ``binary`` (1 = correct, the
+    share of 1s is the accuracy); any other numbers stay on their own scale (``interval``:
+    means and differences in the data's units, no map to [0, 1]). The pandas reader and the
+    engines (DuckDB, Spark) both call this, so a table reads the same whichever reads it.
+
+    Parameters
+    ----------
+    criterion : str
+    boolean : bool
+        The score column is of a boolean type (Parquet boolean, true/false).
+    zero_one : bool
+        Every score given is 0 or 1 (and there is at least one).
+    low, high : float or None
+        The smallest and largest score (None without scores).
+
+    Examples
+    --------
+    >>> scale, note = inferred_scale("score", boolean=False, zero_one=True, low=0.0, high=1.0)
+    >>> scale.kind
+    'binary'
+    >>> note
+    'score: values 0 and 1 read as binary (1 = correct); override with --scale score=interval'
+    >>> inferred_scale("quality", boolean=False, zero_one=False, low=1.0, high=10.0)[1]
+    'quality: numbers from 1 to 10 read on their own scale; override with --scale quality=range:MIN,MAX'
+    """
+    name = criterion if criterion.isidentifier() else quote(criterion)
+    if boolean:
+        return (Scale("binary"), f"{name}: a true/false column read as binary (true = 1 = "
+                f"correct); override with --scale {name}=interval")
+    if zero_one:
+        return (Scale("binary"), f"{name}: values 0 and 1 read as binary (1 = correct); "
+                f"override with --scale {name}=interval")
+    span = "" if low is None or high is None else f" from {_num(low)} to {_num(high)}"
+    return (Scale("interval"), f"{name}: numbers{span} read on their own scale; override "
+            f"with --scale {name}=range:MIN,MAX")
+
+
 def reportable_from_split(split: object) -> bool:
     """Whether a row of this split may enter a report: all but dev and calibration rows.
 

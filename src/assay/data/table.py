@@ -45,7 +45,13 @@ class Judgments:
     invalid: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=list(INVALID_COLUMNS)))
     sources: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
+    read_notes: tuple[str, ...] = ()
+    """How the table was read where nothing declared it: the scale of each undeclared
+    criterion (``score: values 0 and 1 read as binary ...``), runs numbered from 0. The
+    reports say them aloud. Also how repeated records were read (``--duplicates``)."""
+    inferred_scales: dict[str, str] = field(default_factory=dict)
+    """Criterion -> the note of its scale, for the criteria whose scale was read from their
+    scores (so that tables read from several files can agree on one scale)."""
 
     def __len__(self) -> int:
         return len(self.frame)

@@ -78,7 +78,10 @@ def test_an_unknown_key_is_not_read_and_the_report_says_so(frame, tmp_path):
     table = open_table(folder, scales=SCALES)
     assert table.notes == [f"{folder}: the hive partition key(s) shard name no column of the "
                            "judgments table and are not read (name a folder after a column, "
-                           "such as judge=NAME, to read it)"]
+                           "such as judge=NAME, to read it)",
+                           *flat.read_notes]  # pref: undeclared, read from its scores
+    assert flat.read_notes == ("pref: values 0 and 1 read as binary (1 = correct); override "
+                               "with --scale pref=interval",)
     expected = score_summary(flat).to_dict()
     assert_same(engine_score_summary(table).to_dict(), expected)
     assert_same(score_summary(assay.load(folder, scales=SCALES)).to_dict(), expected)

@@ -79,7 +79,8 @@ def test_exported_tables_merge_into_one_dataset_with_their_stored_scales(frame, 
     engine = engine_score_summary(open_table(folder))  # the scales come from the files
     stacked = assay.load_many([folder / "runA.parquet", folder / "runB.parquet"])
     assert_same(engine.to_dict(), score_summary(stacked).to_dict())
-    assert {r.scale for r in engine.rows} == {"binary", "range:1,5", "interval"}  # pref: undeclared
+    # pref is undeclared: its 0/1 verdicts are read as binary, and saved as such
+    assert {r.scale for r in engine.rows} == {"binary", "range:1,5"}
 
 
 def test_files_that_store_different_scales_are_refused(frame, tmp_path):

@@ -10,6 +10,7 @@ import pytest
 
 import assay
 from assay.analysis.aggregate import AggregateReport
+from assay.analysis.answer import Answer
 from assay.analysis.assertions._significance import AssertionSignificance
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.composite import CompositeScores
@@ -45,7 +46,7 @@ from assay.report.office import excel, latex
 CLI = Path(__file__).resolve().parents[3] / "src" / "assay" / "cli"
 
 RESULT_TYPES = {
-    "scores": ScoreSummary, "benchmark": BenchmarkReport, "aggregate": AggregateReport,
+    "answer": Answer, "scores": ScoreSummary, "benchmark": BenchmarkReport, "aggregate": AggregateReport,
     "agreement": JudgeReport, "composite": CompositeScores, "robust": RobustSummary,
     "coverage": CoverageReport, "systems": SystemsReport, "calibration": CalibrationReport,
     "winrates": WinRateReport, "assertions": AssertionSignificance,
@@ -58,7 +59,7 @@ RESULT_TYPES = {
 
 def test_every_report_is_declared_once_with_its_result_type():
     assert set(KINDS) == set(RESULT_TYPES)
-    assert len(REPORTS) == len(KINDS) == 18
+    assert len(REPORTS) == len(KINDS) == 19
     assert not set(GROUPS) & set(KINDS), "a group would hide the report of the same name"
 
 
@@ -71,7 +72,9 @@ def test_declared_renderers_are_the_writers_that_know_the_result(fmt, known):
 
 
 def test_groups_and_names_resolve():
-    assert [k.name for k in resolve_kinds("all")] == [k.name for k in REPORTS if not k.opt_in]
+    # ``all`` is every report but the answer, which names them (``assay report``'s default)
+    assert [k.name for k in resolve_kinds("all")] == [k.name for k in REPORTS
+                                                      if not k.opt_in and k.name != "answer"]
     assert [k.name for k in resolve_kinds("judges")] == ["agreement", "composite", "robust",
                                                           "coverage", "systems"]
     assert [k.name for k in resolve_kinds("judges", opted_in={"--calibrate"})][-1] == "calibration"

@@ -94,9 +94,14 @@ def _tasks(table: EngineTable) -> int:
 
 
 def small_score_summary(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
-                        conf: float = 0.95) -> ScoreSummary | None:
+                        conf: float = 0.95,
+                        read_notes: list[str] | None = None) -> ScoreSummary | None:
     """:func:`~assay.analysis.scores.score_summary` of one Parquet file without pandas, or
     None when the pandas path must make it.
+
+    ``read_notes``, when given, receives how the table was read (each undeclared scale,
+    :attr:`~assay.data.table.Judgments.read_notes` of the pandas path), for the caller to
+    print as the pandas path does.
 
     None for a table the engine cannot summarise as the pandas path does: one of several
     tasks (the per-task breakdown reads the rows), a labelled scale, or any table with a
@@ -110,6 +115,9 @@ def small_score_summary(path: str | Path, *, scales: Mapping[str, Scale] | None 
         table = open_table(path, scales=scales, threads=1, materialize=True)
         if _tasks(table) > 1:
             return None
-        return engine_score_summary(table, conf=conf)
+        summary = engine_score_summary(table, conf=conf)
     except (AssayError, duckdb.Error):
         return None
+    if read_notes is not None:  # how the table was read (each undeclared scale)
+        read_notes.extend(table.notes)
+    return summary

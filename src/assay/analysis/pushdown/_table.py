@@ -32,6 +32,7 @@ from assay.data.schema import (
     NON_REPORTABLE_SPLITS,
     REQUIRED_COLUMNS,
     Scale,
+    inferred_scale,
     scales_from_metadata,
 )
 from assay.errors import ConfigError, InputError
@@ -54,7 +55,8 @@ class EngineTable:
     columns: frozenset[str]
     """The judgments columns the files have."""
     scales: dict[str, Scale]
-    """Criterion -> scale: given, else stored with the table, else interval."""
+    """Criterion -> scale: given, else stored with the table, else read from its scores
+    (:func:`~assay.data.schema.inferred_scale`, each reading a note)."""
     criteria: list[str] = field(default_factory=list)
     """The criteria of the table, in order of first appearance."""
     notes: list[str] = field(default_factory=list)
@@ -159,8 +161,20 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
     table = EngineTable(engine, source, columns, stored)
     if unknown:
         table.notes.append(f"{source.given}: {UNREAD_KEYS.format(keys=', '.join(unknown))}")
-    table.criteria = [str(r[0]) for r in table.query(
-        f"SELECT criterion FROM {VIEW} GROUP BY criterion ORDER BY {table.first_row}")]
+    found = table.query(
+        f"SELECT criterion, min(score), max(score), count(score), "
+        f"count_if(score IS NOT NULL AND score <> 0 AND score <> 1) FROM {VIEW} "
+        f"GROUP BY criterion ORDER BY {table.first_row}")
+    table.criteria = [str(r[0]) for r in found]
+    boolean = str(files_raw.get("score", "")).lower().startswith("bool")
+    for criterion, low, high, n, other in found:
+        if str(criterion) in stored:
+            continue
+        scale, note = inferred_scale(  # the same reading as the pandas path
+            str(criterion), boolean=boolean, zero_one=bool(n) and not other,
+            low=None if low is None else float(low), high=None if high is None else float(high))
+        table.scales[str(criterion)] = scale
+        table.notes.append(note)
     return table
 
 

@@ -66,7 +66,7 @@ def bench_from_records(raw: RawTable, *, judge: str = "unspecified",
     if built.problems:
         raise ValidationError(built.problems)
     return Judgments(frame=built.frame, scales=built.scales, sources=(raw.path,),
-                     notes=built.notes)
+                     read_notes=tuple(built.read_notes), inferred_scales=dict(built.inferred_scales))
 
 
 def _logical(value: object) -> object:

@@ -10,7 +10,7 @@ seconds. Nothing here changes the input file.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -55,7 +55,11 @@ class BuildResult:
     frame: pd.DataFrame
     scales: dict[str, Scale]
     problems: list[Problem]
-    notes: tuple[str, ...] = ()
+    read_notes: list[str] = field(default_factory=list)
+    """How the table was read where nothing declared it: one note per criterion whose scale
+    was read from its scores, and runs numbered from 0."""
+    inferred_scales: dict[str, str] = field(default_factory=dict)
+    """Criterion -> the note of its scale read from its scores."""
 
 
 def build_table(
@@ -157,6 +161,10 @@ def build_table(
         out["run"] = 1
     else:
         check.flag(out["run"].isna(), "run", "required value is missing (a run number 1..R)")
+        if _numbered_from_zero(out):  # runs 0..R-1 throughout: read as 1..R, said aloud
+            out["run"] = out["run"] + 1
+            check.notes.append("run: numbered from 0 in this file; read as 1..R (run 0 is "
+                               "run 1)")
         check.flag(out["run"].notna() & (out["run"] < 1), "run", "expected a run number >= 1")
     out["judge"] = out["judge"].fillna(DEFAULT_JUDGE) if "judge" in out else DEFAULT_JUDGE
     out["criterion"] = (out["criterion"].fillna(DEFAULT_CRITERION)
@@ -201,12 +209,28 @@ def build_table(
                                reading=reading)
     problems += resolved.problems
     out = resolved.frame[[c.name for c in COLUMNS if c.name in resolved.frame.columns]]
-    notes = (resolved.note,) if resolved.note else ()
+    notes = [*check.notes, *((resolved.note,) if resolved.note else ())]
+    inferred = check.inferred
     check = _Checker(path, resolved.rows, problems)
     check.run_numbers(out)
     out.index = pd.RangeIndex(len(out))
     problems.sort(key=lambda p: (p.row is not None, p.row or 0))
-    return BuildResult(out, all_scales, problems, notes)
+    return BuildResult(out, all_scales, problems, [*notes, *check.notes], inferred)
+
+
+def _numbered_from_zero(out: pd.DataFrame) -> bool:
+    """Whether every run number is given and every arm's runs (per judge and criterion where
+    the table has them) are exactly 0..R-1: a whole numbering from 0, read as 1..R. Anything
+    else (a stray 0, a gap) is left as it is, for the checks to name."""
+    runs = out["run"]
+    if runs.isna().any() or not len(runs) or runs.min() != 0:
+        return False
+    keys = [c for c in ("judge", "criterion", "arm") if c in out]
+    for _, group in runs.groupby([out[k].fillna("") for k in keys], sort=False):
+        present = set(group.astype(int))
+        if present != set(range(len(present))):
+            return False
+    return True
 
 
 def _nested(frame: pd.DataFrame, source: str) -> tuple[str, pd.Series] | None:
@@ -294,5 +318,6 @@ def judgments_from_records(
         raise ValidationError(built.problems)
     extra = {} if invalid is None else {"invalid": invalid}
     return Judgments(frame=built.frame, scales=built.scales, sources=tuple(sources),
-                     notes=built.notes, **extra)
+                     read_notes=tuple(built.read_notes),
+                     inferred_scales=dict(built.inferred_scales), **extra)
 

@@ -14,6 +14,7 @@ from assay.data._limits import MAX_PROBLEMS_PER_CHECK
 from assay.data.schema import (
     KEY_COLUMNS,
     Scale,
+    inferred_scale,
 )
 from assay.data.validate._values import _FALSE, _TRUE, _as_text, _code_scores, _show, _to_float
 from assay.errors import Problem, quote
@@ -33,6 +34,10 @@ class _Checker:
         self.path = path
         self.rows = rows
         self.problems = problems
+        self.notes: list[str] = []
+        """How the table was read where nothing declared it (each note is printed)."""
+        self.inferred: dict[str, str] = {}
+        """Criterion -> the note of its scale, read from its scores (none declared)."""
 
     def flag(self, mask: pd.Series | np.ndarray, column: str,
              message: str | Callable[[int], str]) -> None:
@@ -133,7 +138,7 @@ class _Checker:
                               f"(e.g. {', '.join(quote(v, limit=60) for v in sample)}): declare its "
                               f"scale, e.g. --scale {name}=ordinal:{levels}")
                     continue
-                scale = Scale("interval")
+                scale = self._inferred(str(criterion), chunk, numeric[given])
                 scales.setdefault(str(criterion), scale)
             coded, errors = _code_scores(chunk, scale)
             result[mask] = coded.to_numpy()
@@ -146,6 +151,19 @@ class _Checker:
                 self.flag(full_mask, "score",
                           lambda i, c=criterion, e=by_position: f"criterion {quote(c)}: {e[i]}")
         return result
+
+    def _inferred(self, criterion: str, raw: pd.Series, numeric: pd.Series) -> Scale:
+        """The scale read from a criterion's scores (binary for booleans or only 0 and 1,
+        else its own scale), with the note that says so (:func:`inferred_scale`)."""
+        finite = numeric[np.isfinite(numeric.to_numpy())]
+        scale, note = inferred_scale(
+            criterion, boolean=pd.api.types.is_bool_dtype(raw.dtype),
+            zero_one=len(finite) > 0 and bool(finite.isin([0.0, 1.0]).all()),
+            low=float(finite.min()) if len(finite) else None,
+            high=float(finite.max()) if len(finite) else None)
+        self.notes.append(note)
+        self.inferred[criterion] = note
+        return scale
 
     def duplicates(self, frame: pd.DataFrame) -> None:
         keys = [c for c in KEY_COLUMNS if c in frame.columns]

@@ -6,7 +6,8 @@ from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._build": ["Made", "parse_contrasts"],
-    "._options": ["AggregateOptions", "AgreementOptions", "AssertionsOptions", "BenchmarkOptions",
+    "._options": ["AggregateOptions", "AgreementOptions", "AnswerOptions",
+                  "AssertionsOptions", "BenchmarkOptions",
                   "CalibrationOptions", "CompositeOptions", "CostOptions", "CoverageOptions",
                   "LeaderboardOptions",
                   "RobustOptions",

@@ -10,7 +10,7 @@ scipy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,25 @@ class Made:
 
     result: Any
     caption: str = ""
+
+
+def answer(judgments: Judgments, options: opt.AnswerOptions) -> Made:
+    """The answer, with the other reports the data support (their support checks, cheap)."""
+    from assay.analysis.answer import answer as answer_of
+    from assay.data.run_store import STORE_FILENAME, judge_calls
+    from assay.report.kinds._registry import REPORTS
+
+    stores = [s for s in judgments.sources if Path(s).name == STORE_FILENAME]
+    calls = [call for store in stores for call in judge_calls(store)]
+    result = answer_of(judgments, conf=options.conf, calls=calls)
+    others = [kind for kind in REPORTS if kind.name != "answer" and not kind.opt_in]
+    reasons: dict[Any, str | None] = {}
+    for kind in others:
+        if kind.supports not in reasons:
+            reasons[kind.supports] = kind.supports(judgments)
+    available = tuple(kind.name for kind in others if reasons[kind.supports] is None)
+    return Made(replace(result, available=available,
+                        n_unsupported=len(others) - len(available)))
 
 
 def scores(judgments: Judgments, options: opt.ScoresOptions) -> Made:
@@ -207,6 +226,71 @@ def pointwise_support(judgments: Judgments) -> str | None:
                      "(see the winrates report)")
     reason = "no valid pointwise units (scores of one answer on a scale with a map to [0, 1])"
     return f"{reason}: {'; '.join(fixes)}" if fixes else reason
+
+
+def agreement_support(judgments: Judgments) -> str | None:
+    """Why agreement between judges cannot be measured (one judge per criterion), or None."""
+    judges = judgments.frame.groupby("criterion", sort=False)["judge"].nunique()
+    if (judges >= 2).any():
+        return None
+    return ("every criterion is scored by one judge only: there is no agreement between "
+            "judges to measure")
+
+
+def ensemble_support(judgments: Judgments) -> str | None:
+    """Why the ensemble weights cannot be made (no pointwise units, or one judge), or None."""
+    from assay.analysis.composite import pointwise_units
+
+    units = pointwise_units(judgments).frame
+    if units.empty:
+        return pointwise_support(judgments)
+    judges = sorted(map(str, units["judge"].unique()))
+    if len(judges) < 2:
+        return f"one judge ({judges[0]}): ensemble weights need two or more"
+    return None
+
+
+def cost_support(judgments: Judgments) -> str | None:
+    """Why the cost report cannot be made (no cost column with a value, no run store)."""
+    from assay.data.run_store import STORE_FILENAME
+
+    frame = judgments.frame
+    if any(c in frame and frame[c].notna().any() for c in ("usd", "tokens_in", "tokens_out")):
+        return None
+    if any(Path(s).name == STORE_FILENAME for s in judgments.sources):
+        return None
+    return ("no cost to report: the judgments carry no usd or tokens column with a value, and "
+            "no run store holds the judges' calls (assay report RUN_FOLDER)")
+
+
+def benchmark_support(judgments: Judgments) -> str | None:
+    """Why the benchmark report cannot be made (no binary or range:0,1 criterion), or None."""
+    from assay.analysis.benchmark._selection import choose_correctness, correctness_candidates
+    from assay.errors import ConfigError
+
+    if correctness_candidates(judgments):
+        return None
+    try:
+        choose_correctness([], None, None)
+    except ConfigError as exc:
+        return str(exc)
+    return None  # pragma: no cover  (choose_correctness of no candidates always raises)
+
+
+def pairwise_support(judgments: Judgments) -> str | None:
+    """Why the win-rate reports cannot be made (no rows with an opponent), or None."""
+    frame = judgments.frame
+    if "opponent" in frame and frame["opponent"].notna().any():
+        return None
+    return ("the table has no pairwise rows (rows with an 'opponent'): win rates need "
+            "judgments of one arm against another")
+
+
+def assertions_support(judgments: Judgments) -> str | None:
+    """Why the assertion comparisons cannot be made (no assertion criterion), or None."""
+    if judgments.frame["criterion"].isin(["assertion", "global_assertion"]).any():
+        return None
+    return "no assertion judge scored two or more arms on the same items"
 
 
 def coverage_support(judgments: Judgments) -> str | None:

@@ -52,6 +52,17 @@ class CostOptions:
 
 
 @dataclass(frozen=True)
+class AnswerOptions:
+    """Options of the answer (``assay report``'s default)."""
+
+    conf: float = 0.95
+    """Level of every interval; 1 - conf is the level of the adjusted tests."""
+
+    def __post_init__(self) -> None:
+        _check_conf(self.conf)
+
+
+@dataclass(frozen=True)
 class ScoresOptions:
     """Options of the score summary."""
 

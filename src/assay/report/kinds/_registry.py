@@ -19,6 +19,7 @@ from assay.report.kinds import _build as build
 from assay.report.kinds._options import (
     AggregateOptions,
     AgreementOptions,
+    AnswerOptions,
     AssertionsOptions,
     BenchmarkOptions,
     CalibrationOptions,
@@ -85,16 +86,21 @@ _BASIC = frozenset({"text", "json", "html"})
 
 REPORTS: tuple[ReportKind, ...] = (
     ReportKind(
+        "answer", "Which system is better, by how much, and can the judges be trusted",
+        "the systems ranked, every pair compared, the judges' trust, the cost (the default)",
+        AnswerOptions, build.answer, frozenset({"text", "json"}), "answer.json"),
+    ReportKind(
         "scores", "Scores per criterion, judge and arm",
         "mean score per criterion, judge and arm",
         ScoresOptions, build.scores, _BASIC | {"xlsx"}, "scores.json"),
     ReportKind(
         "cost", "Cost and tokens: the judges' spend per judge, arm and criterion; the systems' "
         "own cost", "judges' spend and tokens; the systems' own cost",
-        CostOptions, build.cost, _BASIC | {"xlsx"}, "cost.json"),
+        CostOptions, build.cost, _BASIC | {"xlsx"}, "cost.json", supports=build.cost_support),
     ReportKind(
         "benchmark", "Benchmark report", "accuracy, paired contrasts, pass^k, cost (hr_report)",
-        BenchmarkOptions, build.benchmark, _BASIC | {"xlsx", "latex", "png"}, "benchmark.json"),
+        BenchmarkOptions, build.benchmark, _BASIC | {"xlsx", "latex", "png"}, "benchmark.json",
+        supports=build.benchmark_support),
     ReportKind(
         "aggregate",
         "Aggregation across runs and the judges' reliability (the results aggregator)",
@@ -105,7 +111,7 @@ REPORTS: tuple[ReportKind, ...] = (
         "agreement", "Agreement between judges (CoEval)",
         "agreement between judges: ICC, alpha, kappa, drift (CoEval)",
         AgreementOptions, build.agreement, _BASIC | {"xlsx", "latex"}, "judges.json",
-        stem="judges"),
+        stem="judges", supports=build.agreement_support),
     ReportKind(
         "composite", "Composite score per arm (CoEval)", "composite score per arm (CoEval)",
         CompositeOptions, build.composite, _BASIC | {"xlsx", "latex", "png"}, "composite.json",
@@ -148,7 +154,7 @@ REPORTS: tuple[ReportKind, ...] = (
         "ensemble", "Robust ensemble weights and outlier judges (CoEval)",
         "judges weighted by agreement, outlier judges named (CoEval)",
         EnsembleOptions, build.ensemble, _BASIC, "ensemble.json",
-        supports=build.pointwise_support),
+        supports=build.ensemble_support),
     ReportKind(
         "factors", "Scores per system, task and rubric factor; percentile bands (CoEval)",
         "per-(system, task, factor) scores, heatmap, percentile bands (CoEval)",
@@ -158,29 +164,33 @@ REPORTS: tuple[ReportKind, ...] = (
         "winrates", "Win rates of pairwise judgments (BenchmarkQED)",
         "win rates of pairwise judgments (BenchmarkQED)",
         WinratesOptions, build.winrates, _BASIC | {"xlsx"},
-        "winrates.json, win_rates.csv, winrates_sig_tests.csv", write_json=build.write_winrates_json),
+        "winrates.json, win_rates.csv, winrates_sig_tests.csv", write_json=build.write_winrates_json,
+        supports=build.pairwise_support),
     ReportKind(
         "leaderboard", "Leaderboard: Bradley-Terry ratings with rank intervals (Chatbot Arena), "
         "length-controlled win rates (AlpacaEval 2.0)",
         "Bradley-Terry ratings, rank intervals, length-controlled win rates",
-        LeaderboardOptions, build.leaderboard, _BASIC, "leaderboard.json"),
+        LeaderboardOptions, build.leaderboard, _BASIC, "leaderboard.json",
+        supports=build.pairwise_support),
     ReportKind(
         "assertions", "Assertion scores compared across arms: Friedman, Wilcoxon, clustered "
         "permutation (BenchmarkQED)", "assertion scores compared across arms (BenchmarkQED)",
-        AssertionsOptions, build.assertions, _BASIC, "assertions.json"),
+        AssertionsOptions, build.assertions, _BASIC, "assertions.json",
+        supports=build.assertions_support),
 )
 """Every report, in the order reports are made and shown."""
 
 KINDS: dict[str, ReportKind] = {kind.name: kind for kind in REPORTS}
 
 GROUPS: dict[str, tuple[str, ...]] = {
-    "all": tuple(KINDS),
+    "all": tuple(name for name in KINDS if name != "answer"),
     "judges": ("agreement", "composite", "robust", "coverage", "systems", "calibration"),
     "winrate": ("winrates", "leaderboard", "assertions"),
     "student": ("composite", "systems", "factors"),
     "judge": ("agreement", "calibration-curves", "ensemble", "calibration"),
 }
-"""Names that select several reports; ``all`` is every report the data support. ``student``
+"""Names that select several reports; ``all`` is every report the data support but the
+answer (``assay report``'s default, which names them). ``student``
 and ``judge`` are CoEval's student and judge reports (``teacher`` is a report itself)."""
 
 ALIASES: dict[str, str] = {

@@ -11,6 +11,7 @@ from assay._lazy import attach as _attach
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "assay._display": ["render_text"],
     ".aggregate": ["format_summary"],
+    ".answer": ["format_answer"],
     ".assertions": ["format_significance"],
     ".benchmark": ["format_benchmark_report"],
     ".coeval": ["format_curves", "format_ensemble", "format_factors", "format_sampling",
@@ -28,6 +29,7 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
 
 RENDERERS: dict[str, str] = {
     "assay.analysis.aggregate._report.AggregateReport": ".aggregate:format_summary",
+    "assay.analysis.answer._result.Answer": ".answer:format_answer",
     "assay.analysis.assertions._significance.AssertionSignificance":
         ".assertions:format_significance",
     "assay.analysis.benchmark._report.BenchmarkReport": ".benchmark:format_benchmark_report",
