@@ -48,7 +48,7 @@ def test_fastchat_rerun_reads_as_show_result_averages_it():
     assert round(r.estimate, 6) == 8.913043  # show_result.py's Average
     assert round(turn_mean(j, 1), 6) == 9.615385  # its First turn
     assert round(turn_mean(j, 2), 6) == 8.0  # its Second turn
-    (note,) = j.notes
+    (note,) = j.read_notes
     assert "10 judgments repeated (10 more records" in note and "show_result.py" in note
     assert "--duplicates mean" in note
 
@@ -77,7 +77,7 @@ def test_coeval_reevaluations_counted_as_coevals_loader_counts_them():
     scores = composite_score_by_student(j)
     assert {a: round(scores[a], 12) for a in COEVAL_OVERALL} == \
         {a: round(q, 12) for a, q in COEVAL_OVERALL.items()}
-    (note,) = j.notes
+    (note,) = j.read_notes
     assert note.startswith("10 judgments repeated (10 more records, in ")
     assert "code_explanation.gpt-4o-mini.gpt-3.5-turbo.evaluations.jsonl" in note
 
@@ -140,7 +140,7 @@ def test_qed_repeated_statement_pools_as_benchmark_qeds_scorer(tmp_path):
     path.write_text("\n".join(rows + flipped) + "\n", encoding="utf-8")
     pooled = pd.read_csv(path).groupby(["question", "assertion"])["score"].mean()
     j = run_importer("qed", [path])
-    (note,) = j.notes
+    (note,) = j.read_notes
     assert "2 judgments repeated (2 more records" in note and "BenchmarkQED" in note
     f = j.frame
     item = f[f["attributes"].str.contains("fact 1 of report 0.", regex=False)]["item"].iloc[0]
