@@ -81,6 +81,17 @@ def first_object(path: Path) -> dict[str, Any] | None:
     return None
 
 
+def first_line_problem(path: Path) -> Problem | None:
+    """What is wrong with the first line of a JSONL file (not UTF-8, not JSON, a lone
+    surrogate...), or None when it is a JSON value."""
+    try:
+        for number, _, why in json_lines(path):
+            return None if why is None else Problem(str(path), number, None, why)
+    except InputError as exc:
+        return exc.problem
+    return None
+
+
 def require(rec: Mapping[str, Any], fields: Mapping[str, Callable[[Any], bool]], path: Path,
             number: int, problems: list[Problem]) -> bool:
     """Whether every field of `fields` passes its check; a problem for each that does not."""

@@ -360,16 +360,49 @@ def parse_config(data: Any, *, base_dir: str | Path = ".", source: str = "config
 def load_config(path: str | Path) -> AssayConfig:
     """Read and validate a YAML config file; relative paths in it are read from its folder."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
-    data = safe_yaml(text, str(path))
+    data = safe_yaml(read_config_text(path), str(path))
     return parse_config(data, base_dir=path.parent, source=str(path))
 
 
 MAX_CONFIG_BYTES = 1024 * 1024
 """Bytes a config file may have."""
+_BOMS = {b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16", b"\xff\xfe\x00\x00": "UTF-32",
+         b"\x00\x00\xfe\xff": "UTF-32"}
+
+
+def read_config_text(path: str | Path, what: str = "config") -> str:
+    """The text of a YAML file, read within :data:`MAX_CONFIG_BYTES`.
+
+    The size is checked on the opened file and at most one byte more than the limit is
+    read, so a link to ``/dev/zero`` or a growing file costs nothing (a pipe is read as a
+    file). A file too large, not UTF-8 (UTF-16 named as such), or holding a NUL is a
+    :class:`ConfigError` naming the file and line.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size  # 0 for a device or a pipe
+            data = b"" if size > MAX_CONFIG_BYTES else handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    if size > MAX_CONFIG_BYTES or len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: more than {MAX_CONFIG_BYTES} bytes: a {what} has at most "
+                          f"{MAX_CONFIG_BYTES}")
+    encoding = next((name for bom, name in sorted(_BOMS.items(), key=lambda b: -len(b[0]))
+                     if data.startswith(bom)), None)
+    if encoding is not None:
+        raise ConfigError(f"{path}: the {what} is {encoding} text: save it as UTF-8")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{path}, line {line}: the {what} is not UTF-8 text: byte "
+                          f"0x{data[exc.start]:02x} cannot be decoded (save it as UTF-8)") from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise ConfigError(f"{path}, line {text.count(chr(10), 0, nul) + 1}: the {what} holds a "
+                          "NUL character (not a text file)")
+    return text
 MAX_CONFIG_VALUES = 100_000
 """Values (scalars, lists, mappings) a config may hold once its aliases (``*name``) are
 expanded: a few hundred is usual; an alias bomb holds billions."""
@@ -400,7 +433,10 @@ def safe_yaml(text: str, source: str) -> Any:
     if len(text) > MAX_CONFIG_BYTES:
         raise ConfigError(f"{source}: {len(text)} characters: a config has at most "
                           f"{MAX_CONFIG_BYTES}")
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as exc:  # a character YAML does not allow
+        raise ConfigError(f"{source}: not valid YAML ({str(exc).splitlines()[0]})") from None
     try:
         node = loader.get_single_node()
         if node is None:
