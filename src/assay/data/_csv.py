@@ -10,6 +10,9 @@ of a block (:func:`~assay.data._readers.text_objects`): a table's ids, judges an
 repeat, so its cells cost a pointer each instead of a string each (a valid 34 MB table
 grew the process by 16x its size when every cell was its own string). A row with the
 wrong number of fields is reported with its line, never padded or taken as an index column.
+A file whose last row does not end with a newline is refused (:func:`check_complete`): every
+tool writing CSV ends each row with one, and a file cut mid-row still parses, its cut value
+read as if whole.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
 
     kind = "CSV" if sep == "," else "TSV"
     names = _header(p, sep)
+    check_complete(p)
     invalid: list[Problem] = []
 
     def bad_row(row: pacsv.InvalidRow) -> str:
@@ -82,6 +86,34 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
     frame = pd.DataFrame(data, dtype=object)
     frame[ROW_COLUMN] = range(1, len(frame) + 1)
     return frame
+
+
+def check_complete(p: Path) -> None:
+    """Refuse a CSV or TSV file whose last row does not end with a newline, naming its line:
+    such a file was most likely cut short (a copy or a download that stopped), and its last
+    row would be read with a cut value (a score ``0.75`` read as ``0.7``, a question set
+    ``data_local`` as ``data_lo``).
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("item,arm,score\\nq1,a,1\\nq2,a,0.")
+    >>> check_complete(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    assay.errors.InputError: ...t.csv: line 3, the last, does not end with a newline...
+    """
+    with p.open("rb") as handle:
+        size = handle.seek(0, io.SEEK_END)
+        if size == 0:
+            return
+        handle.seek(size - 1)
+        if handle.read(1) in (b"\n", b"\r"):
+            return
+        handle.seek(0)
+        lines = 1
+        while chunk := handle.read(1 << 20):
+            lines += chunk.count(b"\n")
+    raise InputError(str(p), f"line {lines}, the last, does not end with a newline: the file "
+                     "looks cut short (if nothing is missing, end it with a newline)")
 
 
 def _has_longer_line(p: Path, limit: int) -> bool:

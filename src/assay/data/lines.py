@@ -171,9 +171,9 @@ def json_file(path: str | Path) -> Any:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        where = "truncated" if exc.pos >= len(text.rstrip()) else "not valid JSON"
-        raise InputError(str(path), f"{where}: {exc.msg} at line {exc.lineno}, column "
-                         f"{exc.colno}") from None
+        cut = " (the file ends there: cut short?)" if exc.pos >= len(text.rstrip()) else ""
+        raise InputError(str(path), f"not valid JSON: {exc.msg} at line {exc.lineno}, column "
+                         f"{exc.colno}{cut}") from None
     except RecursionError:
         raise InputError(str(path), f"JSON nested too deeply (at most {MAX_JSON_DEPTH} "
                          "levels)") from None
