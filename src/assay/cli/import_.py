@@ -93,7 +93,7 @@ def _qed_config(sources: list[Path], out: Path) -> None:
         raise ConfigError(f"--out {out} is a folder; give a file name such as {out}/assay.yaml")
     check_out_folder(out.parent, shown=out)
     settings_path = sources[0]
-    text = read_config_text(settings_path, "settings")
+    text = read_config_text(settings_path, "settings file")
     config, notes = qed_settings_to_config(safe_yaml(text, str(settings_path)),
                                            source=str(settings_path),
                                            folder=settings_path.parent, out_folder=out.parent)

@@ -152,7 +152,11 @@ def _header(p: Path, sep: str) -> list[str]:
                          "cannot be decoded (save the file as UTF-8)") from None
     if not text.strip():
         raise InputError(str(p), "the file is empty: expected a header line")
-    names = next(csv.reader(io.StringIO(text), delimiter=sep))
+    try:
+        names = next(csv.reader(io.StringIO(text), delimiter=sep))
+    except csv.Error as exc:  # a lone \r: lines ended the old Mac way, or a broken file
+        raise InputError(str(p), f"the header line is not {'CSV' if sep == ',' else 'TSV'}: "
+                         f"{exc} (lines must end with \\n or \\r\\n)") from None
     check_columns(str(p), len(names))
     empty = [i for i, name in enumerate(names) if not name.strip()]
     if empty:

@@ -123,7 +123,10 @@ def timestamp(value: object) -> str | None:
     """An ISO 8601 UTC time from a Unix timestamp (FastChat's ``tstamp``), else None."""
     if not is_number(value):
         return None
-    return datetime.fromtimestamp(float(value), tz=timezone.utc).isoformat()  # type: ignore[arg-type]
+    try:
+        return datetime.fromtimestamp(float(value), tz=timezone.utc).isoformat()  # type: ignore[arg-type]
+    except (OverflowError, OSError, ValueError):  # a time no calendar holds (year > 9999)
+        return None
 
 
 def build(rows: list[dict[str, Any]], numbers: list[int], problems: list[Problem],

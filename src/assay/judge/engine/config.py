@@ -433,6 +433,10 @@ def safe_yaml(text: str, source: str) -> Any:
     if len(text) > MAX_CONFIG_BYTES:
         raise ConfigError(f"{source}: {len(text)} characters: a config has at most "
                           f"{MAX_CONFIG_BYTES}")
+    deep = _too_deep(text)
+    if deep is not None:
+        raise ConfigError(f"{source}, line {deep}: the YAML nests more than {MAX_CONFIG_DEPTH} "
+                          "lists or mappings in one another: not a config")
     try:
         loader = yaml.SafeLoader(text)
     except yaml.YAMLError as exc:  # a character YAML does not allow
@@ -454,8 +458,30 @@ def safe_yaml(text: str, source: str) -> Any:
         raise ConfigError(f"{source}: not valid YAML ({str(exc).splitlines()[0]})") from None
     except RecursionError:
         raise ConfigError(f"{source}: the YAML is nested too deeply") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise ConfigError(f"{source}: not a usable YAML value ({str(exc).split(';')[0]})") \
+            from None
     finally:
         loader.dispose()
+
+
+MAX_CONFIG_DEPTH = 64
+"""Flow lists and mappings (``[...]``, ``{...}``) a config may nest: PyYAML's parser takes
+seconds, then a RecursionError, on thousands."""
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def _too_deep(text: str) -> int | None:
+    """The line where ``text`` first nests more than :data:`MAX_CONFIG_DEPTH` brackets, else
+    None (brackets inside quotes are counted too: a config needs far fewer)."""
+    if text.count("[") + text.count("{") <= MAX_CONFIG_DEPTH:
+        return None
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        depth = depth + 1 if match.group() in "[{" else max(depth - 1, 0)
+        if depth > MAX_CONFIG_DEPTH:
+            return text.count("\n", 0, match.start()) + 1
+    return None
 
 
 def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
