@@ -38,6 +38,7 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
     kind = "CSV" if sep == "," else "TSV"
     names = _header(p, sep)
     check_complete(p)
+    _check_utf8(p)  # before Arrow: it decodes a bad row's text for the handler, which then fails
     invalid: list[Problem] = []
 
     def bad_row(row: pacsv.InvalidRow) -> str:
