@@ -1,7 +1,8 @@
 """The layers of the package point down only, read from the import statements in the source.
 
 cli -> (demo, judge, report, view) -> analysis -> (data, stats); the base modules (errors, the lazy
-loader, the version, the display seam, the redaction of secrets that judge and data share)
+loader, the version, the display seam, the redaction of secrets that judge and data share, the
+jinja2 sandbox that the prompts and the HTML pages share)
 import nothing of assay but each other. Every import counts, also one
 inside a function: a lazy import is still a dependency. The one seam that goes up on purpose
 is named in ``SEAMS`` with its reason: ``assay._display``, through which ``print(result)`` and
@@ -18,7 +19,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "assay"
 
 BASE = {"assay", "assay._lazy", "assay._version", "assay.errors", "assay._display",
-        "assay._secrets"}
+        "assay._secrets", "assay._templates"}
 ALLOWED = {
     "stats": {"stats"},
     "data": {"data", "stats"},

@@ -102,11 +102,14 @@ def test_dry_run_refuses_an_unpriced_judge_model_under_a_cost_limit(server, tmp_
     assert "needs a price for model 'other-model'" in capsys.readouterr().err
 
 
-def test_dry_run_refuses_a_missing_key_variable(server, tmp_path, capsys, monkeypatch):
+def test_dry_run_names_a_missing_key_variable_and_the_run_refuses(server, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("ASSAY_TEST_NO_KEY", raising=False)
     config = write_config(tmp_path, server.url, api_key_env="ASSAY_TEST_NO_KEY")
-    assert judge(config, tmp_path / "run", "--dry-run") == 2
-    assert "environment variable ASSAY_TEST_NO_KEY is not set" in capsys.readouterr().err
+    assert judge(config, tmp_path / "run", "--dry-run") == 0  # a plan needs no key (issue 23, item 6)
+    assert "note: environment variable ASSAY_TEST_NO_KEY is not set" in capsys.readouterr().err
+    assert judge(config, tmp_path / "run") == 2
+    assert "error: environment variable ASSAY_TEST_NO_KEY is not set" in capsys.readouterr().err
+    assert server.stats.requests == 0
 
 
 def test_dry_run_shows_an_unknown_cost_as_unknown(server, tmp_path, capsys):

@@ -16,7 +16,7 @@ def test_the_config_folders_env_supplies_the_key_and_never_overrides(server, tmp
     monkeypatch.chdir(tmp_path)
     (tmp_path / "exp").mkdir()
     config = write_config(tmp_path / "exp", server.url, api_key_env="ASSAY_DOTENV_KEY")
-    assert run(["judge", str(config), "--dry-run"]) == 2
+    assert run(["judge", str(config), "--out", str(tmp_path / "run"), "--display", "plain"]) == 2
     assert "environment variable ASSAY_DOTENV_KEY is not set" in capsys.readouterr().err
     (tmp_path / "exp" / ".env").write_text(f"export ASSAY_DOTENV_KEY='{KEY}'\nASSAY_DOTENV_MODEL=x\n",
                                            encoding="utf-8")

@@ -4,9 +4,13 @@ A batch completes ``Behaviour.batch_delay_s`` after it was created (its ``reques
 grow linearly meanwhile), on the first ``GET /v1/batches/{id}`` after that; its lines are
 answered by :func:`tests.judge.llm_server.completion`, so a batch's verdicts are the ones
 the chat endpoint gives for the same bodies. Faults: ``batch_fail_every = k`` answers every
-k-th line with HTTP 500 (in the error file); ``batch_expire_after = n`` lets the batch
+k-th line with HTTP 500 (in the error file); ``batch_huge_every = k`` gives every k-th
+answered line a content of ``huge_body_bytes``; ``batch_expire_after = n`` lets the batch
 expire having answered only its first n lines (the others in the error file with code
-``batch_expired``); ``batch_status = "failed"`` fails the batch as a whole (its input refused).
+``batch_expired``); ``batch_status = "failed"`` fails the batch as a whole (its input refused);
+``batch_garble_every = k`` answers every k-th line but writes its output line cut short (not
+JSON), ``batch_drop_every = k`` answers it but writes no result line for it (both paid:
+``lines_answered`` counts them).
 """
 
 from __future__ import annotations
@@ -114,6 +118,7 @@ class Batches:
             batch.errors = [{"code": "invalid_request", "line": 1, "message": "the input was refused"}]
             return
         out, err = [], []
+        ok = 0
         answered = len(batch.lines)
         if cancelled:
             answered = 0
@@ -131,14 +136,23 @@ class Batches:
                     "body": {"error": {"message": "the server had an error", "type": "server_error"}}}})
             else:
                 reply = completion(behaviour, line["body"])
-                out.append({"id": f"req_{number}", "custom_id": key, "error": None, "response": {
-                    "status_code": 200, "request_id": f"r{number}", "body": reply}})
-        self.lines_answered += len(out)
-        batch.completed, batch.failed = len(out), len(err) - (len(batch.lines) - answered)
+                if behaviour.batch_huge_every and number % behaviour.batch_huge_every == 0:
+                    reply["choices"][0]["message"]["content"] = "x" * behaviour.huge_body_bytes
+                answered_line = {"id": f"req_{number}", "custom_id": key, "error": None, "response": {
+                    "status_code": 200, "request_id": f"r{number}", "body": reply}}
+                self.lines_answered += 1
+                ok += 1
+                if behaviour.batch_drop_every and number % behaviour.batch_drop_every == 0:
+                    continue  # answered and paid, but no result line
+                if behaviour.batch_garble_every and number % behaviour.batch_garble_every == 0:
+                    answered_line = json.dumps(answered_line)[:40]  # cut: not JSON
+                out.append(answered_line)
+        batch.completed, batch.failed = ok, len(err) - (len(batch.lines) - answered)
         for kind, lines in (("output", out), ("error", err)):
             if lines:
                 file_id = f"file-{batch.id}-{kind}"
-                self.files[file_id] = "".join(json.dumps(x) + "\n" for x in lines).encode()
+                self.files[file_id] = "".join((x if isinstance(x, str) else json.dumps(x)) + "\n"
+                                              for x in lines).encode()
                 setattr(batch, f"{kind}_file_id", file_id)
         batch.status = "cancelled" if cancelled else "expired" if answered < len(batch.lines) else "completed"
 

@@ -28,6 +28,9 @@ Faults, each drawn per request from ``Behaviour.rates`` or taken in arrival orde
 ``quota``           HTTP 429 with code ``insufficient_quota`` (out of credit)
 ``echo_auth``       HTTP 400 whose message echoes the ``Authorization`` header and the
                     request's query string (as some proxies do)
+``huge_body``       HTTP 200 with a body of ``huge_body_bytes`` (200 MB) and its
+                    ``Content-Length``, made as it is written (never held in memory)
+``huge_body_chunked`` the same body sent chunked, with no ``Content-Length``
 ==================  ==================================================================
 
 The Batch API (``/v1/files``, ``/v1/batches``) is served by :mod:`tests.judge.llm_batches`,
@@ -80,7 +83,8 @@ if __package__ in (None, ""):  # run as a script (the benchmark): the repository
 from tests.judge.llm_batches import Batches
 
 FAULTS = ("rate_limit", "server_error", "hang", "malformed_body", "truncated", "off_schema",
-          "refusal", "refusal_text", "no_usage", "unauthorized", "forbidden", "quota", "echo_auth")
+          "refusal", "refusal_text", "no_usage", "unauthorized", "forbidden", "quota", "echo_auth",
+          "huge_body", "huge_body_chunked")
 WORDS = ("answer", "evidence", "claim", "detail", "source", "support", "coverage", "insight",
          "accurate", "specific", "summary", "aspect", "question", "reasoning")
 SCHEMA_BLOCK = re.compile(r"```json\s*(\{.*?\})\s*```", re.S)
@@ -123,8 +127,16 @@ class Behaviour:
     """Every k-th line of a batch is answered with HTTP 500 (0: none)."""
     batch_expire_after: int | None = None
     """A batch expires having answered only its first n lines (None: it completes)."""
+    batch_huge_every: int = 0
+    """Every k-th answered line of a batch is a completion of ``huge_body_bytes`` (0: none)."""
     batch_status: str = "completed"
     """``failed``: a batch fails as a whole (its input refused)."""
+    huge_body_bytes: int = 200_000_000
+    """Size of the body of the ``huge_body`` faults (a chat completion whose content is that long)."""
+    batch_garble_every: int = 0
+    """Every k-th line of a batch is answered (and paid) but its output line is not JSON (0: none)."""
+    batch_drop_every: int = 0
+    """Every k-th line of a batch is answered (and paid) but gets no result line at all (0: none)."""
     keep_alive: bool = True
     """Keep connections open after a reply (False: ``Connection: close``, so that a stopped
     server refuses the client's next request instead of answering it on an open connection)."""
@@ -149,6 +161,9 @@ class Stats:
     """The ``api-key`` headers seen (Azure OpenAI's key header)."""
     paths: list[str] = field(default_factory=list)
     """The request target (path and query) of each chat request, in order."""
+    huge_in_flight: int = 0
+    max_huge_in_flight: int = 0
+    """The most ``huge_body`` replies being written at once."""
     prompts: Counter[str] = field(default_factory=Counter)
     """Requests per SHA-256 of (model, messages): how often each distinct prompt was sent."""
 
@@ -397,6 +412,10 @@ class _Handler(BaseHTTPRequestHandler):
                         f"api-key: {self.headers.get('api-key')}")
                 self._json(400, {"error": {"message": b.error_text or said, "type": "invalid_request_error"}})
                 return
+            if fault in ("huge_body", "huge_body_chunked"):
+                end()
+                self._huge(b.huge_body_bytes, chunked=fault == "huge_body_chunked")
+                return
             if fault == "server_error":
                 end()
                 self._json(500, {"error": {"message": "the server had an error", "type": "server_error"}})
@@ -420,6 +439,42 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, reply)
         finally:
             end()
+
+    def _huge(self, size: int, *, chunked: bool) -> None:
+        """A chat completion of ``size`` bytes, written 1 MiB at a time as it is made (the
+        server holds one block); stops when the client closes the connection."""
+        head = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "'
+        tail = b'"}}], "model": "stand-in"}'
+        block = b"x" * (1 << 20)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(size))
+        self.end_headers()
+        left = size - len(head) - len(tail)
+        owner, stats = self.server.owner, self.server.owner.stats
+        with owner.lock:
+            stats.huge_in_flight += 1
+            stats.max_huge_in_flight = max(stats.max_huge_in_flight, stats.huge_in_flight)
+        try:
+            self._write(head, chunked)
+            while left > 0:
+                part = block if left >= len(block) else block[:left]
+                self._write(part, chunked)
+                left -= len(part)
+            self._write(tail, chunked)
+            if chunked:
+                self.wfile.write(b"0\r\n\r\n")
+        except OSError:  # the client gave up (BrokenPipeError, ConnectionResetError)
+            self.close_connection = True
+        finally:
+            with owner.lock:
+                stats.huge_in_flight -= 1
+
+    def _write(self, data: bytes, chunked: bool) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
 
     def _hang(self, limit_s: float) -> None:
         """Wait until the client closes the connection (or limit_s passes)."""
@@ -606,9 +661,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--jitter-ms", type=float, default=0.0)
+    parser.add_argument("--batch-expire-after", type=int, default=None, metavar="N",
+                        help="every batch expires having answered its first N lines")
+    parser.add_argument("--batch-garble-every", type=int, default=0, metavar="K",
+                        help="every K-th line of a batch is answered, its result line cut short")
     args = parser.parse_args(argv)
-    server = LLMServer(Behaviour(latency_s=args.latency_ms / 1000, jitter_s=args.jitter_ms / 1000),
-                       port=args.port)
+    server = LLMServer(Behaviour(latency_s=args.latency_ms / 1000, jitter_s=args.jitter_ms / 1000,
+                                 batch_expire_after=args.batch_expire_after,
+                                 batch_garble_every=args.batch_garble_every), port=args.port)
     print(f"READY {server.url}", flush=True)
     try:
         server._httpd.serve_forever(poll_interval=0.1)

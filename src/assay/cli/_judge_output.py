@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -41,8 +42,9 @@ def cache_line(plan: Plan, folder: Path, cache: str | None) -> str:
     return "response cache: off" if where is None else f"response cache: {where}"
 
 
-def print_plan(plan: Plan, folder: Path, *, cache: str | None) -> None:
-    """The ``--dry-run`` plan: calls per judge, estimated tokens and cost, the cost total."""
+def print_plan(plan: Plan, folder: Path, *, cache: str | None, missing: Sequence[str] = ()) -> None:
+    """The ``--dry-run`` plan: calls per judge, estimated tokens and cost, the cost total; then
+    a note for each credential in ``missing`` (a run needs it, a dry run does not)."""
     from assay.judge.engine import STORE_FILENAME, RunStore
 
     stored = None
@@ -52,7 +54,8 @@ def print_plan(plan: Plan, folder: Path, *, cache: str | None) -> None:
         with RunStore(folder) as store:
             stored = store.status()
             build_followups(plan, store)
-    say(f"plan (dry run: nothing sent; every check of the run passed) -> {folder}")
+    passed = "every check of the run passed" + (" but the key, see the note below" if missing else "")
+    say(f"plan (dry run: nothing sent; {passed}) -> {folder}")
     header = ("judge", "kind", "model", "calls", "pending", "stage2<=", "tokens_in~", "tokens_out~", "usd~")
     lines = [header]
     plan_lines = plan.lines(stored)
@@ -85,6 +88,8 @@ def print_plan(plan: Plan, folder: Path, *, cache: str | None) -> None:
 
         say(batch_words(llm.batch_discount))
     say(cache_line(plan, folder, cache))
+    for line in missing:
+        say(f"note: {line}; the run needs it, the dry run does not", error=True)
 
 
 def _one_line(cell: str) -> str:
@@ -159,26 +164,33 @@ def run_with_progress(plan: Plan, folder: Path, *, retry_failed: bool, display: 
 
 def print_summary(plan: Plan, summary: RunSummary, folder: Path, *, allow_failures: float,
                   resume: str) -> int:
-    """Print how the run ended; return its exit status (0, or 3 when stopped early or failures
-    are above ``allow_failures``)."""
-    for note in summary.notes:
-        say(f"note: {note}", error=True)
+    """Print how the run ended; return its exit status (0, or 3 when stopped early, when a
+    planned judgment is not stored, or when failures are above ``allow_failures``)."""
+    from assay.cli._stored import print_notes, print_stored
+    from assay.judge.engine.runner import stored_line
+
+    print_notes(summary.notes)
+    paid_twice = f", {summary.paid_twice} paid twice" if summary.paid_twice else ""
     say(f"{summary.done} judged ({summary.failed} failed, {summary.cached} from cache), "
-        f"{summary.skipped} already stored, {summary.calls} calls, {_cost(summary.usd, summary.unpriced)}, "
-        f"{summary.elapsed_s:.1f} s -> {folder}")
+        f"{summary.skipped} already stored, {summary.calls} calls{paid_twice}, "
+        f"{_cost(summary.usd, summary.unpriced)}, {summary.elapsed_s:.1f} s -> {folder}")
     say(summary.token_line())
     code = 0
     planned = summary.planned
+    stored = summary.stored if summary.stored is not None else stored_counts(plan, folder)[0]
     if summary.stopped == "cost_limit":
         limit = plan.config.llm.cost_limit_usd if plan.config.llm is not None else None
-        stored, _ = stored_counts(plan, folder)
+        say(stored_line(stored, planned))
         say(f"stopped: the cost limit (${limit}) is spent with {stored} of {planned} planned judgments "
             f"stored; raise llm.cost_limit_usd, then resume: {resume}", error=True)
         code = 3
     elif summary.stopped == "max_failures":
+        say(stored_line(stored, planned))
         say(f"stopped: {summary.failed} judgments failed (--max-failures); fix the cause, then resume "
             f"with: {resume} --retry-failed", error=True)
         code = 3
+    else:
+        code = print_stored(stored, planned, "judgments", resume=resume, noted=bool(summary.notes))
     failed = summary.failed_stored if summary.failed_stored is not None else summary.failed
     if failed and summary.stopped is None:
         rate = failed / planned if planned else 1.0

@@ -40,8 +40,9 @@ def judge_command(
         bool,
         typer.Option(
             "--dry-run",
-            help="Check everything the run checks (inputs, prompts, API key set, prices for a cost "
-            "limit) and print the plan (calls per judge, estimated tokens and cost); send nothing.",
+            help="Check everything the run checks (inputs, prompts, prices for a cost limit) and "
+            "print the plan (calls per judge, estimated tokens and cost); send nothing. Needs no "
+            "API key: a missing one is a note (the run refuses without it).",
         ),
     ] = False,
     retry_failed: Annotated[
@@ -136,8 +137,10 @@ def judge_command(
 
     Exit status: 0 every planned judgment is stored and good (or the failed ones are within
     --allow-failures); 2 a user error (config, inputs, prompts, API key, an endpoint that
-    cannot be used, a run folder in use); 3 the run finished with failed judgments, or stopped
-    early (the cost limit, --max-failures); 130 interrupted (Ctrl-C).
+    cannot be used, a run folder in use); 3 the run finished with failed judgments, left a
+    planned judgment unstored (a batch that expired or lost result lines: the notes say
+    which), or stopped early (the cost limit, --max-failures); 130 interrupted (Ctrl-C).
+    The run ends with "stored S of P planned judgments", counted from the run store.
 
     Example: assay judge --init exp1; assay judge exp1/assay.yaml --dry-run --limit 2
     """
@@ -179,13 +182,14 @@ def judge_command(
         plan = select_judges(plan, [name.strip() for name in judges.split(",") if name.strip()])
     if dry_run:
         from assay.cli._judge_output import print_plan
+        from assay.judge.plan import missing_credentials
 
-        problems = preflight(plan)
+        problems = preflight(plan, credentials=False)  # nothing is sent: no key is needed
         if problems:
             raise ConfigError("; ".join(problems))
-        print_plan(plan, folder, cache=setting)
+        print_plan(plan, folder, cache=setting, missing=missing_credentials(plan))
         return
-    resume = _resume_command(config, folder, cache=cache, no_cache=no_cache)
+    resume = _resume_command(config, folder, cache=cache, no_cache=no_cache, limit=limit, judges=judges)
     try:
         code = _judge(plan, folder, cache=setting, retry_failed=retry_failed, display=display,
                       csv=csv, max_failures=max_failures, allow_failures=allow_failures, resume=resume)
@@ -251,9 +255,15 @@ def _cache_setting(cache: str | None) -> str | None:
     return str(Path(cache).expanduser().resolve())
 
 
-def _resume_command(config: Path, folder: Path, *, cache: str | None, no_cache: bool) -> str:
-    """The command that resumes this run."""
+def _resume_command(config: Path, folder: Path, *, cache: str | None, no_cache: bool,
+                    limit: int | None = None, judges: str | None = None) -> str:
+    """The command that resumes this run: the same plan (``--limit`` and ``--judges`` kept, so
+    resuming a smoke run does not judge everything)."""
     words = ["assay", "judge", str(config), "--out", str(folder)]
+    if limit is not None:
+        words += ["--limit", str(limit)]
+    if judges is not None:
+        words += ["--judges", judges]
     if no_cache:
         words.append("--no-cache")
     elif cache is not None:

@@ -45,7 +45,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("weight", "float", False, "how many times the row counts in a mean (> 0); default 1"),
     Column("split", "str", False, "dev, test, final, exploratory or calibration"),
     Column("reportable", "bool", False, "whether the row may enter a report"),
-    Column("failure_kind", "str", False, "parse_error, refusal, timeout, api_error, ..."),
+    Column("failure_kind", "str", False, "parse_error, refusal, timeout, api_error, reply_too_large, ..."),
     Column("outcome", "str", False, "the scored output or its hash"),
     Column("usd", "float", False, "cost of producing the scored answer"),
     Column("usd_provenance", "str", False, "reported or estimated"),
@@ -87,6 +87,8 @@ class FailureKind(str, Enum):
     REFUSAL = "refusal"
     TIMEOUT = "timeout"
     API_ERROR = "api_error"
+    REPLY_TOO_LARGE = "reply_too_large"
+    """The server's reply body passed ``llm.max_reply_bytes`` and was abandoned unread."""
     MISSING_RESPONSE = "missing_response"
     MISSING_JUDGMENT = "missing_judgment"
     DECLARED_MISSING = "declared_missing"

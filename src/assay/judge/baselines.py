@@ -34,7 +34,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -161,6 +161,11 @@ class BaselinesResult:
     stopped: str | None = None
     """``cost_limit`` or ``max_failures`` when G-Eval stopped before the end (a rerun resumes)."""
     notes: list[str] = field(default_factory=list)
+    planned: int = 0
+    """G-Eval judgments planned (both stages as built; 0 without G-Eval)."""
+    stored: int = 0
+    """Of those, the ones in G-Eval's run store (good or failed): fewer than ``planned`` means
+    responses are left unscored (the notes say why)."""
 
 
 def run_baselines(run_folder: str | Path, config: Any = None) -> Path:
@@ -205,13 +210,16 @@ def baselines(run_folder: str | Path, config: Any = None, *,
                for r in responses}
     notes: list[str] = []
     records: list[dict[str, Any]] = []
-    usd, calls, stopped = 0.0, 0, None
+    usd, calls, stopped, planned, stored = 0.0, 0, None, 0, 0
     for method in config.methods:
         if method == "bertscore":
             records += _bertscore(folder, config, bertscore_batch, task_of, notes)
         else:
-            got, usd, calls, stopped = _geval(folder, config, datapoints, responses, task_of)
-            records += got
+            geval = _geval(folder, config, datapoints, responses, task_of)
+            records += geval.records
+            usd, calls, stopped = geval.usd, geval.calls, geval.stopped
+            planned, stored = geval.planned, geval.stored
+            notes += [f"G-Eval: {n}" for n in geval.notes]
             if stopped:
                 notes.append(f"G-Eval stopped ({stopped}): rerun to resume; the responses not yet "
                              "scored are left out")
@@ -239,7 +247,8 @@ def baselines(run_folder: str | Path, config: Any = None, *,
     for row in correlations:
         writer.writerow({k: ("" if _missing(v) else v) for k, v in row.items()})
     csv_path = write_text(folder / BASELINES_CSV, out.getvalue())
-    return BaselinesResult(records, correlations, jsonl, csv_path, truth_name, usd, calls, stopped, notes)
+    return BaselinesResult(records, correlations, jsonl, csv_path, truth_name, usd, calls, stopped, notes,
+                           planned=planned, stored=stored)
 
 
 def _missing(value: Any) -> bool:
@@ -287,9 +296,23 @@ def _bertscore(folder: Path, config: BaselinesConfig, batch: Any, task_of: Mappi
             for r in scored.records]
 
 
+class _GEvalRun(NamedTuple):
+    """What G-Eval's calls came to."""
+
+    records: list[dict[str, Any]]
+    usd: float
+    calls: int
+    stopped: str | None
+    planned: int
+    """Judgments planned: the first stage's, and the second stage's as built."""
+    stored: int
+    """Of those, the ones the store holds (good or failed)."""
+    notes: tuple[str, ...]
+    """The engine's notes (a batch expired, result lines lost, ...)."""
+
+
 def _geval(folder: Path, config: BaselinesConfig, datapoints: Mapping[str, Mapping[str, Any]],
-           responses: Sequence[Mapping[str, Any]], task_of: Mapping[str, str]
-           ) -> tuple[list[dict[str, Any]], float, int, str | None]:
+           responses: Sequence[Mapping[str, Any]], task_of: Mapping[str, str]) -> _GEvalRun:
     if config.llm is None:
         raise ConfigError("geval needs the llm section (model, base_url, ...) in --config")
     targets = []
@@ -304,11 +327,10 @@ def _geval(folder: Path, config: BaselinesConfig, datapoints: Mapping[str, Mappi
     return asyncio.run(_geval_async(folder, config, targets))
 
 
-async def _geval_async(folder: Path, config: BaselinesConfig, targets: list[GEvalTarget]
-                       ) -> tuple[list[dict[str, Any]], float, int, str | None]:
+async def _geval_async(folder: Path, config: BaselinesConfig, targets: list[GEvalTarget]) -> _GEvalRun:
     from assay.judge.engine.cache import ResponseCache, cache_path
     from assay.judge.engine.client import LLMClient
-    from assay.judge.engine.runner import run_requests
+    from assay.judge.engine.runner import count_stored, run_requests
     from assay.judge.engine.store import RunStore
 
     if config.llm is None:
@@ -318,7 +340,8 @@ async def _geval_async(folder: Path, config: BaselinesConfig, targets: list[GEva
     where = cache_path(config.cache, folder, base_dir=config.base_dir)
     cache = None if where is None else ResponseCache(where)
     first = geval_requests(targets, settings, model, stage="logprobs") if settings.logprobs else []
-    usd, calls, stopped = 0.0, 0, None
+    usd, calls, stopped, stored = 0.0, 0, None, 0
+    notes: list[str] = []
     try:
         async with LLMClient(config.llm, cache=cache) as client:
             with RunStore(folder / BASELINES_DIR,
@@ -326,6 +349,7 @@ async def _geval_async(folder: Path, config: BaselinesConfig, targets: list[GEva
                 if first:
                     summary = await run_requests(first, client, store, rows=rows)
                     stopped = summary.stopped
+                    notes += summary.notes
                 by_key = {r["response_id"]: r for r in store.records(keys=[q.key for q in first])}
                 pending = [t for t in targets
                            if by_key.get(t.response_id, {}).get("how") != "logprob_expectation"]
@@ -334,6 +358,8 @@ async def _geval_async(folder: Path, config: BaselinesConfig, targets: list[GEva
                     summary = await run_requests(second, client, store, rows=rows,
                                                  record_plan=False)
                     stopped = summary.stopped
+                    notes += summary.notes
+                stored = count_stored(store, [q.key for q in (*first, *second)])
                 samples: dict[str, list[dict[str, Any]]] = defaultdict(list)
                 for row in store.records(keys=[q.key for q in second]):
                     samples[row["response_id"]].append(row)
@@ -351,7 +377,7 @@ async def _geval_async(folder: Path, config: BaselinesConfig, targets: list[GEva
             continue  # partly sampled: a rerun finishes it
         out.append({"response_id": t.response_id, "datapoint_id": t.datapoint_id, "arm": t.arm,
                     "task": t.task, "method": "geval", **got})
-    return out, usd, calls, stopped
+    return _GEvalRun(out, usd, calls, stopped, len(first) + len(second), stored, tuple(notes))
 
 
 def _judge_scores(folder: Path, notes: list[str]) -> dict[str, dict[str, float]]:

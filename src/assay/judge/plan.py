@@ -263,20 +263,32 @@ def online_models(plan: Plan) -> list[str]:
     return [m for m in dict.fromkeys(models) if m]
 
 
-def preflight(plan: Plan) -> list[str]:
+def preflight(plan: Plan, *, credentials: bool = True) -> list[str]:
     """Every problem that would stop ``plan`` from running, one line each (empty when none).
 
     What :func:`execute` checks before it writes anything, and ``assay judge --dry-run``
-    checks without sending anything: the API key's environment variable is set, and,
-    with a cost limit, every model called has a price. (Inputs and prompts were checked
-    when the plan was built.)
+    checks without sending anything: the API key's environment variable is set (unless
+    ``credentials`` is False: a dry run or a description needs no key, and names a missing
+    one with :func:`missing_credentials`), and, with a cost limit, every model called has a
+    price. (Inputs and prompts were checked when the plan was built.)
     """
     from assay.judge.engine.client_config import client_problems
 
     llm = plan.config.llm
     if llm is None or not any(part.requests for part in plan.judges if not part.offline):
         return []
-    return client_problems(llm, online_models(plan))
+    return client_problems(llm, online_models(plan), credentials=credentials)
+
+
+def missing_credentials(plan: Plan) -> list[str]:
+    """The credentials a run of ``plan`` needs that the environment lacks (the API key's
+    variable), one line each, in the words the run refuses with."""
+    from assay.judge.engine.client_config import credential_problems
+
+    llm = plan.config.llm
+    if llm is None or not any(part.requests for part in plan.judges if not part.offline):
+        return []
+    return credential_problems(llm)
 
 
 def build_followups(plan: Plan, store: RunStore) -> int:
@@ -318,7 +330,8 @@ async def execute(
     ``llm`` section and response cache): every judge's first stage, then the second stages
     built from it (see the module docstring; ``progress`` starts again for that stage).
     Returns the engine's summary of both stages, with the offline judgments counted in
-    ``done``; ``planned`` counts the second stage as built.
+    ``done``; ``planned`` counts the second stage as built, ``stored`` the planned
+    judgments the store holds at the end, and ``notes`` are the lock's and every stage's.
 
     Parameters
     ----------
@@ -398,6 +411,7 @@ async def execute(
                     responses.close()
         status = store.status()
         failed_stored = sum(1 for key in plan.keys if status.get(key))
+        stored = sum(1 for key in plan.keys if key in status)
     return RunSummary(
         planned=len(plan.keys),
         skipped=sum(x.skipped for x in summaries) + skipped_offline,
@@ -410,7 +424,9 @@ async def execute(
         stopped=next((x.stopped for x in summaries if x.stopped is not None), None),
         unpriced=sum(x.unpriced for x in summaries),
         failed_stored=failed_stored,
-        notes=(lock.note,) if lock.note else (),
+        notes=((lock.note,) if lock.note else ()) + tuple(n for x in summaries for n in x.notes),
         tokens_in=sum(x.tokens_in for x in summaries),
         tokens_out=sum(x.tokens_out for x in summaries),
+        stored=stored,
+        paid_twice=sum(x.paid_twice for x in summaries),
     )

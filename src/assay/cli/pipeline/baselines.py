@@ -3,6 +3,7 @@ ranks the responses against the ground truth."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +14,8 @@ from assay.cli._terminal import say
 from assay.errors import ConfigError
 
 EXIT_INCOMPLETE = 3
-"""G-Eval stopped before the end (cost limit or too many failures): a rerun resumes."""
+"""G-Eval stopped before the end (cost limit or too many failures) or left a planned judgment
+unstored (a batch that expired, ...): a rerun resumes."""
 
 
 @app.command("baselines")
@@ -35,7 +37,8 @@ def baselines_command(
     baselines.csv: per method, and per LLM judge of evaluations.jsonl, per task,
     Spearman's rho against the ground truth (native_scores.jsonl, else reference_score)
     with a Fisher-z interval, n and the p-value. G-Eval's calls go through the engine
-    (cache, cost limit; a rerun resumes). Exit 3 when G-Eval stopped early.
+    (cache, cost limit; a rerun resumes). Exit 3 when G-Eval stopped early or left a planned
+    judgment unstored (the notes say why; the command that resumes is printed).
 
     Example: assay baselines runs/exp1 --methods geval --config baselines.yaml
     """
@@ -72,5 +75,14 @@ def baselines_command(
             say(f"  {row['method']:<28} {row['task']:<14} {row['note']} (n={row['n']})")
     for note in result.notes:
         say(f"note: {note}")
-    if result.stopped:
-        raise typer.Exit(EXIT_INCOMPLETE)
+    if "geval" in cfg.methods:
+        from assay.cli._stored import print_stored
+
+        words = [*(["--methods", methods] if methods is not None else []),
+                 *(["--config", str(config)] if config is not None else []),
+                 *(["--model-path", model_path] if model_path is not None else [])]
+        resume = shlex.join(["assay", "baselines", str(run), *words])
+        code = print_stored(result.stored, result.planned, "G-Eval judgments", resume=resume,
+                            noted=bool(result.notes))
+        if code or result.stopped:
+            raise typer.Exit(EXIT_INCOMPLETE)

@@ -1,7 +1,8 @@
 """``assay describe CONFIG``: the plan of a config before any money is spent.
 
 Builds the plan exactly as ``assay judge`` does (so every check of the run runs: inputs,
-prompts, prices, keys), then prints what it will send (per judge and per model: calls,
+prompts, prices; a key the run needs and the environment lacks is a note, as nothing is
+sent), then prints what it will send (per judge and per model: calls,
 estimated tokens, cost, and the wall time at the configured concurrency) and, with
 ``--out``, writes the same as one self-contained HTML page.
 """
@@ -36,14 +37,15 @@ def describe_command(
     """Show what a config will send, to which models, for how much and how long, before
     anything is sent: systems and items, calls per judge and per model, estimated tokens and
     cost (unknown, never $0, for a model without a price), and the time at the config's
-    max_concurrency. Every check of assay judge runs first.
+    max_concurrency. Every check of assay judge runs first; no API key is needed (a missing
+    one is a note).
 
     Example: assay describe judge.yaml --out plan.html
     """
     from assay.judge.describe import describe_plan
     from assay.judge.engine import STORE_FILENAME, RunStore, load_config
     from assay.judge.inputs import load_inputs
-    from assay.judge.plan import build_followups, build_plan, preflight
+    from assay.judge.plan import build_followups, build_plan, missing_credentials, preflight
     from assay.report.text.plan import format_plan
 
     if not seconds_per_call > 0:
@@ -57,11 +59,13 @@ def describe_command(
     else:
         inputs = load_inputs(cfg)
     plan = build_plan(cfg, inputs)
-    problems = preflight(plan)
+    problems = preflight(plan, credentials=False)  # nothing is sent: no key is needed
+    missing = missing_credentials(plan)
     if cfg.systems:
-        from assay.judge.generate import system_problems
+        from assay.judge.generate import system_credentials, system_problems
 
-        problems = system_problems(cfg) + problems
+        problems = system_problems(cfg, credentials=False) + problems
+        missing = system_credentials(cfg) + missing
     if problems:
         raise ConfigError("; ".join(problems))
     stored = None
@@ -74,6 +78,8 @@ def describe_command(
     description = describe_plan(plan, config=config.name, seconds_per_call=seconds_per_call,
                                 stored=stored, generation=generation)
     say(format_plan(description))
+    for line in missing:
+        say(f"note: {line}; the run needs it, the description does not", error=True)
     if out is not None:
         from assay.data.atomic import write_text
         from assay.report.html.plan import render_plan_html

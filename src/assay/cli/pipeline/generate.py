@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -25,7 +26,7 @@ def generate_command(
     out: Annotated[Path, typer.Option("--out", help="The run folder (created; a rerun resumes).")],
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Count the answers each system would be asked for; send nothing, "
-        "write nothing.")] = False,
+        "write nothing, need no API key.")] = False,
     limit: Annotated[int | None, typer.Option(
         "--limit", metavar="N", min=1, help="Answer only the first N datapoints of each task (a "
         "smoke run; a later run without --limit adds the rest).")] = None,
@@ -48,8 +49,10 @@ def generate_command(
     judges). The config's datapoints section is built first into datapoints.jsonl; without
     one, RUN/datapoints.jsonl is answered. A rerun asks only what is not stored.
 
-    Exit status: 0 every answer is stored and good; 2 a user error; 3 answers failed or the
-    cost limit stopped the run (a rerun resumes; --retry-failed asks the failed ones again).
+    Exit status: 0 every answer is stored and good; 2 a user error; 3 answers failed, a
+    planned answer or teacher prompt is not stored (the cost limit, a batch that expired or
+    lost result lines: the notes say which), and the command that resumes is printed (a
+    rerun resumes; --retry-failed asks the failed ones again).
 
     Example: assay generate eval.yaml --out runs/exp1 --dry-run
     """
@@ -69,10 +72,15 @@ def generate_command(
     if dry_run:
         _dry_run(cfg, out, limit)
         return
+    words = [*(["--limit", str(limit)] if limit is not None else []),
+             *(["--cache", cache] if cache is not None else []),
+             *(["--keep-datapoints"] if keep_datapoints else []),
+             *(["--datapoints-only"] if datapoints_only else [])]
+    resume = shlex.join(["assay", "generate", str(config), "--out", str(out), *words])
     with RunLock(out) as lock:
         if lock.note:
             say(f"note: {lock.note}")
-        points = _datapoints(cfg, out, keep=keep_datapoints, cache=setting)
+        points = _datapoints(cfg, out, keep=keep_datapoints, cache=setting, resume=resume)
         if datapoints_only:
             return
         if limit is not None:
@@ -81,7 +89,7 @@ def generate_command(
 
         result = generate_answers(cfg, out, points, cache=setting, retry_failed=retry_failed,
                                   progress=_progress())
-    code = print_generation(result)
+    code = print_generation(result, resume=resume)
     if code:
         raise typer.Exit(code)
 
@@ -98,17 +106,23 @@ def first_per_task(points: list[dict[str, object]], limit: int) -> list[dict[str
     return out
 
 
-def _datapoints(cfg: AssayConfig, out: Path, *, keep: bool, cache: str | None) -> list[dict[str, object]]:
+def _datapoints(cfg: AssayConfig, out: Path, *, keep: bool, cache: str | None,
+                resume: str) -> list[dict[str, object]]:
+    """The datapoints to answer, built first when the config declares them; a teacher phase
+    that left a prompt unstored ends the command (exit 3, before any system is asked)."""
     from assay.judge.generate import build_datapoints, read_datapoints
 
     target = out / "datapoints.jsonl"
     if cfg.datapoints is not None and not keep:
-        if cfg.datapoints.kind == "table":
-            lines = _sampled(cfg, out)
-        else:
-            lines = build_datapoints(cfg, out, cache=cache).lines
-        for line in lines:
+        built = None if cfg.datapoints.kind == "table" else build_datapoints(cfg, out, cache=cache)
+        for line in _sampled(cfg, out) if built is None else built.lines:
             say(line)
+        if built is not None and built.planned:  # a teacher's prompts
+            from assay.cli._stored import print_stored
+
+            code = print_stored(built.stored, built.planned, "teacher prompts", resume=resume)
+            if code:
+                raise typer.Exit(code)
     elif not target.is_file():
         raise ConfigError(f"datapoints: the config declares none and {target} does not exist "
                           "(add a datapoints section, or run assay datapoints into the run folder)")
@@ -140,8 +154,8 @@ def _sampled(cfg: AssayConfig, out: Path) -> list[str]:
 
 
 def _dry_run(cfg: AssayConfig, out: Path, limit: int | None) -> None:
-    """What a run would ask, sending and writing nothing."""
-    from assay.judge.generate import generate_answers, read_datapoints
+    """What a run would ask, sending and writing nothing (and needing no key)."""
+    from assay.judge.generate import generate_answers, read_datapoints, system_credentials
 
     section = cfg.datapoints
     target = out / "datapoints.jsonl"
@@ -168,6 +182,8 @@ def _dry_run(cfg: AssayConfig, out: Path, limit: int | None) -> None:
         stored = s.good + s.failed
         say(f"  {s.system} ({s.endpoint}): {s.planned} answers, {stored} stored, "
             f"{s.planned - stored} to ask")
+    for missing in system_credentials(cfg):
+        say(f"note: {missing}; the run needs it, the dry run does not", error=True)
 
 
 def _progress() -> object:
@@ -184,12 +200,16 @@ def _progress() -> object:
     return show
 
 
-def print_generation(result: Generation) -> int:
-    """A line per system; the exit status (0, or 3 when an answer failed or is missing)."""
+def print_generation(result: Generation, *, resume: str) -> int:
+    """A line per system, the engine's notes, what is stored of the plan; the exit status (0,
+    or 3 when an answer failed or is not stored)."""
+    from assay.cli._stored import print_notes, print_stored
+
     for s in result.systems:
         if s.summary is None:
             say(f"{s.system} ({s.endpoint}): not asked (the cost limit stopped the run)")
             continue
+        print_notes(s.summary.notes)
         failures = ", ".join(f"{n} {kind}" for kind, n in sorted(s.failures.items()))
         cost = f"${s.summary.usd:.4f}" + (" + unpriced" if s.summary.unpriced else "")
         say(f"{s.system} ({s.endpoint}): {s.good} of {s.planned} answers good"
@@ -199,6 +219,10 @@ def print_generation(result: Generation) -> int:
     for path in result.paths:
         say(f"wrote {path}")
     if result.stopped:
-        say(f"stopped: {result.stopped.replace('_', ' ')}; rerun the same command to resume")
+        say(f"stopped: {result.stopped.replace('_', ' ')}")
     failed = sum(s.failed for s in result.systems)
-    return 0 if result.complete and not failed else EXIT_INCOMPLETE
+    stored = sum(s.good + s.failed for s in result.systems)
+    noted = any(s.summary is not None and s.summary.notes for s in result.systems)
+    code = print_stored(stored, sum(s.planned for s in result.systems), "answers", resume=resume,
+                        failed=failed, noted=noted or result.stopped is not None)
+    return 0 if result.complete and not failed and not code else EXIT_INCOMPLETE

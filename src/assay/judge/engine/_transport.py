@@ -5,7 +5,8 @@ the request: its headers (authorisation, user agent, organisation, project) and 
 URL. :class:`DirectTransport` posts the body over one keep-alive aiohttp session with
 those headers; :class:`SDKTransport` through the SDK's own ``post``. Both give the
 client the status, headers and body of the reply, or raise :class:`Unreachable` (no
-HTTP reply) or ``asyncio.TimeoutError``; the client (:mod:`assay.judge.engine.client`)
+HTTP reply), :class:`ReplyTooLarge` (a body over ``max_reply_bytes``, abandoned as it
+arrives) or ``asyncio.TimeoutError``; the client (:mod:`assay.judge.engine.client`)
 does everything else. The request URL is built with :mod:`urllib.parse`, so a query in
 the base URL (Azure's ``api-version``) stays a query.
 """
@@ -14,12 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import json
 import os
 import shlex
 import subprocess
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -50,6 +52,22 @@ class Unreachable(Exception):
     def __init__(self, cause: BaseException) -> None:
         reason, self.dead = unreachable_reason(cause)
         super().__init__(reason)
+
+
+class ReplyTooLarge(Exception):
+    """The reply's body passed ``max_reply_bytes``: abandoned (its connection closed) as soon
+    as it did, or before any of it was read when its ``Content-Length`` said so."""
+
+    def __init__(self, limit: int, declared: int | None = None) -> None:
+        self.limit, self.declared = limit, declared
+        said = "" if declared is None else f" (Content-Length {declared:,})"
+        super().__init__(f"reply body over max_reply_bytes ({limit:,} bytes){said}: abandoned unread")
+
+
+def _declared_length(headers: Mapping[str, str]) -> int | None:
+    """The ``Content-Length`` a reply announces (None when absent or not a number)."""
+    text = headers.get("content-length") or headers.get("Content-Length")
+    return int(text) if text is not None and text.strip().isdigit() else None
 
 
 class Transport(Protocol):
@@ -109,16 +127,66 @@ def auth_headers(config: ClientConfig, token: str | None) -> dict[str, str] | No
     return {"api-key": key} if key else {}
 
 
-def openai_client(config: ClientConfig, token: str | None = None) -> openai.AsyncOpenAI:
+def openai_client(config: ClientConfig, token: str | None = None, *,
+                  whole_bodies: bool = True) -> openai.AsyncOpenAI:
     """The SDK client for ``config``: the key read from the environment here and kept only in it
-    (the transports replace its ``Authorization`` for an Azure endpoint: :func:`auth_headers`)."""
+    (the transports replace its ``Authorization`` for an Azure endpoint: :func:`auth_headers`).
+
+    Every reply body it reads is bounded by ``max_reply_bytes`` (a longer one raises
+    :class:`ReplyTooLarge` from the call: :func:`bounded_replies`); with ``whole_bodies``
+    False, only error replies are: a successful one is read and bounded by its reader (the
+    Batch API's file downloads, line by line).
+    """
     import openai
 
     timeout = openai.Timeout(config.timeout_s, connect=min(config.timeout_s, CONNECT_TIMEOUT_S))
     key = os.environ.get(config.api_key_env, "") if config.api_key_env else NO_KEY
     base_url, query = split_query(request_base_url(config))  # the SDK appends paths to base_url as text
+    hooks = {"response": [bounded_replies(config.max_reply_bytes, successes=whole_bodies)]}
+    http = openai.DefaultAsyncHttpxClient(event_hooks=hooks)
     return openai.AsyncOpenAI(base_url=base_url, api_key=key or NO_KEY, max_retries=0, timeout=timeout,
-                              default_query=query or None)
+                              default_query=query or None, http_client=http)
+
+
+def bounded_replies(limit: int, *, successes: bool = True) -> Callable[[Any], Awaitable[None]]:
+    """An httpx response hook (run before the body is read) that bounds the body to ``limit``
+    bytes: a ``Content-Length`` over it raises :class:`ReplyTooLarge` at once; else the body's
+    stream is counted as it arrives and raises it the moment the count passes ``limit``
+    (the client then closes the connection, and the rest is never read). With ``successes``
+    False, a 2xx reply is left to its reader."""
+    async def hook(response: Any) -> None:
+        if not successes and 200 <= response.status_code < 300:
+            return
+        declared = _declared_length(response.headers)
+        if declared is not None and declared > limit:
+            raise ReplyTooLarge(limit, declared)
+        response.stream = _bounded_class(type(response.stream))(response.stream, limit)
+
+    return hook
+
+
+@functools.cache
+def _bounded_class(kind: type) -> type:
+    """A stream class counting an httpx ``AsyncByteStream`` as it is read: past its limit it
+    raises :class:`ReplyTooLarge`. It subclasses the stream's own base class, as httpx checks."""
+    base = next((k for k in kind.__mro__ if k.__name__ == "AsyncByteStream"), object)
+
+    class Bounded(base):  # type: ignore[misc,valid-type]
+        def __init__(self, stream: Any, limit: int) -> None:
+            self._stream, self._limit = stream, limit
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            size = 0
+            async for chunk in self._stream:
+                size += len(chunk)
+                if size > self._limit:
+                    raise ReplyTooLarge(self._limit)
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._stream.aclose()
+
+    return Bounded
 
 
 class DirectTransport:
@@ -145,6 +213,7 @@ class DirectTransport:
             headers["Authorization"] = f"Basic {token}"
             url = url._replace(netloc=url.netloc.rpartition("@")[2])
         self._url = urllib.parse.urlunsplit(url)
+        self._limit = config.max_reply_bytes
         self.secrets: tuple[str, ...] = (token,) if token else ()
         self._proxy = _proxy_for(self._url)
         self._errors = (aiohttp.ClientError,)
@@ -158,9 +227,28 @@ class DirectTransport:
         try:
             async with self._session.post(self._url, data=json.dumps(body).encode(),
                                           proxy=self._proxy) as response:
-                return HTTPReply(response.status, response.headers, await response.read())
+                return HTTPReply(response.status, response.headers, await self._read(response))
         except self._errors as exc:
             raise Unreachable(exc) from exc
+
+    async def _read(self, response: Any) -> bytes:
+        """The body, read as it arrives and abandoned (the connection closed) past ``max_reply_bytes``:
+        a ``Content-Length`` is checked first but not trusted (bytes are counted, and a body
+        without one, chunked or read to the close, is counted the same way)."""
+        limit = self._limit
+        declared = _declared_length(response.headers)
+        if declared is not None and declared > limit:
+            response.close()
+            raise ReplyTooLarge(limit, declared)
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := await response.content.readany():
+            size += len(chunk)
+            if size > limit:
+                response.close()
+                raise ReplyTooLarge(limit)
+            chunks.append(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     async def close(self) -> None:
         await self._session.close()

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from assay.errors import JudgeError
 
 Role = Literal["system", "user", "assistant"]
-ReplyFailure = Literal["parse_error", "refusal", "timeout", "api_error"]
+ReplyFailure = Literal["parse_error", "refusal", "timeout", "api_error", "reply_too_large"]
 """The failure kinds the engine writes (a subset of :class:`assay.data.schema.FailureKind`)."""
 
 _ROLES = frozenset(("system", "user", "assistant"))

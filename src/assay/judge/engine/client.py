@@ -16,7 +16,9 @@ What it does for each request, in order:
    one (found out once: a 400 naming the response format switches the client to text
    mode, where the schema is given in the prompt and the JSON is read from the reply);
 5. retries 429 (after Retry-After, else exponential back-off with full jitter), 5xx, 408,
-   timeouts, connection errors and unreadable bodies, at most ``max_retries`` times;
+   timeouts, connection errors, unreadable bodies and bodies over ``max_reply_bytes``
+   (read as they arrive and abandoned at the limit: ``reply_too_large``), at most
+   ``max_retries`` times;
 6. validates the reply against the verdict model; an invalid or off-schema reply is asked
    again (with what was wrong) at most ``max_parse_retries`` times, then returned as
    ``parse_error``; a refusal (``message.refusal`` set, or a reply that declines in words)
@@ -68,7 +70,7 @@ from assay.judge.engine._parse import (
     verdict_schema,
 )
 from assay.judge.engine._retry import AdaptiveLimiter, full_jitter, retry_after_seconds
-from assay.judge.engine._transport import HTTPReply, Transport, Unreachable, make_transport
+from assay.judge.engine._transport import HTTPReply, ReplyTooLarge, Transport, Unreachable, make_transport
 from assay.judge.engine._types import (
     ChatRequest,
     CostLimitExceeded,
@@ -381,6 +383,9 @@ class LLMClient:
                                                     "(check llm.base_url and that the server runs)")
                         raise self._fatal from None
                     last = _Failure("api_error", self.redact(str(exc)))
+                except ReplyTooLarge as exc:  # retried: a proxy's fault may pass
+                    self._reached = True
+                    last = _Failure("reply_too_large", str(exc))
                 else:
                     self._reached = True
                     status = reply.status

@@ -51,6 +51,12 @@ class ClientConfig(BaseModel):
     """Most requests in flight at once."""
     timeout_s: float = Field(120.0, gt=0)
     """Longest wait for one HTTP reply."""
+    max_reply_bytes: int = Field(16 * 1024 * 1024, ge=1024)
+    """Largest reply body read, in bytes (16 MiB). A longer body is abandoned as it arrives
+    (a ``Content-Length`` over it is refused before any is read) and the request fails with
+    ``reply_too_large``, retried like a timeout; so at most ``max_concurrency`` times this
+    much is held at once whatever a server or proxy sends. With ``transport: batch``, the
+    bound of each line of a batch's output file."""
     max_retries: int = Field(6, ge=0)
     """Retries of one request after 429, 5xx, 408, timeouts and connection errors."""
     max_parse_retries: int = Field(2, ge=0)
@@ -137,16 +143,33 @@ def price_factor(config: ClientConfig | None) -> float:
     return 1.0 - config.batch_discount
 
 
-def client_problems(config: ClientConfig, models: Sequence[str] = ()) -> list[str]:
+def client_problems(config: ClientConfig, models: Sequence[str] = (), *,
+                    credentials: bool = True) -> list[str]:
     """What stops a client for ``config`` from running, one line each (empty when nothing).
 
-    The API key's environment variable must be set; with a cost limit, the default model
-    and every model in ``models`` (judges that name their own) need a price, or spending
-    on them could not be counted against the limit.
+    The API key's environment variable must be set (with ``credentials``; a plan, a dry run
+    or a description sends nothing and needs no key: :func:`credential_problems`); with a
+    cost limit, the default model and every model in ``models`` (judges that name their
+    own) need a price, or spending on them could not be counted against the limit.
     """
     problems = []
     if config.azure_ad_token_env is not None and config.azure_ad_token_command is not None:
         problems.append("llm: give azure_ad_token_env or azure_ad_token_command, not both")
+    if credentials:
+        problems += credential_problems(config)
+    if config.cost_limit_usd is not None:
+        unpriced = [m for m in dict.fromkeys([config.model, *models]) if find_price(config.prices, m) is None]
+        if unpriced:
+            problems.append(f"cost_limit_usd needs a price for model {', '.join(map(repr, unpriced))} "
+                            "(add it, or '*', to llm.prices)")
+    return problems
+
+
+def credential_problems(config: ClientConfig) -> list[str]:
+    """The credentials ``config`` names but the environment does not hold (the API key's
+    variable, an Entra ID token's variable), one line each: checked before a run's first
+    call, said as a note by a dry run."""
+    problems = []
     if config.azure_ad_token_env is not None and not os.environ.get(config.azure_ad_token_env):
         problems.append(f"environment variable {config.azure_ad_token_env} is not set: it should hold "
                         f"the Entra ID token for {redact_url(config.base_url)} (llm.azure_ad_token_env)")
@@ -154,9 +177,4 @@ def client_problems(config: ClientConfig, models: Sequence[str] = ()) -> list[st
     if not token and config.api_key_env is not None and not os.environ.get(config.api_key_env):
         problems.append(f"environment variable {config.api_key_env} is not set: it should hold the API "
                         f"key for {redact_url(config.base_url)} (or set api_key_env: null)")
-    if config.cost_limit_usd is not None:
-        unpriced = [m for m in dict.fromkeys([config.model, *models]) if find_price(config.prices, m) is None]
-        if unpriced:
-            problems.append(f"cost_limit_usd needs a price for model {', '.join(map(repr, unpriced))} "
-                            "(add it, or '*', to llm.prices)")
     return problems

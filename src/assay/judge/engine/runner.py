@@ -15,6 +15,7 @@ starts, the ones in flight finish and are stored, and the run ends cleanly. With
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -88,6 +89,12 @@ class RunSummary:
     re-asks included, cache hits not)."""
     tokens_out: int = 0
     """Completion tokens of this run's calls."""
+    stored: int | None = None
+    """Of the planned judgments, those in the store when the run ended, good or failed (None
+    when not counted): fewer than ``planned`` means the run did not store everything."""
+    paid_twice: int = 0
+    """Requests sent again because the reply paid for was lost (a batch result line that
+    could not be read, or none at all): each was paid twice."""
 
     def token_line(self) -> str:
         """The token totals, one line (printed after a run, as BenchmarkQED's notebook prints
@@ -101,7 +108,33 @@ class RunSummary:
 
     @property
     def complete(self) -> bool:
+        """Whether every planned judgment is stored (and the run was not stopped)."""
+        if self.stored is not None:
+            return self.stopped is None and self.stored == self.planned
         return self.stopped is None and self.skipped + self.done == self.planned
+
+    def stored_line(self, noun: str = "judgments") -> str:
+        """What the store holds of the plan, one line (printed at the end of every run).
+
+        >>> RunSummary(40, 0, 38, 2, 0, 40, 0.0, 1.0, None, stored=38).stored_line()
+        'stored 38 of 40 planned judgments'
+        """
+        return stored_line(self.planned if self.stored is None else self.stored, self.planned, noun)
+
+
+def stored_line(stored: int, planned: int, noun: str = "judgments") -> str:
+    """``stored S of P planned NOUN``: the count every command that buys calls ends with.
+
+    >>> stored_line(38, 40, "answers")
+    'stored 38 of 40 planned answers'
+    """
+    return f"stored {stored} of {planned} planned {noun}"
+
+
+def count_stored(store: RunStore, keys: Iterable[str]) -> int:
+    """How many of ``keys`` the store holds (good or failed)."""
+    status = store.status()
+    return sum(1 for key in keys if key in status)
 
 
 def default_rows(request: ChatRequest, reply: Reply) -> list[dict[str, Any]]:
@@ -174,7 +207,9 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
     -------
     RunSummary
         ``stopped="cost_limit"`` when the cost limit ended the run early,
-        ``"max_failures"`` when ``max_failures`` did.
+        ``"max_failures"`` when ``max_failures`` did; ``stored`` counts the planned
+        judgments the store holds at the end (the batch runner's ``notes`` say why any is
+        missing).
 
     Raises
     ------
@@ -199,8 +234,9 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
     if getattr(getattr(client, "config", None), "transport", None) == "batch":
         from assay.judge.engine.batch import run_batch
 
-        return await run_batch(plan, pending, client, store, rows=make_rows, retry_failed=retry_failed,
-                               progress=progress, max_failures=max_failures)
+        summary = await run_batch(plan, pending, client, store, rows=make_rows,
+                                  retry_failed=retry_failed, progress=progress, max_failures=max_failures)
+        return dataclasses.replace(summary, stored=count_stored(store, keys))
     state = _State(total=len(pending), skipped=len(plan) - len(pending), started=time.monotonic(),
                    calls0=client.stats.calls, usd0=client.stats.spent_usd,
                    unpriced0=getattr(client.stats, "unpriced", 0),
@@ -258,7 +294,8 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
                       stopped=stopped,
                       unpriced=getattr(client.stats, "unpriced", 0) - state.unpriced0,
                       tokens_in=getattr(client.stats, "tokens_in", 0) - state.tokens0[0],
-                      tokens_out=getattr(client.stats, "tokens_out", 0) - state.tokens0[1])
+                      tokens_out=getattr(client.stats, "tokens_out", 0) - state.tokens0[1],
+                      stored=count_stored(store, keys))
 
 
 def _prefetching(pending: list[ChatRequest], client: LLMClient, window: int = 512) -> Iterator[ChatRequest]:

@@ -5,7 +5,7 @@ from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
     ".answers": ["ANSWERS_FILE", "GENERATION_FOLDER", "Generation", "generate_answers",
-                 "generated_inputs", "system_problems"],
+                 "generated_inputs", "system_credentials", "system_problems"],
     ".config": ["ExportStep", "FileDatapoints", "NativeScoresStep", "ReportStep", "SystemConfig",
                 "TableDatapoints", "TeacherDatapoints", "TeacherTask"],
     ".datapoints": ["BuiltDatapoints", "build_datapoints", "read_datapoints"],

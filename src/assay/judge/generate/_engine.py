@@ -36,7 +36,7 @@ def client_config(endpoint: Endpoint, base: ClientConfig | None, *, spent_usd: f
     if base is not None:
         settings = base.model_dump(include={"max_concurrency", "timeout_s", "max_retries",
                                             "max_parse_retries", "backoff_base_s", "backoff_max_s",
-                                            "transport"})
+                                            "transport", "max_reply_bytes"})
         if base.cost_limit_usd is not None:
             settings["cost_limit_usd"] = max(base.cost_limit_usd - spent_usd, 1e-12)
     return ClientConfig(model=str(endpoint.model), base_url=endpoint.base_url,

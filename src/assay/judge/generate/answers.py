@@ -112,11 +112,20 @@ def _answer_rows(request: ChatRequest, reply: Reply) -> list[dict[str, Any]]:
 
 
 class _NoEmptyAnswers:
-    """A client whose good reply with no text (empty or blank) becomes a failed one."""
+    """A client whose good reply with no text (empty or blank) becomes a failed one (through
+    :meth:`complete`; with ``transport: batch`` through the client's ``settle``)."""
 
     def __init__(self, client: Any) -> None:
         self.client, self.config, self.stats = client, client.config, client.stats
         self.prefetch = getattr(client, "prefetch", None)
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else is the wrapped client's: ``transport: batch`` asks it for cached
+        replies and settles the batch's results through it (its ``settle`` turns an empty
+        free-text reply into a failed one, as :meth:`complete` does here)."""
+        if name == "client":
+            raise AttributeError(name)
+        return getattr(self.client, name)
 
     async def __aenter__(self) -> _NoEmptyAnswers:
         await self.client.__aenter__()
@@ -133,14 +142,25 @@ class _NoEmptyAnswers:
         return reply
 
 
-def system_problems(config: AssayConfig) -> list[str]:
+def system_problems(config: AssayConfig, *, credentials: bool = True) -> list[str]:
     """What stops a system from answering, one line each naming it (a key not set, a price
-    missing under a cost limit), found before any system is asked."""
+    missing under a cost limit), found before any system is asked; without ``credentials``,
+    all but a missing key (a dry run or a description sends nothing and needs none)."""
     from assay.judge.engine import client_problems
 
     return [f"systems[{index}] ({system.name}): {problem}"
             for index, system in enumerate(config.systems) if system.command is None
-            for problem in client_problems(client_config(system, config.llm))]
+            for problem in client_problems(client_config(system, config.llm), credentials=credentials)]
+
+
+def system_credentials(config: AssayConfig) -> list[str]:
+    """The keys the systems need that the environment lacks, one line each naming the system
+    (what a run refuses with; a dry run says them as notes)."""
+    from assay.judge.engine.client_config import credential_problems
+
+    return [f"systems[{index}] ({system.name}): {problem}"
+            for index, system in enumerate(config.systems) if system.command is None
+            for problem in credential_problems(client_config(system, config.llm))]
 
 
 def generate_answers(config: AssayConfig, run: Path, datapoints: list[Mapping[str, Any]], *,
@@ -159,7 +179,7 @@ def generate_answers(config: AssayConfig, run: Path, datapoints: list[Mapping[st
 
     plans = [(system, answer_requests(system, datapoints)) for system in config.systems]
     folder = Path(run) / GENERATION_FOLDER
-    problems = system_problems(config)
+    problems = system_problems(config, credentials=not dry_run)
     if problems:
         from assay.errors import ConfigError
 

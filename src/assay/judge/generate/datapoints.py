@@ -29,6 +29,10 @@ class BuiltDatapoints:
     lines: list[str] = field(default_factory=list)
     failed: int = 0
     """Teacher prompts whose reply could not be used (counted failures)."""
+    planned: int = 0
+    """Teacher prompts planned (one per stratum; 0 without a teacher)."""
+    stored: int = 0
+    """Of those, the ones stored (good or failed): fewer than ``planned`` is an unfinished phase."""
 
 
 def read_datapoints(path: Path) -> list[dict[str, Any]]:
@@ -91,4 +95,5 @@ def build_datapoints(config: AssayConfig, run: Path, *, cache: str | None = None
     from assay.judge.generate.teacher import teacher_datapoints
 
     outcome = teacher_datapoints(config, run, cache=cache, progress=progress)
-    return BuiltDatapoints(len(outcome.datapoints), outcome.lines(run), failed=outcome.failed)
+    return BuiltDatapoints(len(outcome.datapoints), outcome.lines(run), failed=outcome.failed,
+                           planned=outcome.strata, stored=outcome.stored)

@@ -76,11 +76,21 @@ class TeacherOutcome:
     short: list[str] = field(default_factory=list)
     """Strata that gave fewer items than asked for."""
     pending: int = 0
-    """Strata not asked (the cost limit stopped the phase)."""
+    """Strata whose prompt is not stored (the cost limit stopped the phase, a batch expired or
+    lost its result line, ...: ``notes`` say which)."""
+    notes: tuple[str, ...] = ()
+    """What the engine said of the phase (a batch's expiry, result lines lost, ...)."""
+    stopped: str | None = None
+    """``cost_limit`` when the cost limit stopped the phase."""
 
     @property
     def failed(self) -> int:
         return len(self.failures)
+
+    @property
+    def stored(self) -> int:
+        """Teacher prompts stored (good or failed) of the :attr:`strata` planned."""
+        return self.strata - self.pending
 
     def lines(self, run: Path) -> list[str]:
         out = [f"wrote {run / 'datapoints.jsonl'}: {len(self.datapoints)} items from teacher "
@@ -88,9 +98,10 @@ class TeacherOutcome:
         if self.failures:
             out.append(f"teacher: {self.failed} of {self.strata} strata failed (no items from them):")
             out.extend(f"  {line}" for line in self.failures)
-        out.extend(f"note: {line}" for line in self.short)
+        out.extend(f"note: {line}" for line in (*self.notes, *self.short))
         if self.pending:
-            out.append(f"teacher: {self.pending} strata not asked (cost limit); rerun to resume")
+            why = "the cost limit stopped the phase" if self.stopped == "cost_limit" else "see the notes"
+            out.append(f"teacher: {self.pending} of {self.strata} strata not stored ({why})")
         return out
 
 
@@ -150,8 +161,8 @@ def teacher_datapoints(config: AssayConfig, run: Path, *, cache: str | None = No
     where = phase_cache(cache or config.cache, Path(run), config.base_dir)
     with RunStore(Path(run) / TEACHER_FOLDER, config={"teacher": section.model_dump(mode="json")}) as store:
         store.set_plan([r.key for _, r in asked])
-        run_phase([r for _, r in asked], lambda responses: LLMClient(settings, cache=responses), store,
-                  rows=_rows, cache=where, progress=progress)
+        summary = run_phase([r for _, r in asked], lambda responses: LLMClient(settings, cache=responses),
+                            store, rows=_rows, cache=where, progress=progress)
         stored = {}
         for row in store.records():
             stored[json.dumps([row["task"], row["attributes"]], sort_keys=True)] = row
@@ -188,4 +199,5 @@ def teacher_datapoints(config: AssayConfig, run: Path, *, cache: str | None = No
     space = {t.name: t.attributes for t in section.tasks}
     document = {"attributes": space[section.tasks[0].name]} if len(space) == 1 else {"task_attributes": space}
     write_text(run / "attribute_space.json", json.dumps(document, indent=2) + "\n")
-    return TeacherOutcome(section.model, points, len(asked), failures, short, pending)
+    return TeacherOutcome(section.model, points, len(asked), failures, short, pending,
+                          notes=summary.notes, stopped=summary.stopped)

@@ -31,6 +31,7 @@ differential judges use to read their prompts, and :func:`select_inputs` and
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -38,9 +39,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-import jinja2
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay._templates import sandbox
 from assay.data.schema import Scale
 from assay.judge.engine import ChatRequest, Reply, judgment_key
 from assay.judge.judges._protocol import (
@@ -51,7 +52,7 @@ from assay.judge.judges._protocol import (
     judge_name,
     settings_hash,
 )
-from assay.judge.prompts import prompt_texts, render_errors
+from assay.judge.prompts import check_sandboxed, prompt_texts, render_errors
 
 __all__ = [
     "SELECTION_FIELDS",
@@ -75,12 +76,14 @@ SELECTION_FIELDS: frozenset[str] = frozenset({"top_k", "pass_threshold", "arms",
 """Settings that choose which judgments are made or how they are summarised, never a verdict:
 left out of the judges' config hashes (``engine_fields``), so changing them reuses the store."""
 
-_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+_ENV = sandbox(autoescape=False, keep_trailing_newline=True)
+_compiled = functools.lru_cache(maxsize=256)(_ENV.from_string)
+"""A template's compiled form: compiling in the sandbox takes milliseconds, so each text once."""
 
 
 @dataclass(frozen=True)
 class PromptPair:
-    """A judge's system and user templates (jinja2, ``StrictUndefined``) and their SHA-256."""
+    """A judge's system and user templates (jinja2 in the sandbox, ``StrictUndefined``) and their SHA-256."""
 
     name: str
     system: str
@@ -89,13 +92,17 @@ class PromptPair:
     sources: tuple[str, str] = ("system.md", "user.md")
     """Where the two templates were read (named in errors)."""
 
+    def __post_init__(self) -> None:
+        check_sandboxed(self.system, self.sources[0], _ENV)
+        check_sandboxed(self.user, self.sources[1], _ENV)
+
     def render(self, **values: Any) -> tuple[tuple[Literal["system"], str], tuple[Literal["user"], str]]:
         """The two messages, rendered with ``values`` (a variable the judge does not fill is a
         :class:`~assay.errors.ConfigError` naming the file)."""
         with render_errors(self.sources[0], values):
-            system = _ENV.from_string(self.system).render(**values).strip()
+            system = _compiled(self.system).render(**values).strip()
         with render_errors(self.sources[1], values):
-            user = _ENV.from_string(self.user).render(**values).strip()
+            user = _compiled(self.user).render(**values).strip()
         return ("system", system), ("user", user)
 
 

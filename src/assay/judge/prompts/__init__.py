@@ -1,10 +1,12 @@
 """Prompts as package data: ``assay/judge/prompts/<judge>/system.md`` and ``user.md``.
 
 :func:`load_prompt` reads a judge's two templates (or a folder overriding them) and
-returns a :class:`Prompt`; :meth:`Prompt.render` fills them with jinja2 (``StrictUndefined``:
-a missing variable is an error, never an empty string; no autoescape: the text is not
-HTML). The prompt's ``sha256`` enters the judgment keys and ``metric_version``, so
-editing a prompt re-asks exactly the judgments it affects.
+returns a :class:`Prompt`; :meth:`Prompt.render` fills them with jinja2 in a sandbox
+(``assay._templates``: a template reads only the values the judge fills, and one that
+reaches for anything else is refused when it is read; ``StrictUndefined``: a missing
+variable is an error, never an empty string; no autoescape: the text is not HTML). The
+prompt's ``sha256`` enters the judgment keys and ``metric_version``, so editing a prompt
+re-asks exactly the judgments it affects.
 
 Placeholders of other syntaxes are refused when a prompt is read
 (:func:`check_placeholders`): a prompt written for BenchmarkQED (``string.Template``:
@@ -29,10 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.sandbox import SecurityError
 
+from assay._templates import sandbox, template_line, template_refusal
 from assay.errors import ConfigError
 
-_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+_ENV = sandbox(autoescape=False, keep_trailing_newline=False)
 _PARTS = ("system.md", "user.md")
 _PLACEHOLDER = re.compile(r"\$\$|\$\{(\w+)\}|\$([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\}")
 
@@ -109,6 +113,8 @@ class Prompt:
     _memo: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        check_sandboxed(self.system, self.sources[0])
+        check_sandboxed(self.user, self.sources[1])
         if not self.sha256:
             digest = hashlib.sha256(f"{self.system}\x00{self.user}".encode()).hexdigest()
             object.__setattr__(self, "sha256", digest)
@@ -131,12 +137,15 @@ def render_errors(source: str, variables: Mapping[str, Any]) -> Iterator[None]:
     except jinja2.UndefinedError as exc:
         raise ConfigError(f"prompt {source}: {exc.message}: this judge fills "
                           f"{', '.join(sorted(variables)) or 'no variables'}") from None
+    except SecurityError as exc:
+        raise ConfigError(f"prompt {source}, line {template_line(exc)}: {exc.message}") from None
     except jinja2.TemplateError as exc:
         raise ConfigError(f"prompt {source}: {exc}") from None
 
 
 def check_placeholders(text: str, source: str, known: Iterable[str] = ()) -> None:
-    """Refuse a template with placeholders jinja2 does not fill; check its jinja2 syntax.
+    """Refuse a template with placeholders jinja2 does not fill; check its jinja2 syntax and
+    that it stays in the sandbox (:func:`check_sandboxed`).
 
     Looks in the template's literal text (outside ``{{ }}``, ``{% %}``, comments and
     ``{% raw %}`` blocks) for ``${name}`` and ``$name`` (``string.Template``, as BenchmarkQED
@@ -193,6 +202,31 @@ def check_placeholders(text: str, source: str, known: Iterable[str] = ()) -> Non
         _ENV.parse(text)
     except jinja2.TemplateSyntaxError as exc:
         raise ConfigError(f"prompt {source}, line {exc.lineno}: {exc.message}") from None
+    check_sandboxed(text, source)
+
+
+def check_sandboxed(text: str, source: str, environment: jinja2.Environment = _ENV) -> None:
+    """Refuse a template that reaches outside the values it is given (``assay._templates``).
+
+    Raises
+    ------
+    ConfigError
+        Naming the file, the line and what the template reached for.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_sandboxed("Q: {{ question }}\\n{{ cycler.__init__.__globals__ }}", "p/user.md")
+    ... except ConfigError as exc:
+    ...     print(str(exc).replace("; ", ";\\n"))
+    prompt p/user.md, line 2: the attribute '__init__' is outside what a template may read;
+    a prompt may read only the values the judge fills ({{ question }}, ...), so it is refused
+    """
+    refusal = template_refusal(environment, text)
+    if refusal is not None:
+        line, reason = refusal
+        raise ConfigError(f"prompt {source}, line {line}: {reason}; a prompt may read only the values "
+                          "the judge fills ({{ question }}, ...), so it is refused")
 
 
 def template_variables(text: str) -> set[str]:

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import jinja2
 import numpy as np
 
+from assay._templates import sandbox
 from assay._version import __version__
 from assay.data.filenames import FileNames, safe_name
 from assay.report._glossary import abbreviation_of, method_words, reader_label
@@ -195,11 +196,11 @@ def content_security_policy(scripts: Sequence[str], *, same_origin: bool = False
 
 @cache
 def environment() -> jinja2.Environment:
-    """The jinja2 environment: templates from the package, autoescape on, strict names."""
-    return jinja2.Environment(
+    """The jinja2 environment: templates from the package, autoescape on, strict names, in the
+    sandbox every template of the package renders in (``assay._templates``)."""
+    return sandbox(
         loader=jinja2.PackageLoader("assay.report.html", "templates"),
         autoescape=True,
-        undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )

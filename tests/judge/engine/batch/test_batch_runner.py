@@ -221,3 +221,45 @@ def test_a_refused_key_is_one_fatal_error_without_the_key(server, tmp_path, monk
             score_requests(2))
     assert "refused to upload the batch input (HTTP 404)" in str(info.value)
     assert "sk-bad" not in str(info.value)
+
+
+# Issue 22, item 2: what a batch loses is counted, named, sent again once, and said.
+
+def test_unreadable_result_lines_are_named_sent_again_once_and_counted_as_paid_twice(server, tmp_path):
+    server.configure(batch_garble_every=4)  # lines 4, 8, 12, 16, 20 of each batch: not JSON
+    requests = score_requests(20)
+    with RunStore(tmp_path / "run") as store:
+        summary = run(client_for(server), store, requests)
+    # first batch: 20 lines, 5 unreadable; second: those 5 sent again, its line 4 unreadable again
+    assert server.batches.created == 2 and server.batches.lines_answered == 25
+    assert summary.paid_twice == 5 and summary.calls == 25
+    assert summary.stored == 19 and not summary.complete and len(stored(tmp_path / "run")) == 19
+    notes = "\n".join(summary.notes)
+    assert ("batch batch_1 output file file-batch_1-output: 5 result lines could not be read "
+            "(line 4: not JSON; line 8: not JSON; line 12: not JSON; line 16: not JSON; "
+            "line 20: not JSON)") in notes
+    assert "batch batch_1: 5 of its 20 requests have no readable result line: input file file-1 " \
+           "(line 4; line 8; line 12; line 16; line 20)" in notes
+    assert "1 judgments lost their result line a second time: not sent a third time" in notes
+    assert "5 calls paid twice" in notes
+
+
+def test_a_missing_result_line_is_sent_again_once(server, tmp_path):
+    server.configure(batch_drop_every=5)  # lines 5, 10 of each batch: answered, no result line
+    with RunStore(tmp_path / "run") as store:
+        summary = run(client_for(server), store, score_requests(10))
+    # the 2 lost requests go again in a batch of 2, which loses none (no 5th line)
+    assert server.batches.created == 2 and server.batches.lines_answered == 12
+    assert summary.paid_twice == 2 and summary.stored == 10 and summary.complete
+    assert any("2 of its 10 requests have no readable result line" in n and "(line 5; line 10)" in n
+               for n in summary.notes)
+    assert any("2 calls paid twice" in n for n in summary.notes)
+
+
+def test_every_batch_expired_leaves_the_store_short_and_says_so(server, tmp_path):
+    server.configure(batch_expire_after=0)
+    with RunStore(tmp_path / "run") as store:
+        summary = run(client_for(server), store, score_requests(6))
+    assert summary.stored == 0 and summary.planned == 6 and summary.stopped is None
+    assert summary.stored_line() == "stored 0 of 6 planned judgments"
+    assert any("their batch expired" in n for n in summary.notes)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.judge.engine._types import ChatRequest, Reply
 from assay.judge.engine._wire import chat_body, error_message
+from assay.judge.engine.batch._lines import TOO_LARGE
 from assay.judge.engine.client import logprob_position
 from assay.judge.engine.client_config import price_factor
 from assay.judge.engine.pricing import CallTally
@@ -39,11 +40,15 @@ def batch_reply(client: LLMClient, request: ChatRequest, cache_key: str, status:
 
     ``status`` and ``body`` are the line's ``response.status_code`` and ``response.body``.
     Tokens are priced at ``1 - batch_discount`` of the listed price and counted as spent;
-    a good reply goes to the response cache. A reply that cannot be used is not asked
+    a good reply goes to the response cache; a line over ``max_reply_bytes`` (read no
+    further) is a ``reply_too_large`` failure. A reply that cannot be used is not asked
     again (``--retry-failed`` asks it again, in the next batch).
     """
     tally = CallTally(attempts=1)
     started = time.monotonic() - latency_s
+    error = body.get("error") if isinstance(body, dict) and status == 0 else None
+    if isinstance(error, dict) and error.get("code") == TOO_LARGE:  # its line was not read
+        return client.reply(request, tally, started, None, "reply_too_large", str(error.get("message")))
     if not 200 <= status < 300:
         said = client.redact(error_message(body, status))
         return client.reply(request, tally, started, None, "api_error", f"HTTP {status}: {said}")

@@ -5,7 +5,8 @@ The SDK client is the one every transport makes (:func:`~assay.judge.engine._tra
 the key read from the environment and kept only there, the base URL's query kept). A
 refused key, model or permission (401, 403, 404) raises :class:`~assay.judge.FatalAPIError`
 at once; other failures (5xx, 429, no connection) are tried again with exponential back-off,
-``max_retries`` times, before they raise it. Error texts never carry the key.
+``max_retries`` times, before they raise it, and so is a reply over ``max_reply_bytes``
+(a file's content is bounded line by line instead). Error texts never carry the key.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from typing import Any, TypeVar
 
 from assay._secrets import redact_text, redact_url
 from assay.judge.engine._retry import full_jitter
-from assay.judge.engine._transport import auth_headers, entra_token, openai_client
+from assay.judge.engine._transport import ReplyTooLarge, auth_headers, entra_token, openai_client
 from assay.judge.engine._types import FatalAPIError
-from assay.judge.engine.batch._lines import ENDPOINT
+from assay.judge.engine.batch._lines import ENDPOINT, LineReader, LongLine
 from assay.judge.engine.client_config import ClientConfig
 
 T = TypeVar("T")
@@ -74,14 +75,17 @@ class BatchAPI:
         token = entra_token(config)
         self._token = token
         self._sdk = openai_client(config, token)
+        self._files = openai_client(config, token, whole_bodies=False)  # read line by line: content()
         azure = auth_headers(config, token)  # as the chat transports: Azure's key or Entra token
         if azure is not None:
             self._sdk = self._sdk.with_options(default_headers={"Authorization": openai.Omit(), **azure})
+            self._files = self._files.with_options(default_headers={"Authorization": openai.Omit(), **azure})
         self._openai = openai
         self._rng = rng or random.Random()
 
     async def close(self) -> None:
         await self._sdk.close()
+        await self._files.close()
 
     async def _call(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
         openai, cfg = self._openai, self.config
@@ -96,6 +100,8 @@ class BatchAPI:
                 last = f"HTTP {exc.status_code}: {said}"
             except (openai.APIConnectionError, openai.APITimeoutError) as exc:
                 last = self._redact(f"{type(exc).__name__}: {exc}")
+            except ReplyTooLarge as exc:  # a reply over max_reply_bytes, abandoned unread
+                last = str(exc)
             if attempt < cfg.max_retries:
                 await asyncio.sleep(full_jitter(attempt, base=cfg.backoff_base_s, cap=cfg.backoff_max_s,
                                                 rng=self._rng))
@@ -141,7 +147,33 @@ class BatchAPI:
             after = data[-1].id
         return None
 
-    async def content(self, file_id: str) -> bytes:
-        """The bytes of an output or error file."""
-        got = await self._call(f"download file {file_id}", lambda: self._sdk.files.content(file_id))
-        return bytes(got.content)
+    async def content(self, file_id: str) -> list[bytes | LongLine]:
+        """The lines of an output or error file, read as they arrive: a line over
+        ``max_reply_bytes`` is kept as its head only (:class:`~assay.judge.engine.batch._lines.LineReader`),
+        so no line of a broken file can fill memory."""
+        openai = self._openai
+
+        async def download() -> list[bytes | LongLine]:
+            async with self._files.files.with_streaming_response.content(file_id) as response:
+                reader = LineReader(self.config.max_reply_bytes)
+                try:
+                    async for chunk in response.iter_bytes():
+                        reader.feed(chunk)
+                except Exception as exc:  # the connection broke or timed out mid-file: tried again
+                    if not _broken_transfer(exc):
+                        raise
+                    raise openai.APIConnectionError(request=response.http_request) from exc
+                return reader.close()
+
+        return await self._call(f"download file {file_id}", download)
+
+
+def _broken_transfer(exc: BaseException) -> bool:
+    """Whether ``exc`` is the HTTP stack's own error (a reset, a read timeout) while a body
+    was read, not a fault of assay's.
+
+    >>> _broken_transfer(ConnectionResetError()), _broken_transfer(ValueError())
+    (True, False)
+    """
+    return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore",
+                                                                            "anyio", "h11")

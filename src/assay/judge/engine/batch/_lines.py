@@ -10,7 +10,8 @@ answered requests and in the error file for the others).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,18 +46,97 @@ class Result:
     """The batch never ran the request (expired or cancelled): ask it again."""
 
 
-def read_results(data: bytes, *, source: str) -> tuple[list[Result], list[str]]:
-    """The results of an output or error file, and one line per line that could not be read.
+TOO_LARGE = "reply_too_large"
+"""The error code of a result whose line passed ``max_reply_bytes`` (read no further)."""
+HEAD_BYTES = 4096
+"""What is kept of a line over the bound: enough to find its ``custom_id``."""
+_CUSTOM_ID = re.compile(rb'"custom_id"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+@dataclass(frozen=True)
+class LongLine:
+    """A line of a file that passed the bound: its first :data:`HEAD_BYTES` bytes only."""
+
+    head: bytes
+    limit: int
+
+
+class LineReader:
+    """The lines of a file fed in chunks as they arrive, each held only up to ``limit`` bytes:
+    a longer line is kept as a :class:`LongLine` (its head), the rest of it dropped unread
+    into memory, so a file's lines hold at most ``limit`` bytes each whatever it sends.
+
+    >>> reader = LineReader(8)
+    >>> for chunk in (b"short\\nthis line is", b" too long\\nlast"):
+    ...     reader.feed(chunk)
+    >>> reader.close()
+    [b'short', LongLine(head=b'this line is too long', limit=8), b'last']
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.lines: list[bytes | LongLine] = []
+        self._part = bytearray()
+        self._long: bytes | None = None
+
+    def feed(self, chunk: bytes) -> None:
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            self._add(chunk[start:] if end < 0 else chunk[start:end])
+            if end < 0:
+                return
+            self._end()
+            start = end + 1
+
+    def _add(self, piece: bytes) -> None:
+        if self._long is not None:
+            self._long = (self._long + piece[:HEAD_BYTES - len(self._long)])[:HEAD_BYTES]
+        elif len(self._part) + len(piece) > self.limit:
+            self._long = (bytes(self._part) + piece[:HEAD_BYTES])[:HEAD_BYTES]
+            self._part.clear()
+        else:
+            self._part += piece
+
+    def _end(self) -> None:
+        self.lines.append(bytes(self._part) if self._long is None else LongLine(self._long, self.limit))
+        self._part.clear()
+        self._long = None
+
+    def close(self) -> list[bytes | LongLine]:
+        """Every line read (the last one too when the file does not end with a newline)."""
+        if self._part or self._long is not None:
+            self._end()
+        return self.lines
+
+
+def read_results(data: bytes | Sequence[bytes | LongLine], *, source: str) -> tuple[list[Result], list[str]]:
+    """The results of an output or error file (its bytes, or its lines as :class:`LineReader`
+    read them), and one line per line that could not be read. A line over the bound is the
+    result of the ``custom_id`` its head names, an error with code :data:`TOO_LARGE`.
 
     >>> ok = b'{"custom_id": "k1", "response": {"status_code": 200, "body": {"choices": []}}}\\n'
     >>> gone = b'{"custom_id": "k2", "response": null, "error": {"code": "batch_expired", "message": "x"}}'
     >>> results, bad = read_results(ok + gone + b"\\nnot json", source="out")
     >>> [(r.key, r.status, r.unanswered) for r in results], bad
     ([('k1', 200, False), ('k2', 0, True)], ['out line 3: not JSON'])
+    >>> results, bad = read_results([LongLine(b'{"id": "r", "custom_id": "k3", "resp', 64)], source="out")
+    >>> results[0].key, results[0].body["error"]["code"], bad
+    ('k3', 'reply_too_large', [])
     """
     results: list[Result] = []
     problems: list[str] = []
-    for number, raw in enumerate(data.splitlines(), 1):
+    for number, raw in enumerate(data.splitlines() if isinstance(data, bytes) else data, 1):
+        if isinstance(raw, LongLine):
+            key = _custom_id(raw.head)
+            if not isinstance(key, str):
+                problems.append(f"{source} line {number}: over max_reply_bytes ({raw.limit:,} bytes) "
+                                f"and no custom_id in its first {HEAD_BYTES:,} bytes")
+                continue
+            results.append(Result(key, 0, {"error": {
+                "code": TOO_LARGE, "message": f"{source} line {number}: the result is over "
+                f"max_reply_bytes ({raw.limit:,} bytes) and was not read"}}))
+            continue
         if not raw.strip():
             continue
         try:
@@ -78,3 +158,17 @@ def read_results(data: bytes, *, source: str) -> tuple[list[Result], list[str]]:
         else:
             problems.append(f"{source} line {number}: neither a response nor an error")
     return results, problems
+
+
+def _custom_id(head: bytes) -> str | None:
+    """The ``custom_id`` the head of a line names, or None.
+
+    >>> _custom_id(b'{"id": "r1", "custom_id": "k\\\\"1", "response": {"status'), _custom_id(b'{"id": "r')
+    ('k"1', None)
+    """
+    found = _CUSTOM_ID.search(head)
+    try:
+        key = json.loads(found.group(1)) if found else None
+    except ValueError:
+        return None
+    return key if isinstance(key, str) else None

@@ -15,7 +15,15 @@
    one transaction with the removal of the batch from ``batches``: a crash keeps both or
    neither, so each judgment is stored exactly once. A failed line is a failed judgment
    with its error; requests an expired or cancelled batch never ran are submitted again
-   in a new batch (until a batch answers none of them).
+   in a new batch (until a batch answers none of them);
+6. a result line that cannot be read (not JSON, no ``custom_id``, neither a response nor
+   an error) or a request with no result line at all is lost: the lines are counted and
+   named (file and line), and their requests are sent again once, in the next batch
+   (:attr:`~assay.judge.engine.runner.RunSummary.paid_twice` counts them: the batch may
+   have been paid for each); one lost a second time is left unstored, with a note.
+
+Every note of the run (what was lost, sent again, or not answered) is in the summary's
+``notes``, which the commands print.
 
 Costs are the listed prices times ``1 - batch_discount``. With ``cost_limit_usd`` the
 requests submitted are the first ones whose *estimated* cost (4 characters a token in,
@@ -63,6 +71,12 @@ class _Run:
     """Requests submitted in batches by this run."""
     stored: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    lost: set[str] = field(default_factory=set)
+    """Keys whose result line the batches recorded since the last check could not give."""
+    resent: set[str] = field(default_factory=set)
+    """Keys sent again because their result was lost (never a second time)."""
+    paid_twice: int = 0
+    """Requests submitted again after their result line was lost."""
 
 
 async def run_batch(plan: Sequence[ChatRequest], pending: Sequence[ChatRequest], client: LLMClient,
@@ -118,7 +132,8 @@ async def run_batch(plan: Sequence[ChatRequest], pending: Sequence[ChatRequest],
             before = len(run.stored)
             await _finish(api, jobs, client, store, by_key, wanted, rows, run, report)
             todo = [r for r in todo if r.key not in run.stored]
-            if todo and len(run.stored) == before:
+            todo, again = _lost_once(todo, run)
+            if todo and len(run.stored) == before and not again:
                 run.notes.append(f"{len(todo)} judgments were not answered: their batch expired or "
                                  "was cancelled before running them; rerun to submit them again")
                 break
@@ -129,10 +144,29 @@ async def run_batch(plan: Sequence[ChatRequest], pending: Sequence[ChatRequest],
         store.commit()
         await api.close()
     report()
+    if run.paid_twice:
+        run.notes.append(f"{run.paid_twice} calls paid twice: their first result line was unreadable "
+                         "or missing, so they were sent again (once); the cost shown leaves out the "
+                         "lost replies, which cannot be priced")
     return RunSummary(planned=len(plan), skipped=run.skipped, done=run.done, failed=run.failed,
                       cached=run.cached, calls=run.sent, usd=client.stats.spent_usd - stats0[0],
                       elapsed_s=time.monotonic() - run.started, stopped=stopped,
-                      unpriced=client.stats.unpriced - stats0[1], notes=tuple(run.notes))
+                      unpriced=client.stats.unpriced - stats0[1], notes=tuple(run.notes),
+                      paid_twice=run.paid_twice)
+
+
+def _lost_once(todo: list[ChatRequest], run: _Run) -> tuple[list[ChatRequest], list[ChatRequest]]:
+    """``todo`` without the requests whose result was lost a second time, and the requests
+    lost for the first time (sent again, once, with the next batch)."""
+    lost = [r for r in todo if r.key in run.lost]
+    run.lost.clear()
+    twice = {r.key for r in lost if r.key in run.resent}
+    again = [r for r in lost if r.key not in twice]
+    run.resent.update(r.key for r in again)
+    if twice:
+        run.notes.append(f"{len(twice)} judgments lost their result line a second time: not sent a "
+                         "third time, not stored (a rerun sends them again)")
+    return [r for r in todo if r.key not in twice], again
 
 
 def _from_cache(pending: Sequence[ChatRequest], client: LLMClient, store: RunStore, rows: RowsFn,
@@ -187,8 +221,9 @@ async def _submit(api: BatchAPI, chosen: list[ChatRequest], client: LLMClient, s
         made = await api.create(file_id, {"assay_requests": str(len(part))})
         store.set_batch_id(file_id, made.id)
         run.sent += len(part)
+        run.paid_twice += sum(r.key in run.resent for r in part)
         jobs.append({"input_file_id": file_id, "batch_id": made.id, "requests": len(part),
-                     "created_at": _now_text()})
+                     "created_at": _now_text(), "keys": [r.key for r in part]})
     return jobs
 
 
@@ -232,10 +267,13 @@ async def _record(api: BatchAPI, status: BatchStatus, job: dict[str, Any], clien
     results = []
     for kind, file_id in (("output", status.output_file_id), ("error", status.error_file_id)):
         if file_id:
-            found, problems = read_results(await api.content(file_id),
-                                           source=f"batch {status.id} {kind} file")
+            source = f"batch {status.id} {kind} file {file_id}"
+            found, problems = read_results(await api.content(file_id), source=source)
             results += found
-            run.notes += problems[:5]
+            if problems:
+                run.notes.append(_named(f"{source}: {len(problems)} result lines could not be read",
+                                        [p.removeprefix(f"{source} ") for p in problems]))
+    _missing(status, job, results, wanted, run)
     latency = max(0.0, time.time() - _seconds(job.get("created_at")))
     current = store.status()
     unknown = 0
@@ -261,6 +299,37 @@ async def _record(api: BatchAPI, status: BatchStatus, job: dict[str, Any], clien
     if status.status == "failed":
         reasons = "; ".join(status.errors[:3]) or "no reason given"
         raise FatalAPIError(f"{api.endpoint}: batch {status.id} failed as a whole ({reasons})")
+
+
+NAMED = 10
+"""Lines a note names at most (the others are counted)."""
+
+
+def _named(what: str, lines: Sequence[str]) -> str:
+    """``what``, then the first :data:`NAMED` of ``lines`` and how many more there are."""
+    more = f"; and {len(lines) - NAMED} more" if len(lines) > NAMED else ""
+    return f"{what} ({'; '.join(lines[:NAMED])}{more})"
+
+
+def _missing(status: BatchStatus, job: dict[str, Any], results: Sequence[Any], wanted: set[str],
+             run: _Run) -> None:
+    """Mark the requests of ``job`` that got no readable result line as lost (sent again once),
+    naming their lines of the input file; a batch an earlier run submitted is counted only."""
+    answered = {r.key for r in results}
+    keys = job.get("keys")
+    if keys is None:  # submitted by an earlier run: which keys it held is not recorded
+        lost = int(job.get("requests") or 0) - len(answered)
+        if lost > 0:
+            run.notes.append(f"batch {status.id}: {lost} of its {job.get('requests')} requests have no "
+                             "readable result line; they are sent again with the pending ones")
+            run.paid_twice += lost
+        return
+    gone = [(number, key) for number, key in enumerate(keys, 1) if key not in answered]
+    run.lost.update(key for _, key in gone if key in wanted and key not in run.stored)
+    if gone:
+        run.notes.append(_named(f"batch {status.id}: {len(gone)} of its {len(keys)} requests have no "
+                                f"readable result line: input file {job['input_file_id']}",
+                                [f"line {number}" for number, _ in gone]))
 
 
 def _now_text() -> str:
