@@ -168,11 +168,14 @@ def _config(tmp_path: Path, damage: str) -> tuple[Path, str]:
     if damage == "nul":
         path.write_bytes(text.encode().replace(b"sample_size: 6", b"sample_size: 6\x00", 1))
         return path, "line 8: the"
+    if damage == "surrogate":  # a lone surrogate from a YAML escape
+        path.write_text(text.replace('"Is the answer correct?"', '"Is the \\ud800 answer?"'))
+        return path, "judges[0].criteria[0].description"
     path.symlink_to("/dev/zero")
     return path, "more than 1048576 bytes"
 
 
-@pytest.mark.parametrize("damage", ["utf-16", "bad-utf-8", "nul", "dev-zero"])
+@pytest.mark.parametrize("damage", ["utf-16", "bad-utf-8", "nul", "surrogate", "dev-zero"])
 @pytest.mark.parametrize("command", list(CONFIG_COMMANDS))
 def test_a_damaged_config_is_one_line(tmp_path, capsys, monkeypatch, command, damage):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
@@ -182,7 +185,7 @@ def test_a_damaged_config_is_one_line(tmp_path, capsys, monkeypatch, command, da
     line = error_line(CONFIG_COMMANDS[command](path, tmp_path / "out"), capsys)
     assert str(path) in line and says in line, line
     assert {"utf-16": "UTF-16", "bad-utf-8": "not UTF-8", "nul": "NUL",
-            "dev-zero": "at most"}[damage] in line
+            "surrogate": "lone surrogate", "dev-zero": "at most"}[damage] in line
 
 
 # -- a CSV cut mid-row

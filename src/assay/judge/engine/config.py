@@ -448,7 +448,13 @@ def safe_yaml(text: str, source: str) -> Any:
         if _expanded_size(node, {}) > MAX_CONFIG_VALUES:
             raise ConfigError(f"{source}: the YAML expands to more than {MAX_CONFIG_VALUES} values "
                               "once its aliases (*name) are expanded: not a config")
-        return loader.construct_document(node)
+        document = loader.construct_document(node)
+        if "\\u" in text or "\\U" in text:  # an escape could make a lone surrogate
+            where = _lone_surrogate(document)
+            if where is not None:
+                raise ConfigError(f"{source}: {where}: a lone surrogate is not a character "
+                                  "(the text was cut or mis-encoded)")
+        return document
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -481,6 +487,26 @@ def _too_deep(text: str) -> int | None:
         depth = depth + 1 if match.group() in "[{" else max(depth - 1, 0)
         if depth > MAX_CONFIG_DEPTH:
             return text.count("\n", 0, match.start()) + 1
+    return None
+
+
+def _lone_surrogate(document: Any) -> str | None:
+    """Where the first string holding a lone surrogate (``"\\ud800"``) is in ``document``,
+    else None; each list and mapping walked once (an alias may make one hold itself)."""
+    stack: list[tuple[Any, str]] = [(document, "")]
+    seen: set[int] = set()
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= c <= "\udfff" for c in item):
+                return where or "the document"
+        elif isinstance(item, (dict, list)) and id(item) not in seen:
+            seen.add(id(item))
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, value in pairs:
+                name = f"{where}[{key}]" if isinstance(item, list) else \
+                    f"{where}.{key}" if where else str(key)
+                stack += [(value, name), (key, name)]
     return None
 
 
