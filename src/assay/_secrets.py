@@ -8,8 +8,10 @@ ibis://BACKEND-URL``. A URL may carry credentials (``https://user:pass@host/v1``
 database driver's message the password. The URL is used as given but stored and printed
 only as :func:`redact_url` gives it, and every error text passes through
 :func:`redact_text` (with ``url=`` the URL it may echo) before it reaches the run store,
-the cache, a log or the terminal. :func:`chat_completions_url` builds the request URL with
-:mod:`urllib.parse`, so a query string (Azure's ``api-version``) stays a query string.
+the cache, a log or the terminal. A config is recorded (in a run store, the judges', a
+teacher's, the systems' answers', a baseline's) only as :func:`redact_config` gives it.
+:func:`chat_completions_url` builds the request URL with :mod:`urllib.parse`, so a query
+string (Azure's ``api-version``) stays a query string.
 
 The user name is hidden with the password (``***@host``): a user field alone is how a
 token is often passed (``https://TOKEN@host``), and the host, port, path (the database)
@@ -18,9 +20,11 @@ and the other query parameters still tell two connections apart.
 
 from __future__ import annotations
 
+import os
 import re
 import urllib.parse
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 REDACTED = "***"
 """What a secret is replaced by."""
@@ -170,3 +174,57 @@ def redact_text(text: str, secrets: Iterable[str | None] = (), *, url: str | Non
     text = _QUERY_PARAM.sub(lambda m: f"{m.group(1)}{m.group(2)}={REDACTED}"
                             if _SECRET_PARAM.search(m.group(2)) else m.group(0), text)
     return _URL_USERINFO.sub(lambda m: f"{m.group(1)}{REDACTED}@", text)
+
+
+def config_secrets(config: Any) -> list[str]:
+    """The values of the environment variables a config names for its keys and tokens (every
+    string field whose name ends in ``_env``: ``api_key_env``, ``azure_ad_token_env``), at any
+    depth: what must not be recorded even if a config spelled it out (``${OPENAI_API_KEY}``).
+
+    >>> os.environ["ASSAY_DOCTEST_KEY"] = "sk-doctest-1234"
+    >>> config_secrets({"llm": {"api_key_env": "ASSAY_DOCTEST_KEY"}, "systems": [{"api_key_env": None}]})
+    ['sk-doctest-1234']
+    >>> del os.environ["ASSAY_DOCTEST_KEY"]
+    """
+    found: list[str] = []
+    if isinstance(config, Mapping):
+        for name, value in config.items():
+            if str(name).endswith("_env") and isinstance(value, str) and os.environ.get(value):
+                found.append(os.environ[value])
+            else:
+                found.extend(config_secrets(value))
+    elif isinstance(config, list | tuple):
+        for value in config:
+            found.extend(config_secrets(value))
+    return list(dict.fromkeys(found))
+
+
+def redact_config(config: Any, secrets: Iterable[str | None] = ()) -> Any:
+    """A config (JSON values: mappings, lists, strings...) as it may be recorded: every
+    ``base_url``, at any depth (the judge's, each system's, a teacher's), as
+    :func:`redact_url` gives it, and every other string as :func:`redact_text` gives it,
+    with the values of the key variables the config names (:func:`config_secrets`) and
+    ``secrets`` replaced wherever they occur (a command's arguments, a header in ``params``).
+
+    The one path from a config to a file: the run store records only what this returns.
+
+    Examples
+    --------
+    >>> redact_config({"llm": {"base_url": "https://h/v1?api-version=1&token=t0k"},
+    ...                "systems": [{"command": ["curl", "-H", "Authorization: Bearer abcdef123"]}]})
+    {'llm': {'base_url': 'https://h/v1?api-version=1&token=***'}, \
+'systems': [{'command': ['curl', '-H', 'Authorization: Bearer ***']}]}
+    """
+    known = [*config_secrets(config), *(s for s in secrets if s)]
+
+    def walk(value: Any, name: str | None) -> Any:
+        if isinstance(value, Mapping):
+            return {key: walk(item, str(key)) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [walk(item, None) for item in value]
+        if isinstance(value, str):
+            shown = redact_url(value) if name == "base_url" and value else value
+            return redact_text(shown, known)
+        return value
+
+    return walk(config, None)

@@ -89,7 +89,7 @@ def test_missing_required_column_names_the_column_and_the_fix(tmp_path):
         load(path)
     messages = [str(p) for p in info.value.problems]
     assert any("column 'item': required column is missing" in m for m in messages)
-    assert any("--map question=COLUMN" in m for m in messages)
+    assert any("--map question=item" in m for m in messages)  # question is the text's column
 
 
 def test_failure_rows_need_no_score(tmp_path):

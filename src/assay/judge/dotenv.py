@@ -31,8 +31,8 @@ def parse_dotenv(text: str, source: str = DOTENV_NAME) -> dict[str, str]:
     Raises
     ------
     ConfigError
-        A line that is not ``NAME=value``, or a quote left open; the message names
-        ``source`` and the line, never a value.
+        A line that is not ``NAME=value``, a quote left open, or a value holding a NUL
+        character; the message names ``source`` and the line, never a value.
 
     Examples
     --------
@@ -76,6 +76,8 @@ def parse_dotenv(text: str, source: str = DOTENV_NAME) -> dict[str, str]:
             value = body[:end] if quote == "'" else _unescape(body[:end])
         else:
             value = re.split(r"\s+#", rest, maxsplit=1)[0].strip()
+        if "\0" in value:  # no environment variable can hold one (os.environ refuses it)
+            raise ConfigError(f"{source}, line {number}: {name}: the value holds a NUL character")
         out[name] = value
     return out
 

@@ -84,7 +84,7 @@ def test_a_batch_output_line_over_the_limit_is_its_judgments_failure(server, tmp
     failed = [(key, error) for key, kind, error in rows if kind == "reply_too_large"]
     assert [key for key, _ in failed] == [requests[i].key for i in (2, 5, 8)]  # lines 3, 6 and 9
     assert sum(kind is None for _, kind, _ in rows) == 6  # the other lines are read and judged
-    assert failed[0][1].endswith("output file line 3: the result is over max_reply_bytes "
+    assert failed[0][1].endswith("output file file-batch_1-output line 3: the result is over max_reply_bytes "
                                  "(1,048,576 bytes) and was not read")
 
 

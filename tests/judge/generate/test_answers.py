@@ -5,9 +5,13 @@ request, resume, dry run."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
+import pytest
+
+from assay.errors import ConfigError
 from assay.judge.engine import parse_config
 from assay.judge.generate import generate_answers, generated_inputs
 from assay.judge.inputs import load_inputs
@@ -107,3 +111,35 @@ def test_the_cost_limit_stops_the_phase_and_a_rerun_resumes(server, tmp_path):
     roomy = config(server.url, tmp_path, model("small", server.url), model("large", server.url))
     assert generate_answers(roomy, tmp_path / "run", POINTS).complete
     assert server.stats.requests == 6  # the stored answer was not asked again
+
+
+def test_a_command_gets_a_minimal_environment_and_what_its_config_names(server, tmp_path, monkeypatch):
+    # issue 22, item 9: a command system inherited assay's whole environment, API keys included
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-reach-the-command")
+    monkeypatch.setenv("ASSAY_TEST_OTHER_SECRET", "other")
+    monkeypatch.setenv("ASSAY_TEST_PASSED", "passed-value")
+    monkeypatch.setenv("LC_ASSAY_TEST", "locale")
+    script = tmp_path / "env.py"
+    script.write_text("import os, sys\nsys.stdin.read()\n"
+                      "print(' '.join(sorted(f'{k}={v}' for k, v in os.environ.items())))\n")
+    cfg = config(server.url, tmp_path, {"name": "local", "command": [sys.executable, str(script)],
+                                        "env": ["ASSAY_TEST_PASSED"]})
+    generate_answers(cfg, tmp_path / "run", POINTS[:1])
+    [answer] = lines(tmp_path / "run" / "responses.jsonl")
+    seen = dict(word.split("=", 1) for word in answer["text"].split())
+    assert seen["ASSAY_TEST_PASSED"] == "passed-value" and seen["LC_ASSAY_TEST"] == "locale"
+    assert seen["PATH"] == os.environ["PATH"]
+    assert "OPENAI_API_KEY" not in seen and "ASSAY_TEST_OTHER_SECRET" not in seen
+    # the few every program needs, the locale, and the one variable named: nothing else
+    minimal = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR",
+               "TEMP", "TMP", "ASSAY_TEST_PASSED"}
+    assert {name for name in seen if not name.startswith("LC_")} <= minimal, seen
+
+
+def test_a_variable_a_command_names_must_be_set(server, tmp_path, monkeypatch):
+    monkeypatch.delenv("ASSAY_TEST_UNSET", raising=False)
+    cfg = config(server.url, tmp_path, {"name": "local", "command": ["true"], "env": ["ASSAY_TEST_UNSET"]})
+    with pytest.raises(ConfigError, match=r"^systems\[0\] \(local\): env: environment variable "
+                                          r"ASSAY_TEST_UNSET is not set$"):
+        generate_answers(cfg, tmp_path / "run", POINTS[:1])
+    assert not (tmp_path / "run").exists()

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.data._csv import check_complete
+from assay.data.cells import restore_cell
 from assay.data.importers._records import build, source_files
 from assay.data.importers.alpaca_eval import instruction_id
 from assay.data.schema import Scale
@@ -110,8 +111,10 @@ def _read_csv(file: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     try:
         with file.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
-            records = [(number, rec) for number, rec in enumerate(reader, start=1)]
-            return list(reader.fieldnames or []), records
+            # the quote prefix assay's QED writers put before a formula is taken off (data.cells)
+            records = [(number, {restore_cell(k): restore_cell(v) for k, v in rec.items()})
+                       for number, rec in enumerate(reader, start=1)]
+            return [restore_cell(name) for name in reader.fieldnames or []], records
     except UnicodeDecodeError:
         raise InputError(str(file), "is not UTF-8 text") from None
     except csv.Error as exc:

@@ -107,8 +107,10 @@ def build_table(
             f"--map {column}=COLUMN, or drop it with --map {column}=-"))
     absent = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     for column in absent:
+        hint = ("; a 'question' column is read as the question's text: if it holds the ids, "
+                "--map question=item" if column == "item" and "question" in frame.columns else "")
         problems.append(Problem(path, None, column, "required column is missing "
-                                "(use --map SOURCE=" + column + " if it has another name)"))
+                                "(use --map SOURCE=" + column + " if it has another name" + hint + ")"))
     if unknown or absent or clashes:
         return BuildResult(frame, dict(scales or {}), problems)
 

@@ -11,7 +11,7 @@ import urllib.parse
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay._secrets import redact_url
 from assay.judge.engine.pricing import Price, find_price
@@ -30,7 +30,9 @@ class ClientConfig(BaseModel):
     model: str
     """Default judge model (a request may name another)."""
     base_url: str = "https://api.openai.com/v1"
-    """The OpenAI-compatible endpoint, e.g. ``http://localhost:8000/v1`` for vLLM."""
+    """The OpenAI-compatible endpoint, e.g. ``http://localhost:8000/v1`` for vLLM: an http or
+    https URL with a host and no user name or password (the key goes in the environment
+    variable ``api_key_env`` names)."""
     api_key_env: str | None = "OPENAI_API_KEY"
     """Name of the environment variable holding the API key (the key itself is never in a
     config); None for a local server that needs none."""
@@ -95,6 +97,58 @@ class ClientConfig(BaseModel):
     cost_limit_usd: float | None = Field(None, gt=0)
     """Stop sending new requests once this much has been spent."""
 
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str) -> str:
+        return check_base_url(value)
+
+
+def check_base_url(url: str) -> str:
+    """``url`` when it can be an OpenAI-compatible endpoint: http or https, with a host, and
+    no user name or password.
+
+    Checked when a config is read, so ``--dry-run`` and ``describe`` refuse what a run could
+    never reach, and a run stops before its first call instead of retrying. Credentials in
+    the URL are refused rather than sent: an HTTP client turns them into ``Authorization:
+    Basic``, which replaces the API key's ``Bearer`` header without a word, and the URL is
+    shown and stored in many places. A query parameter (``?api-version=...``, a token a
+    proxy asks for) is kept: it is sent as given and recorded redacted.
+
+    Raises
+    ------
+    ValueError
+        One line saying what is wrong (never echoing a credential).
+
+    Examples
+    --------
+    >>> check_base_url("http://127.0.0.1:8000/v1?token=t")
+    'http://127.0.0.1:8000/v1?token=t'
+    >>> check_base_url("file:///etc/passwd")
+    Traceback (most recent call last):
+    ...
+    ValueError: expected an http:// or https:// URL with a host, got 'file:///etc/passwd'
+    >>> check_base_url("http://bob:hunter2@host/v1")
+    Traceback (most recent call last):
+    ...
+    ValueError: a user name or password in the URL is never sent (it would replace the API key): \
+remove it and put the key in the environment variable that api_key_env names (OPENAI_API_KEY unless set)
+    """
+    expected = "expected an http:// or https:// URL with a host"
+    if not url.strip():
+        raise ValueError(f"{expected}, got an empty value")
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        _ = parts.port  # a port that is not a number raises here
+    except ValueError as exc:
+        raise ValueError(f"{expected}, got {redact_url(url)!r} ({exc})") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{expected}, got {redact_url(url)!r}")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError("a user name or password in the URL is never sent (it would replace the API "
+                         "key): remove it and put the key in the environment variable that api_key_env "
+                         "names (OPENAI_API_KEY unless set)")
+    return url
+
 
 AZURE_HOSTS = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
 """Host name endings of Azure OpenAI endpoints (their key goes in an ``api-key`` header)."""
@@ -148,15 +202,19 @@ def client_problems(config: ClientConfig, models: Sequence[str] = (), *,
     """What stops a client for ``config`` from running, one line each (empty when nothing).
 
     The API key's environment variable must be set (with ``credentials``; a plan, a dry run
-    or a description sends nothing and needs no key: :func:`credential_problems`); with a
-    cost limit, the default model and every model in ``models`` (judges that name their
-    own) need a price, or spending on them could not be counted against the limit.
+    or a description sends nothing and needs no key: :func:`credential_problems`), to one
+    line of printable characters (:func:`credential_problem`, checked with or without
+    ``credentials``); with a cost limit, the default model and every model in ``models``
+    (judges that name their own) need a price, or spending on them could not be counted
+    against the limit.
     """
     problems = []
     if config.azure_ad_token_env is not None and config.azure_ad_token_command is not None:
         problems.append("llm: give azure_ad_token_env or azure_ad_token_command, not both")
     if credentials:
         problems += credential_problems(config)
+    problems.extend(p for name in (config.api_key_env, config.azure_ad_token_env) if name
+                    for p in [credential_problem(name)] if p)
     if config.cost_limit_usd is not None:
         unpriced = [m for m in dict.fromkeys([config.model, *models]) if find_price(config.prices, m) is None]
         if unpriced:
@@ -178,3 +236,25 @@ def credential_problems(config: ClientConfig) -> list[str]:
         problems.append(f"environment variable {config.api_key_env} is not set: it should hold the API "
                         f"key for {redact_url(config.base_url)} (or set api_key_env: null)")
     return problems
+
+
+def credential_problem(name: str) -> str | None:
+    """What is wrong with the key or token in the environment variable ``name`` (None when it
+    is unset or can be sent): a line break, a NUL or another control character, which no
+    HTTP header may hold (the HTTP library would refuse it at the first call, or a header
+    could be injected). The value is never shown.
+
+    >>> os.environ["ASSAY_DOCTEST_KEY"] = "sk-abc\\r\\nX-Injected: 1"
+    >>> print(credential_problem("ASSAY_DOCTEST_KEY"))
+    environment variable ASSAY_DOCTEST_KEY holds a line break (CR or LF): a key is one line of \
+printable characters (check how it was set: a .env value, a pasted key)
+    >>> del os.environ["ASSAY_DOCTEST_KEY"]
+    """
+    value = os.environ.get(name) or ""
+    bad = [c for c in value if ord(c) < 32 or ord(c) == 127]
+    if not bad:
+        return None
+    what = ("a line break (CR or LF)" if {"\r", "\n"} & set(bad)
+            else f"a control character ({ord(bad[0]):#04x})")
+    return (f"environment variable {name} holds {what}: a key is one line of printable characters "
+            "(check how it was set: a .env value, a pasted key)")

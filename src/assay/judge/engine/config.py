@@ -239,16 +239,14 @@ class AssayConfig(BaseModel):
     def frozen(self) -> dict[str, Any]:
         """The config as JSON values (what the run store records; no secret is ever in it).
 
-        The API key is never in a config (only the name of its variable), and the base
-        URL is recorded redacted (:func:`~assay._secrets.redact_url`): no
-        ``user:pass@``, no token in the query.
+        The API key is never in a config (only the name of its variable), and every base
+        URL (the judge's, each system's, a teacher's) is recorded redacted, as every other
+        string is (:func:`~assay._secrets.redact_config`): no token in a query, no key.
         """
-        from assay._secrets import redact_url
+        from assay._secrets import redact_config
 
-        data = self.model_dump(mode="json")
-        if data.get("llm") and data["llm"].get("base_url"):
-            data["llm"]["base_url"] = redact_url(data["llm"]["base_url"])
-        return data
+        frozen: dict[str, Any] = redact_config(self.model_dump(mode="json"))
+        return frozen
 
 
 def _first_dup(names: list[str]) -> str:

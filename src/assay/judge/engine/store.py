@@ -2,8 +2,9 @@
 
 ``RUN/judgments.sqlite`` holds
 
-* ``configs``: each config the folder was run with (canonical JSON) and its hash; the
-  last one opened is the current config;
+* ``configs``: each config the folder was run with (canonical JSON, as
+  :func:`~assay._secrets.redact_config` gives it: no credential of a URL, no key) and its
+  hash; the last one opened is the current config;
 * ``judgments``: one record per judgment (one LLM call) under its unique deterministic
   key (:func:`judgment_key`), with the judgments-table rows it produced (JSON), the
   verdict, the raw reply, the judge's own cost (tokens, USD, provenance, latency) and a
@@ -12,6 +13,8 @@
   changed prompt or config made stale (they stay, so changing it back costs nothing);
 * ``prompts``: the rendered messages each judgment sent (what ``assay view`` shows; the API
   key is never part of them: it travels in a header the store never sees);
+* ``shown``: what each judgment judged (the question, the answers in the order shown, the
+  reference), which ``assay view`` shows first;
 * ``scales``: the declared scale of each criterion.
 
 Writing is insert-or-ignore: a stored good judgment is never replaced, a stored failure
@@ -38,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._secrets import redact_config
 from assay.data.run_store import (
     RAW_MARKER,
     STORE_FILENAME,
@@ -77,6 +81,7 @@ WHERE judgments.failed = 1
 """
 
 _PUT_PROMPT = "INSERT OR REPLACE INTO prompts (key, messages) VALUES (?, ?)"
+_PUT_SHOWN = "INSERT OR REPLACE INTO shown (key, shown) VALUES (?, ?)"
 
 JUDGE_COST_COLUMNS: tuple[str, ...] = (
     "key", "model", "failed", "failure_kind", "tokens_in", "tokens_out", "usd", "usd_provenance",
@@ -164,7 +169,9 @@ class RunStore:
     """A run folder's ``judgments.sqlite``; see the module docstring.
 
     Use from one thread (the event loop's, in the runner). Opening with a ``config``
-    records it (and its hash) as the current config.
+    records it (and its hash) as the current config: redacted
+    (:func:`~assay._secrets.redact_config`), whoever gives it, and hashed as recorded unless
+    ``config_hash`` is given.
 
     Examples
     --------
@@ -197,6 +204,7 @@ class RunStore:
         row = self._conn.execute("SELECT value FROM info WHERE name = 'config_hash'").fetchone()
         self._config_hash: str | None = None if row is None else str(row[0])
         if config is not None:
+            config = redact_config(config)
             self._record_config(config, config_hash or _hash_config(config))
 
     def _migrate(self) -> None:
@@ -294,6 +302,8 @@ class RunStore:
         if cursor.rowcount > 0:
             self._conn.execute(_PUT_PROMPT, (request.key, _ROWS_JSON.encode(
                 [{"role": role, "content": content} for role, content in request.messages])))
+            if request.shown:
+                self._conn.execute(_PUT_SHOWN, (request.key, _ROWS_JSON.encode(dict(request.shown))))
         if commit:
             self.commit()
         return cursor.rowcount > 0

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay._secrets import redact_text
 from assay.judge.engine import (
     ChatRequest,
     ClientConfig,
@@ -79,6 +81,27 @@ def phase_cache(setting: str, run: Path, base_dir: Path) -> Path | None:
     return where
 
 
+COMMAND_ENVIRONMENT = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM",
+                       "TMPDIR", "TEMP", "TMP", "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC",
+                       "PATHEXT", "USERPROFILE", "APPDATA", "LOCALAPPDATA")
+"""The variables every command gets (with the locale's ``LC_*``): what a program needs to
+start, find its files and read text; never a key."""
+
+
+def command_environment(system: SystemConfig, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of ``system``'s command: :data:`COMMAND_ENVIRONMENT`, the ``LC_*``
+    variables and the variables its ``env`` names, as far as ``environ`` (assay's own) sets them.
+
+    >>> from assay.judge.generate.config import SystemConfig
+    >>> command_environment(SystemConfig(name="s", command=["x"], env=["MY_TOKEN"]),
+    ...                     {"PATH": "/bin", "LC_ALL": "C", "OPENAI_API_KEY": "sk-1", "MY_TOKEN": "t"})
+    {'PATH': '/bin', 'LC_ALL': 'C', 'MY_TOKEN': 't'}
+    """
+    source = os.environ if environ is None else environ
+    wanted = {*COMMAND_ENVIRONMENT, *system.env}
+    return {name: value for name, value in source.items() if name in wanted or name.startswith("LC_")}
+
+
 @dataclasses.dataclass
 class _CommandConfig:
     max_concurrency: int
@@ -86,7 +109,8 @@ class _CommandConfig:
 
 class CommandClient:
     """A local command as a client of the runner: the prompt on its standard input, the
-    answer from its standard output. A non-zero exit status or a time-out is an
+    answer from its standard output, a minimal environment (:func:`command_environment`). A
+    non-zero exit status or a time-out is an
     ``api_error`` or ``timeout`` reply (failed, stored as failed); it costs nothing and is
     not cached (a local command is asked again on ``--retry-failed``)."""
 
@@ -95,6 +119,7 @@ class CommandClient:
         self.config = _CommandConfig(max_concurrency)
         self.stats = ClientStats()
         self._slots = asyncio.Semaphore(max_concurrency)
+        self._env = command_environment(system)
 
     async def __aenter__(self) -> CommandClient:
         return self
@@ -110,7 +135,7 @@ class CommandClient:
             self.stats.calls += 1
             try:
                 proc = await asyncio.create_subprocess_exec(
-                    *words, cwd=self.cwd, stdin=asyncio.subprocess.PIPE,
+                    *words, cwd=self.cwd, env=self._env, stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
             except OSError as exc:
                 return Reply(key=request.key, verdict=None, text=None, failure_kind="api_error",
@@ -129,7 +154,8 @@ class CommandClient:
         if proc.returncode != 0:
             last = err.decode("utf-8", errors="replace").strip().splitlines()[-1:] or [""]
             return Reply(key=request.key, verdict=None, text=text or None, failure_kind="api_error",
-                         error=f"exit status {proc.returncode}: {last[0][:200]}", latency_s=latency,
+                         error=redact_text(f"exit status {proc.returncode}: {last[0][:200]}"),
+                         latency_s=latency,
                          attempts=1, evaluated_at=utc_now())
         return Reply(key=request.key, verdict=None, text=text.strip(), latency_s=latency, attempts=1,
                      model=self.system.name, evaluated_at=utc_now())

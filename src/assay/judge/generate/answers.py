@@ -144,13 +144,19 @@ class _NoEmptyAnswers:
 
 def system_problems(config: AssayConfig, *, credentials: bool = True) -> list[str]:
     """What stops a system from answering, one line each naming it (a key not set, a price
-    missing under a cost limit), found before any system is asked; without ``credentials``,
-    all but a missing key (a dry run or a description sends nothing and needs none)."""
+    missing under a cost limit, a variable a command's ``env`` names not set), found before any
+    system is asked; without ``credentials``, all but a missing key (a dry run or a
+    description sends nothing and needs none)."""
+    import os
+
     from assay.judge.engine import client_problems
 
     return [f"systems[{index}] ({system.name}): {problem}"
-            for index, system in enumerate(config.systems) if system.command is None
-            for problem in client_problems(client_config(system, config.llm), credentials=credentials)]
+            for index, system in enumerate(config.systems)
+            for problem in (client_problems(client_config(system, config.llm), credentials=credentials)
+                            if system.command is None
+                            else [f"env: environment variable {name} is not set" for name in system.env
+                                  if name not in os.environ])]
 
 
 def system_credentials(config: AssayConfig) -> list[str]:

@@ -41,7 +41,8 @@ class Endpoint(BaseModel):
     model: str | None = None
     """The model name sent to the endpoint."""
     base_url: str = "https://api.openai.com/v1"
-    """The OpenAI-compatible endpoint (``https://api.openai.com/v1``, a vLLM server...)."""
+    """The OpenAI-compatible endpoint (``https://api.openai.com/v1``, a vLLM server...): http or
+    https, with a host and no user name or password (the key goes in ``api_key_env``)."""
     api_key_env: str | None = "OPENAI_API_KEY"
     """NAME of the environment variable holding the key (never the key); null for none."""
     params: dict[str, Any] = Field(default_factory=dict)
@@ -50,6 +51,13 @@ class Endpoint(BaseModel):
     """USD per million input and output tokens (for the cost, the cost limit and the plan)."""
     system_prompt: str | None = None
     """A system message sent before each prompt."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str) -> str:
+        from assay.judge.engine.client_config import check_base_url
+
+        return check_base_url(value)
 
     @property
     def endpoint(self) -> str:
@@ -63,7 +71,9 @@ class SystemConfig(Endpoint):
     """One system under test: an OpenAI-compatible model, or a local command.
 
     A command reads the prompt on its standard input and prints the answer; it runs once
-    per datapoint with the config's folder as its working folder. A non-zero exit status,
+    per datapoint with the config's folder as its working folder and a minimal environment
+    (``PATH``, ``HOME``, the locale... and the variables ``env`` names: never assay's API
+    keys unless named). A non-zero exit status,
     a time-out or an empty answer is a failed answer (never an empty text).
     """
 
@@ -74,6 +84,11 @@ class SystemConfig(Endpoint):
     would (no shell runs it)."""
     timeout_s: float = Field(120.0, gt=0)
     """Longest wait for one answer of a command."""
+    env: list[str] = Field(default_factory=list)
+    """A command's environment variables beyond the few every program needs (``PATH``,
+    ``HOME``, ``LANG``, ``LC_*``, ``TZ``, ``TMPDIR``...): the NAMES of the variables of assay's
+    environment it gets too (``[MY_SERVICE_TOKEN, PYTHONPATH]``). Nothing else is passed, API
+    keys included."""
 
     @field_validator("command", mode="before")
     @classmethod
@@ -91,10 +106,21 @@ class SystemConfig(Endpoint):
             raise ValueError("expected a non-empty name")
         return value
 
+    @field_validator("env")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not name or "=" in name or "\0" in name:
+                raise ValueError(f"expected names of environment variables, got {name!r}")
+        return value
+
     @model_validator(mode="after")
     def _one_source(self) -> SystemConfig:
         if (self.model is None) == (self.command is None):
             raise ValueError("give model (an OpenAI-compatible endpoint) or command (a local program)")
+        if self.env and self.command is None:
+            raise ValueError("env: only a command system gets environment variables (a model's key "
+                             "is named by api_key_env)")
         return self
 
     @property
@@ -201,6 +227,36 @@ class NativeScoresStep(BaseModel):
     """bertscore: a local model folder."""
 
 
+def inside_run_folder(value: str) -> str:
+    """``value``, a path a config names for a file ``assay run`` writes, when it stays inside
+    the run folder: relative, with no ``..`` leading out of it (an absolute path is for a
+    command-line flag to ask for, never for a config shared between colleagues).
+
+    >>> inside_run_folder("reports/main"), inside_run_folder("a/../b.json")
+    ('reports/main', 'a/../b.json')
+    >>> inside_run_folder("../../../tmp/x.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: '../../../tmp/x.json' leads out of the run folder: give a path inside it, such as 'x.json'
+    """
+    import ntpath
+    import posixpath
+
+    text = str(value)
+    if not text.strip():
+        raise ValueError("is empty: give a path inside the run folder")
+    if posixpath.isabs(text) or ntpath.isabs(text) or ntpath.splitdrive(text)[0] or \
+            text.startswith("~"):
+        raise ValueError(f"{text!r} is an absolute path: a config names paths inside the run "
+                         f"folder (such as {posixpath.basename(text.rstrip('/')) or 'report'!r}); "
+                         "to write elsewhere, run the step's command with its --out")
+    normal = posixpath.normpath(text.replace("\\", "/"))
+    if normal == ".." or normal.startswith("../"):
+        raise ValueError(f"{text!r} leads out of the run folder: give a path inside it, such as "
+                         f"{posixpath.basename(normal) if normal != '..' else 'report'!r}")
+    return text
+
+
 class ReportStep(BaseModel):
     """``assay run``'s report step (``assay report RUN --kind K``)."""
 
@@ -215,6 +271,11 @@ class ReportStep(BaseModel):
     calibrate: bool = False
     """Add the calibration of the judges against the native scores (``--calibrate``)."""
 
+    @field_validator("out")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        return inside_run_folder(value)
+
 
 class ExportStep(BaseModel):
     """``assay run``'s export step (``assay export RUN --format F -o OUT``)."""
@@ -225,3 +286,8 @@ class ExportStep(BaseModel):
     """The export format."""
     out: str
     """The file (a folder for hf-dataset), inside the run folder."""
+
+    @field_validator("out")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        return inside_run_folder(value)
