@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from assay.view._index import JudgmentIndex
+from assay.view._server import ViewServer
 from tests.cli._subprocess import assay_env, one_error_line, run_assay
 
 
@@ -109,3 +111,24 @@ def test_export_writes_one_file_with_the_filtered_rows(small_store, tmp_path):
     assert again.returncode == 0 and "indexing" not in again.stdout  # the index is cached
     html = out.read_text(encoding="utf-8")
     assert "trial 1 of q1" in html and "trial 1 of q2" not in html
+
+
+@pytest.mark.parametrize(("path", "statuses"), [
+    ("/reports/%00", (400,)),
+    ("/reports/a%00b/index.html", (400,)),
+    ("/reports/" + "x" * 300, (404,)),
+    ("/reports/" + "x" * 300 + "/index.html", (404,)),
+    ("/reports/" + "%C3%A9" * 200, (404,)),
+], ids=["nul", "nul_in_folder", "300_bytes", "300_byte_folder", "400_bytes_utf8"])
+def test_a_report_file_name_that_cannot_be_one_is_answered_not_dropped(small_store, tmp_path,
+                                                                       path, statuses):
+    """Issue 22 item 8: /reports/%00 and a path part over 255 bytes dropped the connection
+    with a traceback; they are answered 400 or 404, and the server keeps serving."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "index.html").write_text("<p>reports</p>")
+    with JudgmentIndex(small_store) as index, ViewServer(index, reports=reports) as server:
+        server.start()
+        status, body = _get(server, path)
+        assert status in statuses and isinstance(body, dict) and body["error"], (status, body)
+        assert _get(server, "/reports/index.html") == (200, "<p>reports</p>")

@@ -317,6 +317,8 @@ def main(argv: list[str] | None = None) -> None:
                               "(set ASSAY_DEBUG=1 for the traceback, and please report it)",
                               markup=False, highlight=False, soft_wrap=True)
             sys.exit(1)
+        # a lone surrogate from a file is shown as its escape, never a UnicodeEncodeError here
+        error = error.encode("utf-8", "backslashreplace").decode("utf-8")
         err_console.print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(2)
 

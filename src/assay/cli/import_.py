@@ -94,7 +94,7 @@ def _qed_config(sources: list[Path], out: Path) -> None:
 
     from assay.cli._app import check_out_folder
     from assay.errors import ConfigError
-    from assay.judge.engine.config import safe_yaml
+    from assay.judge.engine.config import read_config_text, safe_yaml
     from assay.judge.qed_config import qed_settings_to_config
 
     if len(sources) != 1:
@@ -105,10 +105,7 @@ def _qed_config(sources: list[Path], out: Path) -> None:
         raise ConfigError(f"--out {out} is a folder; give a file name such as {out}/assay.yaml")
     check_out_folder(out.parent, shown=out)
     settings_path = sources[0]
-    try:
-        text = settings_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{settings_path}: cannot read the settings ({exc})") from None
+    text = read_config_text(settings_path, "settings file")
     config, notes = qed_settings_to_config(safe_yaml(text, str(settings_path)),
                                            source=str(settings_path),
                                            folder=settings_path.parent, out_folder=out.parent)

@@ -9,7 +9,6 @@ dataclass, builds the reports and writes the formats asked for.
 # their annotations, evaluating each string twice when annotations are strings (some 20 ms
 # for ``assay report``); as objects they are made once, at import.
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -28,7 +27,7 @@ from assay.cli._app import (
     load_inputs,
     parse_formats,
 )
-from assay.errors import AssayError, ConfigError
+from assay.errors import AssayError, ConfigError, InputError
 
 _KINDS = "<the report kinds>"
 REPORT_HELP = (
@@ -185,11 +184,14 @@ def report_command(
     registered = None
     if registration is not None:
         from assay.analysis.benchmark import Registration  # scipy.stats: only when asked
+        from assay.data.lines import json_file
 
         try:
-            registered = Registration.from_json(registration.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            registered = Registration.from_dict(json_file(registration))
+        except OSError as exc:
             raise ConfigError(f"--registration {registration}: cannot read it ({exc})") from None
+        except InputError as exc:
+            raise ConfigError(f"--registration {exc}") from None
     space = None
     if attribute_space is not None:
         from assay.analysis.coverage import read_attribute_space

@@ -10,6 +10,9 @@ of a block (:func:`~assay.data._readers.text_objects`): a table's ids, judges an
 repeat, so its cells cost a pointer each instead of a string each (a valid 34 MB table
 grew the process by 16x its size when every cell was its own string). A row with the
 wrong number of fields is reported with its line, never padded or taken as an index column.
+A file whose last row does not end with a newline is refused (:func:`check_complete`): every
+tool writing CSV ends each row with one, and a file cut mid-row still parses, its cut value
+read as if whole.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
 
     kind = "CSV" if sep == "," else "TSV"
     names = _header(p, sep)
+    check_complete(p)
+    _check_utf8(p)  # before Arrow: it decodes a bad row's text for the handler, which then fails
     invalid: list[Problem] = []
 
     def bad_row(row: pacsv.InvalidRow) -> str:
@@ -83,6 +88,34 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
     frame = pd.DataFrame(data, dtype=object)
     frame[ROW_COLUMN] = range(1, len(frame) + 1)
     return frame
+
+
+def check_complete(p: Path) -> None:
+    """Refuse a CSV or TSV file whose last row does not end with a newline, naming its line:
+    such a file was most likely cut short (a copy or a download that stopped), and its last
+    row would be read with a cut value (a score ``0.75`` read as ``0.7``, a question set
+    ``data_local`` as ``data_lo``).
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("item,arm,score\\nq1,a,1\\nq2,a,0.")
+    >>> check_complete(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    assay.errors.InputError: ...t.csv: line 3, the last, does not end with a newline...
+    """
+    with p.open("rb") as handle:
+        size = handle.seek(0, io.SEEK_END)
+        if size == 0:
+            return
+        handle.seek(size - 1)
+        if handle.read(1) in (b"\n", b"\r"):
+            return
+        handle.seek(0)
+        lines = 1
+        while chunk := handle.read(1 << 20):
+            lines += chunk.count(b"\n")
+    raise InputError(str(p), f"line {lines}, the last, does not end with a newline: the file "
+                     "looks cut short (if nothing is missing, end it with a newline)")
 
 
 def _restored(column: Any) -> Any:
@@ -134,7 +167,11 @@ def _header(p: Path, sep: str) -> list[str]:
                          "cannot be decoded (save the file as UTF-8)") from None
     if not text.strip():
         raise InputError(str(p), "the file is empty: expected a header line")
-    names = next(csv.reader(io.StringIO(text), delimiter=sep))
+    try:
+        names = next(csv.reader(io.StringIO(text), delimiter=sep))
+    except csv.Error as exc:  # a lone \r: lines ended the old Mac way, or a broken file
+        raise InputError(str(p), f"the header line is not {'CSV' if sep == ',' else 'TSV'}: "
+                         f"{exc} (lines must end with \\n or \\r\\n)") from None
     check_columns(str(p), len(names))
     empty = [i for i, name in enumerate(names) if not name.strip()]
     if empty:

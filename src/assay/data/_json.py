@@ -23,7 +23,7 @@ import pandas as pd
 
 from assay.data._limits import check_cells, check_columns, too_many_containers
 from assay.data._readers import ROW_COLUMN
-from assay.data.lines import json_lines
+from assay.data.lines import MAX_JSON_DEPTH, json_lines, unusable_json
 from assay.errors import InputError, Problem, ValidationError
 
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -121,7 +121,10 @@ def read_json(p: Path, problems: list[Problem]) -> pd.DataFrame:
         for number, item in enumerate(elements, start=1):
             if item is _NOT_FOUND:
                 raise InputError(str(p), "expected a JSON list of records, got a dict")
-            if isinstance(item, dict):
+            why = unusable_json(item, text, *walker.last)
+            if why is not None:
+                problems.append(Problem(str(p), number, None, why))
+            elif isinstance(item, dict):
                 columns.add(item, number)
             else:
                 problems.append(Problem(str(p), number, None,
@@ -134,7 +137,8 @@ def read_json(p: Path, problems: list[Problem]) -> pd.DataFrame:
         raise InputError(str(p), f"{where}: {exc.msg} at line {exc.lineno}, "
                          f"column {exc.colno}") from None
     except RecursionError:
-        raise InputError(str(p), "JSON nested too deeply") from None
+        raise InputError(str(p), f"JSON nested too deeply (at most {MAX_JSON_DEPTH} levels)") \
+            from None
     except ValueError as exc:  # an integer of more than 4300 digits
         raise InputError(str(p), f"not a usable JSON value ({str(exc).split(';')[0]})") from None
     return columns.frame(problems)
@@ -149,6 +153,8 @@ class _Walker:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.last = (0, 0)
+        """Where the last value decoded starts and ends."""
 
     def skip_space(self) -> None:
         self.pos = _SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]
@@ -161,7 +167,9 @@ class _Walker:
         self.skip_space()
 
     def value(self) -> Any:
+        start = self.pos
         value, self.pos = _DECODER.raw_decode(self.text, self.pos)
+        self.last = (start, self.pos)
         return value
 
     def elements(self) -> Iterator[Any]:

@@ -7,11 +7,11 @@ file in a JSON sidecar ``NAME.assay.json`` beside it. Both the pandas readers
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from assay.data._limits import MAX_RECORD_BYTES
+from assay.data.lines import json_file
 from assay.errors import InputError, quote
 
 METADATA_KEY = b"assay"
@@ -29,10 +29,7 @@ def read_sidecar(p: Path) -> dict[str, Any]:
     if side.stat().st_size > MAX_RECORD_BYTES:
         raise InputError(str(side), f"is larger than {MAX_RECORD_BYTES} bytes: not a sidecar of "
                          "scales")
-    try:
-        data = json.loads(side.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise InputError(str(side), f"is not valid JSON: {first_line(exc)}") from None
+    data = json_file(side)
     if not isinstance(data, dict):
         raise InputError(str(side), "expected a JSON object")
     return data

@@ -112,18 +112,14 @@ def load_baselines_config(path: str | Path | None, *, data: Mapping[str, Any] | 
     ``assay run`` config with a ``baselines:`` section (checked the same; the config's
     ``llm`` and ``cache`` apply when the section has none); an ``assay judge`` config
     without one (its ``llm`` and ``cache`` are read, its other keys left to it)."""
-    from assay.judge.engine.config import expand_env, safe_yaml
+    from assay.judge.engine.config import expand_env, read_config_text, safe_yaml
 
     source = "baselines config" if path is None else str(path)
     base = base_dir if base_dir is not None else Path(".") if path is None else Path(path).parent
     if data is None:
         if path is None:
             return BaselinesConfig()
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read the config ({exc.strerror})") from None
-        data = safe_yaml(text, source) or {}
+        data = safe_yaml(read_config_text(path), source) or {}
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: expected a mapping with llm, geval, bertscore")
     keys = ("methods", "llm", "geval", "bertscore", "cache", "conf")

@@ -20,13 +20,12 @@ Question ids that repeat across question sets are made unique as ``{question_set
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.data.lines import json_lines
+from assay.data.lines import json_file, json_lines
 from assay.errors import ConfigError, InputError
 from assay.judge.judges import Answer, JudgeInputs
 
@@ -50,10 +49,7 @@ def _read_json_records(path: Path) -> list[dict[str, Any]]:
         return _read_json_lines(path)
     if suffix in (".csv", ".tsv", ".parquet"):
         return _read_table(path, suffix)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(str(path), f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    data = json_file(path)
     if isinstance(data, dict):  # pandas' "columns" orientation: {key: {row: value}}
         try:
             import pandas as pd

@@ -12,7 +12,9 @@ Routes (``GET`` only)::
                          a report page's links to ``/?QUERY`` open here, same origin; each
                          HTML page gets a link back to the viewer in its navigation bar
 
-A bad query is answered ``400`` with ``{"error": "..."}``. Requests whose ``Host`` is not
+A bad query is answered ``400`` with ``{"error": "..."}``, a file name that cannot be one
+(a NUL, a part longer than the file system allows) ``400`` or ``404``; any other failure
+``500`` with its reason, never a dropped connection. Requests whose ``Host`` is not
 this machine's loopback name are refused (``403``), so a web page elsewhere cannot read
 the judgments through DNS rebinding.
 """
@@ -91,7 +93,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {url.path}"})
         except AssayError as exc:
             self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
-
+        except Exception as exc:  # an answer, never a dropped connection and a traceback
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR,
+                       {"error": f"internal error: {type(exc).__name__}: {exc}"})
 
     def _compare(self, params: dict[str, list[str]]) -> None:
         item = params.get("item", [""])[-1]
@@ -108,11 +112,18 @@ class _Handler(BaseHTTPRequestHandler):
         """A file of the report folder; nothing outside it (no ``..``, no link out)."""
         root = self.server.reports
         assert root is not None
-        path = (root / (relative or "index.html")).resolve()
-        if path.is_dir():
-            path = path / "index.html"
-        if not path.is_relative_to(root) or not path.is_file():
-            self._json(HTTPStatus.NOT_FOUND, {"error": f"no report file {relative}"})
+        if "\x00" in relative:
+            self._json(HTTPStatus.BAD_REQUEST, {"error": "a file name holds no NUL character"})
+            return
+        try:
+            path = (root / (relative or "index.html")).resolve()
+            if path.is_dir():
+                path = path / "index.html"
+            found = path.is_relative_to(root) and path.is_file()
+        except (OSError, ValueError):  # a name too long for the file system
+            found = False
+        if not found:
+            self._json(HTTPStatus.NOT_FOUND, {"error": f"no report file {relative[:200]}"})
             return
         kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         if kind.startswith("text/") or kind in ("application/javascript", "application/json"):

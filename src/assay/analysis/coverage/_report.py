@@ -55,6 +55,7 @@ from assay.analysis.coverage._space import (
     read_attribute_space,
     space_size,
 )
+from assay.data.lines import json_lines
 from assay.data.table import Judgments
 from assay.errors import ConfigError, InputError
 from assay.stats.bleu import mean_pairwise_bleu
@@ -148,13 +149,9 @@ def read_datapoint_field(folder: str | Path, name: str) -> dict[str, str]:
         sorted((root / "datapoints").glob("*.jsonl")) if (root / "datapoints").is_dir() else []
     found: dict[str, str] = {}
     for file in files:
-        for number, line in enumerate(file.read_text(encoding="utf-8-sig").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(str(file), f"not valid JSON ({exc.msg})", row=number) from None
+        for number, record, why in json_lines(file):
+            if why is not None:
+                raise InputError(str(file), why, row=number)
             if isinstance(record, dict) and record.get("id") is not None \
                     and isinstance(record.get(name), str):
                 found[str(record["id"])] = record[name]

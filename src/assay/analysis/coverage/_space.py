@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.data.lines import json_file
 from assay.errors import InputError
 
 MAX_LEVELS = 20
@@ -103,12 +104,10 @@ def read_attribute_space(path: str | Path) -> AttributeSpace:
     """
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8-sig"))
+        data = json_file(p)
     except OSError as exc:
         raise InputError(str(p), f"cannot read the attribute space ({exc.strerror or exc})") \
             from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(str(p), f"is not valid JSON ({exc})") from None
     return AttributeSpace.from_mapping(data, source=str(p))
 
 
@@ -124,8 +123,8 @@ def declared_in_folders(sources: Sequence[str]) -> AttributeSpace | None:
         if not path.is_file():
             continue
         try:
-            data = json.loads(path.read_text(encoding="utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            data = json_file(path)
+        except InputError:
             continue  # the loader reports a broken criteria.json; nothing is declared here
         if isinstance(data, Mapping) and ("attributes" in data or "task_attributes" in data):
             space = AttributeSpace.from_mapping(

@@ -175,7 +175,7 @@ def _metadata_of(file: Path, parquet: dict[str, bytes] | None) -> dict[str, obje
         return {}
     try:
         loaded = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise InputError(str(file), "its assay metadata is corrupt") from None
     return loaded if isinstance(loaded, dict) else {}
 

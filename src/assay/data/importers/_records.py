@@ -116,6 +116,17 @@ def first_object(path: Path) -> dict[str, Any] | None:
     return None
 
 
+def first_line_problem(path: Path) -> Problem | None:
+    """What is wrong with the first line of a JSONL file (not UTF-8, not JSON, a lone
+    surrogate...), or None when it is a JSON value."""
+    try:
+        for number, _, why in json_lines(path):
+            return None if why is None else Problem(str(path), number, None, why)
+    except InputError as exc:
+        return exc.problem
+    return None
+
+
 def require(rec: Mapping[str, Any], fields: Mapping[str, Callable[[Any], bool]], path: Path,
             number: int, problems: list[Problem]) -> bool:
     """Whether every field of `fields` passes its check; a problem for each that does not."""
@@ -147,7 +158,10 @@ def timestamp(value: object) -> str | None:
     """An ISO 8601 UTC time from a Unix timestamp (FastChat's ``tstamp``), else None."""
     if not is_number(value):
         return None
-    return datetime.fromtimestamp(float(value), tz=timezone.utc).isoformat()  # type: ignore[arg-type]
+    try:
+        return datetime.fromtimestamp(float(value), tz=timezone.utc).isoformat()  # type: ignore[arg-type]
+    except (OverflowError, OSError, ValueError):  # a time no calendar holds (year > 9999)
+        return None
 
 
 def build(rows: list[dict[str, Any]], numbers: list[int], problems: list[Problem],

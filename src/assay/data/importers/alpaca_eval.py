@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.data.importers._records import source_files
+from assay.data.lines import json_file
 from assay.data.schema import FailureKind, Scale
 from assay.data.table import Judgments
 from assay.data.validate import judgments_from_records
@@ -99,12 +100,7 @@ def import_alpaca_eval(sources: str | Path | Sequence[str | Path], *,
 
 
 def _read_list(file: Path) -> list[Any]:
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(str(file), "is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(str(file), f"not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    data = json_file(file)
     if not isinstance(data, list):
         raise InputError(str(file), "expected a JSON list of annotations")
     return data

@@ -46,7 +46,7 @@ from assay.data.importers._records import (
 )
 from assay.data.schema import FailureKind, Scale
 from assay.data.table import Judgments
-from assay.errors import InputError, Problem
+from assay.errors import InputError, Problem, quote
 
 CRITERION = "preference"
 STRONG = 3.0
@@ -139,10 +139,10 @@ def _rows(rec: dict[str, Any], file: Path, number: int,
             rows.append({**base, "position": position, "score": None, "weight": 1.0,
                          "failure_kind": FailureKind.PARSE_ERROR.value, "raw_response": raw})
             continue
-        if verdict not in VERDICTS:
+        if not isinstance(verdict, str) or verdict not in VERDICTS:
             problems.append(Problem(str(file), number, f"games[{index}].score",
                                     f"expected one of {', '.join(VERDICTS)} or null, got "
-                                    f"{verdict!r}"))
+                                    f"{quote(verdict, 80)}"))
             continue
         a_score, weight = VERDICTS[verdict]
         score = a_score if position == 1 else 1.0 - a_score

@@ -40,6 +40,7 @@ from typing import Any
 from assay.data.importers._records import (
     RecordFields,
     build,
+    first_line_problem,
     first_object,
     is_id,
     is_number,
@@ -52,7 +53,7 @@ from assay.data.importers._records import (
 )
 from assay.data.schema import FailureKind, Scale
 from assay.data.table import Judgments
-from assay.errors import InputError, Problem
+from assay.errors import InputError, Problem, ValidationError
 
 RATING = "rating"
 PREFERENCE = "preference"
@@ -87,6 +88,9 @@ def import_mt_bench(sources: Sequence[str | Path], *,
     kinds = {f: file_kind(f) for f in files}
     for file, kind in kinds.items():
         if kind is None:
+            problem = first_line_problem(file)
+            if problem is not None:
+                raise ValidationError([problem])
             raise InputError(str(file), "not an MT-Bench file: expected single judgments "
                              "(question_id, model, score, turn), pairwise judgments (question_id, "
                              "model_1, model_2, g1_winner, g2_winner) or questions "

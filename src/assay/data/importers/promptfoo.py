@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.data.importers._records import build, is_number, source_files
+from assay.data.lines import json_file
 from assay.data.schema import Scale
 from assay.data.table import Judgments
 from assay.errors import InputError, Problem
@@ -60,8 +61,8 @@ def looks_like_promptfoo(document: object) -> bool:
 def is_promptfoo_json(path: Path) -> bool:
     """Whether a ``.json`` file is a promptfoo results export (it is parsed whole)."""
     try:
-        return looks_like_promptfoo(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return looks_like_promptfoo(json_file(path))
+    except (OSError, InputError):
         return False
 
 
@@ -98,10 +99,7 @@ def import_promptfoo(sources: Sequence[str | Path], *,
 
 
 def _records(file: Path) -> list[Any]:
-    try:
-        document = json.loads(file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(str(file), f"not a JSON file: {exc}") from None
+    document = json_file(file)
     if not looks_like_promptfoo(document):
         raise InputError(str(file), "not a promptfoo results export: expected "
                          "{\"results\": {\"version\", \"results\": [...], \"stats\"}} "

@@ -45,6 +45,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.data._csv import check_complete
 from assay.data.cells import restore_cell
 from assay.data.importers._records import build, source_files
 from assay.data.importers.alpaca_eval import instruction_id
@@ -121,6 +122,7 @@ def import_qed(sources: Sequence[str | Path], *,
 
 
 def _read_csv(file: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    check_complete(file)  # a file cut mid-row would read its last row's cut values
     try:
         with file.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from assay.data.atomic import write_text
+from assay.data.lines import json_file
 from assay.data.schema import Scale
 from assay.data.table import Judgments
 from assay.data.validate import judgments_from_records
@@ -46,14 +47,9 @@ def import_results_json(sources: Sequence[str | Path], *,
         if file.is_dir():
             file = file / "results.json"
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
+            data = json_file(file)
         except FileNotFoundError:
             raise InputError(str(file), "no such file") from None
-        except UnicodeDecodeError:
-            raise InputError(str(file), "is not UTF-8 text") from None
-        except json.JSONDecodeError as exc:
-            raise InputError(str(file), f"not valid JSON: {exc.msg} at line {exc.lineno}, "
-                             f"column {exc.colno}") from None
         if not isinstance(data, list):
             raise InputError(str(file), "expected a JSON list of run records")
         for number, rec in enumerate(data, start=1):
