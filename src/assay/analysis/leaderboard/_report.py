@@ -95,6 +95,10 @@ class LengthControlled:
     """Questions fitted."""
     n_clusters: int
     converged: bool
+    """The GLM reached a finite fit (False when it did not converge or separated)."""
+    separated: bool = False
+    """The preferences separate: no finite fit, and no length-controlled win rate unless every
+    preference is the same (see the notes)."""
 
 
 def _plain(value: Any) -> Any:
@@ -214,13 +218,23 @@ def _length_controlled(trials: pd.DataFrame, lengths: dict[tuple[str, str], floa
                                          cluster=rows["cluster"].astype(str).to_numpy()[known],
                                          weight=rows["weight"].to_numpy(np.float64)[known],
                                          conf=conf)
-        if not res.converged:
-            notes.append(f"{arm} vs {opponent} ({judge}, {criterion}): the length GLM does not "
-                         "converge (the preferences separate); no interval.")
+        where = f"{arm} vs {opponent} ({judge}, {criterion})"
+        if res.separated and math.isfinite(res.estimate):
+            notes.append(f"{where}: every preference is {res.estimate:g}, so the length GLM has "
+                         "no finite fit (the preferences separate): the length-controlled win "
+                         f"rate is {res.estimate:g} with no interval.")
+        elif res.separated:
+            notes.append(f"{where}: the preferences separate (some questions' fitted "
+                         "probabilities are 0 or 1, so the GLM's coefficients have no finite "
+                         "value): no length-controlled win rate or interval; the raw win rate "
+                         f"is {res.win_rate:.3g}.")
+        elif not res.converged:
+            notes.append(f"{where}: the length GLM does not converge in 100 Newton steps; no "
+                         "interval.")
         out.append(LengthControlled(judge, criterion, arm, opponent, res.estimate, res.lower,
                                     res.upper, res.standard_error, res.win_rate,
                                     res.coefficients["length"], res.n, res.n_clusters,
-                                    res.converged))
+                                    res.converged, res.separated))
     return out
 
 
