@@ -235,3 +235,18 @@ def test_icc_interval_on_a_fraction_of_a_degree_of_freedom_is_a_note_not_an_inte
     assert any("ICC of 'c'" in n and "Satterthwaite degrees of freedom" in n
                for n in report.notes)
     assert "Satterthwaite degrees of freedom" in " ".join(str(report).split())
+
+
+def test_ordinal_means_are_on_the_unit_scale_as_in_every_other_report():
+    # Issue 26 (4): the aggregate report averaged level indices 0..2 while the scores report
+    # reads level i of 3 as i / 2. Levels low/mid/high scored 0, 1, 2, 2 in run 1 and 1, 1, 2, 0
+    # in run 2: run means (0 + 1/2 + 1 + 1) / 4 = 5/8 and (1/2 + 1/2 + 1 + 0) / 4 = 1/2.
+    scores = {1: [0, 1, 2, 2], 2: [1, 1, 2, 0]}
+    records = [{"item": f"q{i}", "arm": "a", "run": run, "judge": "j1-v1", "criterion": "c",
+                "score": ["low", "mid", "high"][s]}
+               for run, values in scores.items() for i, s in enumerate(values)]
+    report = aggregate(make_table(records, {"c": "ordinal:low,mid,high"}))
+    (agg,) = report.aggregations
+    assert_allclose(agg.per_run_scores, [5 / 8, 1 / 2], rtol=1e-12)
+    assert_allclose(agg.mean, 9 / 16, rtol=1e-12)
+    assert any("'c' is ordinal: its means are on [0, 1]" in n for n in report.notes)
