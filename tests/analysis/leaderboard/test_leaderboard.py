@@ -86,6 +86,19 @@ def test_separated_preferences_get_a_note_and_no_length_controlled_win_rate() ->
     assert data["lc_win_rate"] is None and data["converged"] is False and data["separated"]
 
 
+def test_rank_intervals_from_few_clusters_say_so() -> None:
+    # Issue 26 (3): a rank interval 1-1 from a bootstrap over 3 clusters, with no word, and a
+    # heading "(3 questions)" counting clusters.
+    frame = _rows([(f"q{i}", "a", "b", p, 1.0) for i in range(6) for p in (1, 2)])
+    frame["cluster"] = [f"c{i // 4}" for i in range(12)]
+    report = leaderboard(frame, B=50)
+    assert {r.n_clusters for r in report.ratings} == {3}
+    assert any("bootstrap over 3 clusters of questions" in n and "not a guarantee" in n
+               for n in report.notes)
+    text = report.to_text()
+    assert "(3 clusters of questions)" in text and "(3 questions)" not in text
+
+
 def test_options_and_design_errors() -> None:
     frame = _rows([("q1", "a", "b", 1, 1.0), ("q2", "a", "b", 1, 0.0)])
     with pytest.raises(ConfigError, match="anchor 'zz'"):
