@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assay._display import Rendered
+from assay.analysis.benchmark._design import design_flag_note
 from assay.stats import t_ppf
 from assay.stats.intervals import (
     cluster_t_interval,
@@ -59,6 +60,12 @@ class ScoreRow:
     upper: float
     method: str
     conf: float
+    effective_clusters: float | None = None
+    """G*, the effective number of clusters (the benchmark report's design rule); None
+    without an interval over clusters."""
+    design_flagged: bool = False
+    """Few effective clusters of unequal size, flagged as the benchmark report flags them
+    (:func:`assay.analysis.benchmark._design.design_flag_note`), with a note."""
 
 
 @dataclass(frozen=True)
@@ -158,7 +165,14 @@ def fallback_notes(rows: list[ScoreRow]) -> list[str]:
             notes.append(f"{who}: {why}, where the cluster-robust t interval is not defined; "
                          "its interval is the Korn-Graubard interval, as in the benchmark "
                          "report (conservative for scores between 0 and 1).")
-        elif row.method == "undefined_no_cluster_variance":
+        if row.design_flagged and row.effective_clusters is not None:
+            notes.append(f"{who}: the {row.n_clusters} clusters count as "
+                         f"{row.effective_clusters:.1f} effective clusters (their sizes "
+                         "differ), so the interval rests on a few large clusters and is wide "
+                         "for that reason; the benchmark and win-rate reports flag the same "
+                         "design (in assay's coverage simulation only the CR2 t held its "
+                         "level there).")
+        if row.method == "undefined_no_cluster_variance":
             notes.append(f"{who}: every cluster has the same mean (no variance between "
                          "clusters) on a scale without bounds: no interval, as a zero-width "
                          "one would claim certainty.")
@@ -238,7 +252,11 @@ def row_from_sums(base: dict[str, Any], sums: npt.NDArray[np.float64],
     engine in :mod:`assay.analysis.pushdown`), the row is the same.
     """
     nan = float("nan")
-    common = dict(n_items=n_items, n_clusters=len(sums), runs=runs)
+    common: dict[str, Any] = dict(n_items=n_items, n_clusters=len(sums), runs=runs)
+    if len(sums) >= 2:
+        design, flag = design_flag_note(sums, sumsq, sizes, what="")
+        common.update(effective_clusters=design.effective_clusters,
+                      design_flagged=flag is not None)
     if len(sums) < 2:
         return ScoreRow(**base, **common, estimate=float(sums.sum() / sizes.sum()), lower=nan,
                         upper=nan, method="too_few_clusters")
