@@ -51,3 +51,27 @@ def test_win_rate_in_unequal_clusters_says_why_it_is_wide() -> None:
     assert record.n == 237 and record.n_clusters == 40
     assert any(n.startswith("win rate j / pref / a vs b: the 40 clusters count as")
                for n in report.notes)
+
+
+def test_compare_delta_in_unequal_clusters_says_why_it_is_wide() -> None:
+    from assay.analysis.compare import compare
+    from assay.data.table import Judgments
+
+    rng = np.random.default_rng(9)
+
+    def table(rows: list[tuple[str, str, float]]) -> Judgments:
+        frame = pd.DataFrame([dict(item=i, cluster=c, arm="m", run=1, score=v)
+                              for c, i, v in rows])
+        return Judgments(frame.assign(judge="em", criterion="correct", reportable=True),
+                         {"correct": Scale("binary")})
+
+    a_rows = _unequal(4)
+    # run B: a cluster-level shift of the same items (so the differences cluster too)
+    shift = {c: rng.normal(0, 0.3) for c, _, _ in a_rows}
+    b_rows = [(c, i, float(rng.random() < min(max(0.5 + shift[c], 0.02), 0.98)))
+              for c, i, _ in a_rows]
+    report = compare(table(a_rows), table(b_rows))
+    [delta] = report.deltas
+    assert delta.n == 237 and delta.n_clusters == 40
+    assert any(n.startswith("m (em, correct), delta: the 40 clusters count as")
+               for n in report.notes)
