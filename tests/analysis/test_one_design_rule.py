@@ -75,3 +75,26 @@ def test_compare_delta_in_unequal_clusters_says_why_it_is_wide() -> None:
     assert delta.n == 237 and delta.n_clusters == 40
     assert any(n.startswith("m (em, correct), delta: the 40 clusters count as")
                for n in report.notes)
+
+
+def test_per_category_intervals_use_the_main_rows_cr2_variance() -> None:
+    # Issue 26 (3): in one scores JSON the main rows were CR2 and the per-task block CR1.
+    # Task t1: clusters d1 (items 1, 0, 1) and d2 (0) and d3 (1, 1): S = (2, 0, 2),
+    # n = (3, 1, 2), N = 6, r = 2/3; residuals S_c - r n_c = 0, -2/3, 2/3; CR2 weights
+    # 1 / (1 - n_c / N) = 2, 6/5, 3/2: V2 = (0 + 4/9 * 6/5 + 4/9 * 3/2) / 36 = 0.0333...
+    # (CR1: 3/2 * 8/9 / 36 = 0.0370).
+    layout = {"t1": [("d1", [1, 0, 1]), ("d2", [0]), ("d3", [1, 1])],
+              "t2": [("e1", [1, 0]), ("e2", [0, 0]), ("e3", [1, 1])]}
+    rows = [{"item": f"{task}-{c}-{i}", "cluster": c, "task": task, "arm": "a",
+             "criterion": "correct", "score": float(v)}
+            for task, clusters in layout.items() for c, values in clusters
+            for i, v in enumerate(values)]
+    table = judgments_from_records(rows, list(range(1, len(rows) + 1)), path="t",
+                                   sources=["t"], scales={"correct": Scale.parse("binary")})
+    summary = score_summary(table)
+    [t1] = [c for c in summary.categories if c["category"] == "t1"]
+    v2 = (4 / 9 * 6 / 5 + 4 / 9 * 3 / 2) / 36
+    assert t1["estimate"] == pytest.approx(2 / 3)
+    assert t1["standard_error"] == pytest.approx(np.sqrt(v2), rel=1e-12)
+    assert "CR1" not in t1["method"]
+    assert "CR1" not in summary.to_json()
