@@ -80,7 +80,7 @@ def test_every_problem_is_listed_with_file_row_and_column(tmp_path):
             (None, "run")} <= found
     text = str(info.value)
     assert str(path) in text and "row 4, column 'score'" in text and "0 or 1" in text
-    assert "duplicate judgment" in text and "same item, arm" in text and "row 1" in text
+    assert "duplicate judgment" in text and "same item 'q1', arm 'a'" in text and "row 1" in text
 
 
 def test_missing_required_column_names_the_column_and_the_fix(tmp_path):
@@ -89,7 +89,7 @@ def test_missing_required_column_names_the_column_and_the_fix(tmp_path):
         load(path)
     messages = [str(p) for p in info.value.problems]
     assert any("column 'item': required column is missing" in m for m in messages)
-    assert any("--map question=COLUMN" in m for m in messages)
+    assert any("--map question=item" in m for m in messages)  # question is the text's column
 
 
 def test_failure_rows_need_no_score(tmp_path):

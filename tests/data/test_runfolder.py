@@ -68,3 +68,30 @@ def test_a_folder_without_the_three_files_is_refused(tmp_path):
     (tmp_path / "datapoints.jsonl").write_text("")
     with pytest.raises(InputError, match=r"not a run folder: no responses\.jsonl"):
         load(tmp_path)
+
+
+def test_each_row_carries_the_question_the_answers_and_the_reference(tmp_path):
+    write_jsonl(tmp_path / "datapoints.jsonl", [
+        {"id": "d1", "prompt": "Capital of <b>France</b>?", "reference": "Paris"},
+        {"id": "d2", "prompt": "Two plus two?"},
+    ])
+    write_jsonl(tmp_path / "responses.jsonl", [
+        {"id": "r1", "datapoint_id": "d1", "arm": "m1", "run": 1, "text": "Paris"},
+        {"id": "r2", "datapoint_id": "d1", "arm": "m2", "run": 1, "text": "Lyon"},
+        {"id": "r3", "datapoint_id": "d2", "arm": "m1", "run": 1, "text": None,
+         "failure_kind": "timeout"},
+    ])
+    write_jsonl(tmp_path / "evaluations.jsonl", [
+        {"id": "e1", "response_id": "r1", "judge": "j", "scores": {"acc": 1}},
+        {"id": "e2", "response_id": "r2", "judge": "p", "scores": {"pref": 0},
+         "opponent_response_id": "r1", "position": 2},
+        {"id": "e3", "response_id": "r3", "judge": "j", "scores": {"acc": None}},
+    ])
+    frame = load(tmp_path).frame.set_index("judge")
+    assert frame.loc["p", ["question", "answer", "opponent_answer", "reference"]].tolist() == [
+        "Capital of <b>France</b>?", "Lyon", "Paris", "Paris"]
+    graded = frame.loc["j"].set_index("item")
+    assert graded.loc["d1", ["question", "answer", "reference"]].tolist() == [
+        "Capital of <b>France</b>?", "Paris", "Paris"]
+    assert graded.loc["d2", "question"] == "Two plus two?"
+    assert graded.loc[["d2"], ["answer", "opponent_answer", "reference"]].isna().all(axis=None)

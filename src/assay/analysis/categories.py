@@ -42,11 +42,11 @@ Record = dict[str, Any]
 
 def _item_values(rows: pd.DataFrame, category: str) -> pd.DataFrame:
     """One value per (arm, item): the weighted mean over its rows (runs), with the item's
-    weight (the mean row weight), its cluster and category.
+    weight, its cluster and category.
 
-    As in ``--kind scores``, the item value is sum(w v) / sum(w) and the item weight the
-    mean row weight, so the ratio of cluster sums sum(w_i v_i) / sum(w_i) is the weighted
-    mean of the rows; without a ``weight`` column every weight is 1 and the value is the
+    As in ``--kind scores``, the item value is sum(w v) / sum(w) and the item weight sum(w)
+    over its rows, so the ratio of cluster sums sum(w_i v_i) / sum(w_i) is the weighted
+    mean of the rows; without a ``weight`` column the item weight is 1 and the value is the
     plain mean over runs.
     """
     w = (pd.to_numeric(rows["weight"], errors="coerce").fillna(1.0) if "weight" in rows
@@ -58,7 +58,7 @@ def _item_values(rows: pd.DataFrame, category: str) -> pd.DataFrame:
                   cluster=("cluster", "first"), category=("category", "first"))
              .reset_index())
     items["value"] = items["wv"] / items["w"]
-    items["weight"] = items["w"] / items["n"]
+    items["weight"] = items["w"] if "weight" in rows else items["w"] / items["n"]
     return items.drop(columns=["wv", "w", "n"])
 
 

@@ -114,7 +114,9 @@ def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:
     effective-n Clopper-Pearson interval where that is undefined (mean 0 or 1, or no
     variance between clusters), as the benchmark report falls back, with a note; the
     cluster-robust (CR2) t interval on the raw scale for an interval criterion. Nominal
-    criteria have no mean and are left out, with a note.
+    criteria have no mean and are left out, with a note. Rows of an arm against itself
+    (Arena-Hard's baseline judged against itself) are left out with a note, as the
+    leaderboard leaves them out.
     """
     import pandas as pd
 
@@ -130,6 +132,11 @@ def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:
         notes.append(f"{held_back} rows of the dev or calibration split are not reportable "
                      "and are left out.")
     opponent = frame["opponent"] if "opponent" in frame else pd.Series(None, index=frame.index)
+    itself = (opponent == frame["arm"]).to_numpy(dtype=bool)
+    if itself.any():  # a baseline judged against itself: as the leaderboard, left out
+        frame, opponent = frame[~itself], opponent[~itself]
+        notes.append(f"{int(itself.sum())} A/A trials (an arm against itself) carry no "
+                     "information on the scores and are left out.")
     frame["opponent_key"] = opponent.astype(object).where(opponent.notna(), "")
     keys = ["criterion", "judge", "arm", "opponent_key"]
     for (criterion, judge, arm, opp), group in frame.groupby(keys, sort=False):
@@ -202,22 +209,25 @@ def _by_task(judgments: Judgments, frame: pd.DataFrame, conf: float,
 def weighted_item_means(scored: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     """Per (cluster, item): the weighted mean of the rows' ``v`` and the item's weight.
 
-    The item's value is sum(w v) / sum(w) over its rows and its weight the mean row weight,
-    so a table without a ``weight`` column (every row 1) gives the plain item mean with
-    weight 1, and the ratio of cluster sums sum(w_i v_i) / sum(w_i) over items is the
-    weighted mean of every row, sum(w v) / sum(w): Arena-Hard's score, where a strong
-    verdict counts three times (Li et al. 2024, "From Crowdsourced Data to High-Quality
-    Benchmarks: Arena-Hard and BenchBuilder Pipeline").
+    The item's value is sum(w v) / sum(w) over its rows. Without a ``weight`` column the
+    item's weight is 1 (its runs averaged first, every item counting once). With one, the
+    item's weight is sum(w) over its scored rows, so the ratio of cluster sums
+    sum(w_i v_i) / sum(w_i) over items is the weighted mean of every scored row,
+    sum(w s) / sum(w): Arena-Hard's score, where a strong verdict counts three times (Li
+    et al. 2024, "From Crowdsourced Data to High-Quality Benchmarks: Arena-Hard and
+    BenchBuilder Pipeline"), and a question with one game left counts that game once, with
+    its weight (Arena-Hard v0.1's rule; the leaderboard counts battles the same way).
     """
     import pandas as pd
 
-    weight = (scored["weight"].fillna(1.0) if "weight" in scored
+    weighted = "weight" in scored
+    weight = (scored["weight"].fillna(1.0) if weighted
               else pd.Series(1.0, index=scored.index))
     parts = pd.DataFrame({"cluster": scored["cluster"], "item": scored["item"],
                           "wv": weight * scored["v"], "w": weight})
     grouped = parts.groupby(["cluster", "item"], sort=False)
     totals = grouped["w"].sum()
-    return grouped["wv"].sum() / totals, grouped["w"].mean()
+    return grouped["wv"].sum() / totals, (totals if weighted else grouped["w"].mean())
 
 
 def _row(criterion: str, judge: str, arm: str, opponent: str | None, scale: str,

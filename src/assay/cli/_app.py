@@ -157,10 +157,12 @@ err_console: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]
 
 MapOption = Annotated[list[str] | None, typer.Option(
     "--map", help="Rename columns: SOURCE=COLUMN[,SOURCE=COLUMN...]; COLUMN '-' drops SOURCE; "
-    "SOURCE may name a field inside a JSON object (scores.quality=score).")]
+    "SOURCE may name a field inside a JSON object (scores.quality=score). For the arena-hard, "
+    "mt-bench, judgebench and lm-eval importers: the records' fields (question_id=uid).")]
 SetOption = Annotated[list[str] | None, typer.Option(
     "--set", help="Fill columns the file lacks with one value each: COLUMN=VALUE[,COLUMN=VALUE...] "
-    "(e.g. judge=gpt-4o,criterion=quality).")]
+    "(e.g. judge=gpt-4o,criterion=quality). For the arena-hard, mt-bench, judgebench and "
+    "lm-eval importers: fields the records lack (baseline=gpt-4-0314).")]
 MissingOption = Annotated[list[str] | None, typer.Option(
     "--missing", help="Values that mean 'no value' in a column: COLUMN=VALUE[,VALUE...] (table "
     "files). A score declared missing (MT-Bench's -1: score=-1) makes its row a failed judgment "
@@ -196,11 +198,11 @@ def _scales(options: list[str] | None) -> dict:
     return scales
 
 
-def _mapping(options: list[str] | None) -> dict[str, str]:
+def _mapping(options: list[str] | None, *, fields: bool = False) -> dict[str, str]:
     from assay.data.options import parse_mapping
 
     try:
-        return parse_mapping(options)
+        return parse_mapping(options, fields=fields)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -246,11 +248,11 @@ def load_inputs(files: list[Path], map_: list[str] | None, set_: list[str] | Non
     return judgments
 
 
-def _constants(options: list[str] | None) -> dict[str, str]:
+def _constants(options: list[str] | None, *, fields: bool = False) -> dict[str, str]:
     from assay.data.options import parse_assignments
 
     try:
-        return parse_assignments(options)
+        return parse_assignments(options, fields=fields)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 

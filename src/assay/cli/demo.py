@@ -23,3 +23,15 @@ def demo_command(
     from assay.demo.run import run_demo
 
     run_demo(out, seed=seed, console=console)
+    _index_for_view(out)
+
+
+def _index_for_view(out: Path) -> None:
+    """Build the viewer's index of the demo's judgments table now, while its libraries are
+    loaded, so the ``assay view OUT`` the demo's last line suggests opens at once (the index
+    is kept in the viewer's cache folder, as the first ``assay view`` would keep it)."""
+    from assay.data.io import load
+    from assay.view import JudgmentIndex
+
+    table = out / "judgments.parquet"
+    JudgmentIndex(table, loader=lambda: load(table)).close()

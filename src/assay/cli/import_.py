@@ -40,6 +40,12 @@ def import_command(
     set_: SetOption = None,
     scale: ScaleOption = None,
     missing: MissingOption = None,
+    duplicates: Annotated[str | None, typer.Option(
+        "--duplicates", metavar="error|first|last|mean|keep",
+        help="How records repeating a judgment (an appended re-run) are read: refused "
+        "(error), the first or last kept, averaged (mean: one row weighted by its scored "
+        "repeats) or kept as further runs (keep). Default: as the format's own tool reads "
+        "them (mt-bench mean, coeval keep; error for the others).")] = None,
 ) -> None:
     """Import judgments from another tool's files into one validated table.
 
@@ -49,6 +55,8 @@ def import_command(
     More examples:
       assay import mt-bench gpt-4_single.jsonl question.jsonl -o mt.parquet
       assay import arena-hard model_judgment/gpt-4-1106-preview -o arena.parquet
+      assay import arena-hard old/model_judgment/gpt-4-1106-preview --set baseline=gpt-4-0314 \\
+          -o arena.parquet            # the v0.1 layout names no baseline
       assay import qed win_rates.csv reference_scores-graph_rag.csv \\
           --scale correctness=range:1,10 -o qed.parquet
       assay import lm-eval output/EleutherAI__pythia-160m -o lm.parquet
@@ -66,12 +74,16 @@ def import_command(
 
     check_out_file(out)
     scales = _scales(scale)
-    judgments = run_importer(fmt, _sources(sources), mapping=_mapping(map_),
-                             constants=_constants(set_), scales=scales, missing=_missing(missing))
+    fields = fmt != "table"  # an importer's --map and --set name its records' fields
+    judgments = run_importer(fmt, _sources(sources), mapping=_mapping(map_, fields=fields),
+                             constants=_constants(set_, fields=fields), scales=scales,
+                             missing=_missing(missing), duplicates=duplicates)
     _check_scales_used(judgments, scales)
     overview = table_overview(judgments)  # before writing: nothing is written for a table that fails
     written = judgments.save(out)
     console.print(overview, markup=False, highlight=False, soft_wrap=True)
+    for note in judgments.notes:
+        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 

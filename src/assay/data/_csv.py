@@ -18,6 +18,7 @@ import codecs
 import csv
 import io
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -61,7 +62,7 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
                 strings_can_be_null=True, quoted_strings_can_be_null=True))
         for batch in reader:  # one block of text at a time: the file is never whole in Arrow
             for parts, column in zip(columns, batch.columns, strict=True):
-                parts.append(text_objects(column))
+                parts.append(text_objects(_restored(column)))
     except pa.ArrowInvalid as exc:
         text = str(exc)
         if "UTF8" in text or "utf8" in text.lower():
@@ -82,6 +83,19 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
     frame = pd.DataFrame(data, dtype=object)
     frame[ROW_COLUMN] = range(1, len(frame) + 1)
     return frame
+
+
+def _restored(column: Any) -> Any:
+    """``column`` with the quote prefix of :func:`assay.data.cells.safe_cell` undone (``'=x``
+    is read ``=x``, ``''=x`` is read ``'=x``): a CSV assay wrote reads back as it was given."""
+    import pyarrow.compute as pc
+
+    from assay.data.cells import RESTORE_PATTERN
+
+    prefixed = pc.match_substring_regex(column, RESTORE_PATTERN)
+    if not pc.any(prefixed).as_py():
+        return column
+    return pc.if_else(prefixed, pc.utf8_slice_codeunits(column, 1), column)
 
 
 def _has_longer_line(p: Path, limit: int) -> bool:

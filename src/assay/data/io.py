@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from assay.data._readers import read_records
@@ -13,7 +14,7 @@ from assay.data.run_store import load_store, store_path
 from assay.data.runfolder import PARTS, is_run_folder
 from assay.data.schema import Scale, scales_from_metadata
 from assay.data.table import INVALID_COLUMNS, Judgments, empty_invalid
-from assay.data.validate import build_table, duplicate_problems
+from assay.data.validate import build_table, resolve_repeats
 from assay.errors import ConfigError, InputError, Problem, ValidationError
 
 
@@ -26,6 +27,7 @@ def load(
     missing: Mapping[str, Sequence[str]] | None = None,
     exclude_self_judging: bool = False,
     exclude_self_teaching: bool = False,
+    duplicates: str = "error",
 ) -> Judgments:
     """Load and validate a judgments table.
 
@@ -51,6 +53,10 @@ def load(
         (failure_kind ``declared_missing``). Table files only.
     exclude_self_judging, exclude_self_teaching
         Leave out rows whose judge (or item generator) is the arm judged.
+    duplicates
+        How rows repeating another's judgment key are read in a table file: ``error``
+        (refused), ``first``, ``last``, ``mean`` or ``keep``
+        (:mod:`assay.data.validate._repeats`); the table's ``notes`` say what was done.
 
     Raises
     ------
@@ -85,16 +91,17 @@ def load(
         if not mapping and not constants and not missing and looks_like_bench(raw):
             from assay.data.importers.bench import bench_from_records
 
-            judgments = bench_from_records(raw, scales=scales)
+            judgments = bench_from_records(raw, scales=scales, duplicates=duplicates)
             return _excluding(judgments, exclude_self_judging, exclude_self_teaching)
         stored = scales_from_metadata(raw.metadata, str(p))
         stored.update(scales or {})
         built = build_table(raw.frame, path=str(p), mapping=mapping, constants=constants,
-                            scales=stored, missing=missing, prior_problems=raw.problems)
+                            scales=stored, missing=missing, prior_problems=raw.problems,
+                            duplicates=duplicates)
         if built.problems:
             raise ValidationError(built.problems)
         judgments = Judgments(frame=built.frame, scales=built.scales,
-                              invalid=_read_invalid(p), sources=(str(p),))
+                              invalid=_read_invalid(p), sources=(str(p),), notes=built.notes)
     return _excluding(judgments, exclude_self_judging, exclude_self_teaching)
 
 
@@ -140,11 +147,12 @@ def load_many(paths: Sequence[str | Path], **options: object) -> Judgments:
         for error in errors:
             problems += error.problems if isinstance(error, ValidationError) else [error.problem]
         raise ValidationError(problems)
-    return stack(parts)
+    return stack(parts, duplicates=str(options.get("duplicates", "error")))
 
 
-def stack(parts: Sequence[Judgments]) -> Judgments:
-    """Tables read from several files as one (scales must agree, no judgment twice)."""
+def stack(parts: Sequence[Judgments], *, duplicates: str = "error") -> Judgments:
+    """Tables read from several files as one (scales must agree; a judgment in two files
+    is read by ``duplicates`` as :func:`load` reads one file's repeats)."""
     if len(parts) == 1:
         return parts[0]
     scales: dict[str, Scale] = {}
@@ -158,13 +166,16 @@ def stack(parts: Sequence[Judgments]) -> Judgments:
     frame = pd.concat([p.frame for p in parts], ignore_index=True)
     if "weight" in frame:  # a table without the column weighs its rows 1
         frame["weight"] = frame["weight"].fillna(1.0)
-    problems = duplicate_problems(frame, path=" + ".join(s for p in parts for s in p.sources))
-    if problems:
-        raise ValidationError(problems)
+    files = np.concatenate([[p.sources[0] if p.sources else "-"] * len(p.frame) for p in parts])
+    rows = np.concatenate([np.arange(1, len(p.frame) + 1) for p in parts])
+    resolved = resolve_repeats(frame, rows, files, mode=duplicates, scales=scales)
+    if resolved.problems:
+        raise ValidationError(resolved.problems)
     invalid = pd.concat([p.invalid for p in parts if len(p.invalid)] or [empty_invalid()],
                         ignore_index=True)
-    return Judgments(frame=frame, scales=scales, invalid=invalid,
-                     sources=tuple(s for p in parts for s in p.sources))
+    notes = tuple(n for p in parts for n in p.notes) + ((resolved.note,) if resolved.note else ())
+    return Judgments(frame=resolved.frame, scales=scales, invalid=invalid,
+                     sources=tuple(s for p in parts for s in p.sources), notes=notes)
 
 
 def _read_invalid(p: Path) -> pd.DataFrame:

@@ -30,10 +30,12 @@ def _pairs(option: str, flag: str, example: str, *, continued: bool) -> list[tup
     return pairs
 
 
-def parse_mapping(options: list[str] | None) -> dict[str, str]:
+def parse_mapping(options: list[str] | None, *, fields: bool = False) -> dict[str, str]:
     """Read ``--map SRC=DST[,SRC=DST...]`` options into a dict (DST ``-`` drops SRC).
 
     A source may name a field inside a JSON object with dots (``scores.quality=score``).
+    With ``fields`` the targets are an importer's record fields (``question_id=uid``),
+    any name, rather than judgments columns.
 
     >>> parse_mapping(["question_id=item,model=arm", "notes=-"])
     {'question_id': 'item', 'model': 'arm', 'notes': '-'}
@@ -45,7 +47,7 @@ def parse_mapping(options: list[str] | None) -> dict[str, str]:
             target = target.strip()
             if not target:
                 raise ValueError(f"--map {source}=: expected SOURCE=COLUMN, e.g. question_id=item")
-            if target != DROP and target not in COLUMN_BY_NAME:
+            if target != DROP and target not in COLUMN_BY_NAME and not fields:
                 raise ValueError(f"--map {source}={target}: {target!r} is not a column of the "
                                  f"judgments table{did_you_mean(target, COLUMN_BY_NAME)} "
                                  f"(columns: {', '.join(COLUMN_BY_NAME)}; or - to drop)")
@@ -53,10 +55,11 @@ def parse_mapping(options: list[str] | None) -> dict[str, str]:
     return mapping
 
 
-def parse_assignments(options: list[str] | None) -> dict[str, str]:
+def parse_assignments(options: list[str] | None, *, fields: bool = False) -> dict[str, str]:
     """Read ``--set COLUMN=VALUE[,COLUMN=VALUE...]`` options: constants for columns the file lacks.
 
     Split on commas like ``--map``; a part without ``=`` belongs to the value before it.
+    With ``fields`` the names are an importer's record fields (``baseline=gpt-4-0314``).
 
     >>> parse_assignments(["judge=a,criterion=b", "task=x,y"])
     {'judge': 'a', 'criterion': 'b', 'task': 'x,y'}
@@ -65,7 +68,7 @@ def parse_assignments(options: list[str] | None) -> dict[str, str]:
     for option in options or []:
         for column, value in _pairs(option, "--set", "COLUMN=VALUE, e.g. judge=gpt-4o",
                                     continued=True):
-            if column not in COLUMN_BY_NAME:
+            if column not in COLUMN_BY_NAME and not fields:
                 raise ValueError(f"--set {column}={value}: {column!r} is not a column of the "
                                  f"judgments table{did_you_mean(column, COLUMN_BY_NAME)} "
                                  f"(columns: {', '.join(COLUMN_BY_NAME)})")

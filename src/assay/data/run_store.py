@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS judgments (
 CREATE TABLE IF NOT EXISTS plan (key TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS scales (criterion TEXT PRIMARY KEY, scale TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS prompts (key TEXT PRIMARY KEY, messages TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS shown (key TEXT PRIMARY KEY, shown TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS batches (
     input_file_id TEXT PRIMARY KEY, batch_id TEXT, requests INTEGER NOT NULL, endpoint TEXT,
     created_at TEXT NOT NULL);
@@ -73,7 +74,9 @@ CREATE TABLE IF NOT EXISTS batches (
 judgments-table rows as JSON), ``plan`` (the keys the current config asks for), ``scales``
 and ``prompts`` (each judgment's rendered messages as a JSON list of ``{"role", "content"}``
 objects; a store written before it existed gains the empty table when next opened for
-writing, its judgments untouched, and shows their prompts as not recorded) and ``batches``
+writing, its judgments untouched, and shows their prompts as not recorded), ``shown`` (what
+each judgment judged, as a JSON object: the question, the answers in the order the judge saw
+them, the reference; what ``assay view`` shows first; gained empty like ``prompts``) and ``batches``
 (the Batch API jobs submitted and not yet recorded, so a killed run polls them again
 instead of paying twice)."""
 

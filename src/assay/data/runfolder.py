@@ -185,7 +185,7 @@ def load_run_folder(folder: str | Path, *, scales: Mapping[str, Scale] | None = 
                        f"datapoint {response.get('datapoint_id')!r} of response "
                        f"{response_id!r} is not in the run folder", response)
             continue
-        opponent_arm = None
+        opponent_arm = opponent_text = None
         opponent_id = ev.get("opponent_response_id")
         if opponent_id is not None:
             opponent = responses.get(str(opponent_id))
@@ -194,6 +194,7 @@ def load_run_folder(folder: str | Path, *, scales: Mapping[str, Scale] | None = 
                            f"opponent response {opponent_id!r} is not in the run folder", response)
                 continue
             opponent_arm = opponent[2].get("arm")
+            opponent_text = opponent[2].get("text")
         scores = ev.get("scores") or {}
         if not isinstance(scores, dict):
             keep_aside(ValidityClass.INVALID_SCORE_VALUE, file, row, ev,
@@ -217,6 +218,7 @@ def load_run_folder(folder: str | Path, *, scales: Mapping[str, Scale] | None = 
             value = scores.get(criterion)
             row_data = _row(datapoint, response, ev, judge, criterion, value, opponent_arm,
                             failure if value is None else response.get("failure_kind"))
+            row_data["opponent_answer"] = _text_or_none(opponent_text)
             if str(response.get("id")) in native:
                 row_data["reference_score"] = native[str(response.get("id"))]
             rows.append(row_data)
@@ -284,4 +286,15 @@ def _row(datapoint: dict[str, Any], response: dict[str, Any], ev: dict[str, Any]
         "attributes": json.dumps(attributes, sort_keys=True) if isinstance(attributes, dict) else None,
         "reasoning": ev.get("reasoning"),
         "evaluated_at": ev.get("evaluated_at"),
+        "question": _text_or_none(datapoint.get("prompt")),
+        "answer": text if isinstance(text, str) else None,
+        "reference": _text_or_none(datapoint.get("reference")),
     }
+
+
+def _text_or_none(value: Any) -> str | None:
+    """A text field of a record as the table keeps it: a string, else (a list, a number) its
+    JSON, None when absent."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)

@@ -60,6 +60,10 @@ COLUMNS: tuple[Column, ...] = (
     Column("raw_response", "str", False, "the judge's raw reply"),
     Column("evaluated_at", "str", False, "ISO 8601 time of the judgment"),
     Column("metric_version", "str", False, "version of the metric or prompt"),
+    Column("question", "str", False, "the question's text (what the viewer shows first)"),
+    Column("answer", "str", False, "the scored answer's text"),
+    Column("opponent_answer", "str", False, "pairwise only: the opponent's answer's text"),
+    Column("reference", "str", False, "the reference (gold) answer's text"),
 )
 """Every column the table may have, in canonical order."""
 

@@ -15,6 +15,7 @@ import pandas as pd
 from assay.data._readers import file_format
 from assay.data._sidecar import METADATA_KEY, sidecar_path
 from assay.data.atomic import atomic_path
+from assay.data.cells import write_csv_frame
 from assay.data.schema import COLUMNS, Scale
 
 FORMAT_VERSION = 1
@@ -35,7 +36,8 @@ class Judgments:
     ``reportable``; the others when the source had them). ``scales`` declares each
     criterion's scale. ``invalid`` holds the records of a run folder that failed a
     validity check (CoEval's classes); they are excluded from every statistic and
-    counted in every report.
+    counted in every report. ``notes`` say how the source was read where a choice was made
+    (repeated records), for the importer to print.
     """
 
     frame: pd.DataFrame
@@ -43,6 +45,7 @@ class Judgments:
     invalid: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=list(INVALID_COLUMNS)))
     sources: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -111,7 +114,9 @@ class Judgments:
     def save(self, path: str | Path) -> list[Path]:
         """Write the table (format from the suffix) with its scales; return the files written.
 
-        Parquet keeps the scales in its schema metadata; CSV and JSONL get a sidecar
+        Text a spreadsheet would run as a formula gets a ``'`` in a CSV or TSV
+        (:mod:`assay.data.cells`), which the CSV reader takes off again; Parquet and JSON keep
+        every value as it is. Parquet keeps the scales in its schema metadata; CSV and JSONL get a sidecar
         ``NAME.assay.json``. Invalid records, when there are any, go to
         ``NAME.invalid.jsonl`` beside the table. Each file is written to a temporary file
         and renamed into place once every one is written: a failed save leaves the old
@@ -134,8 +139,8 @@ class Judgments:
                 meta[METADATA_KEY] = json.dumps(self.metadata()).encode("utf-8")
                 pq.write_table(table.replace_schema_metadata(meta), temporary)
             else:
-                if fmt in ("csv", "tsv"):
-                    frame.to_csv(temporary, index=False, sep="," if fmt == "csv" else "\t")
+                if fmt in ("csv", "tsv"):  # no cell a spreadsheet would run; read back as given
+                    write_csv_frame(frame, temporary, sep="," if fmt == "csv" else "\t")
                 elif fmt == "jsonl":
                     frame.to_json(temporary, orient="records", lines=True, force_ascii=False)
                 else:

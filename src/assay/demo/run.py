@@ -74,4 +74,13 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
     for path in [example, *written, *files, *pages, judged, out / "metric_scores.json"]:
         say(f"  {path}")
     say(f"\nOpen the HTML dashboard: {pages[0]}")
+    say(f"To browse the judgments (the question, each system's answers, the verdicts) with the "
+        f"reports: assay view {_shell_word(out)}")
     return out
+
+
+def _shell_word(path: Path) -> str:
+    """``path`` as one word of a shell command line (quoted when it needs to be)."""
+    import shlex
+
+    return shlex.quote(str(path))

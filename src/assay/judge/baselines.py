@@ -26,8 +26,6 @@ native-scores``) when the folder has one, else its datapoint's ``reference_score
 from __future__ import annotations
 
 import asyncio
-import csv
-import io
 import json
 import math
 from collections import defaultdict
@@ -39,6 +37,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay.data.atomic import write_text
+from assay.data.cells import csv_text
 from assay.data.runfolder import NATIVE_SCORES_FILE, read_part
 from assay.errors import ConfigError, InputError
 from assay.judge.engine.client_config import ClientConfig
@@ -245,12 +244,8 @@ def baselines(run_folder: str | Path, config: Any = None, *,
                      "reference_score): run assay native-scores first; no correlation computed")
     jsonl = write_text(folder / BASELINES_JSONL,
                        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
-    writer.writeheader()
-    for row in correlations:
-        writer.writerow({k: ("" if _missing(v) else v) for k, v in row.items()})
-    csv_path = write_text(folder / BASELINES_CSV, out.getvalue())
+    rows = [["" if _missing(row.get(k)) else row[k] for k in CSV_COLUMNS] for row in correlations]
+    csv_path = write_text(folder / BASELINES_CSV, csv_text([list(CSV_COLUMNS), *rows]))
     return BaselinesResult(records, correlations, jsonl, csv_path, truth_name, usd, calls, stopped, notes,
                            planned=planned, stored=stored)
 

@@ -108,6 +108,43 @@ def _text(record: Mapping[str, Any], key: str, path: Path, row: int) -> str:
     return str(value)
 
 
+def _name(record: Mapping[str, Any], key: str, path: Path, row: int) -> str:
+    """The value of ``key`` as a name (an item id or an arm): :func:`_text`, and refused when
+    blank or only spaces, which a report of the run reads as a missing value and refuses, so
+    that the run refuses it before any call is paid for."""
+    text = _text(record, key, path, row)
+    if not text.strip():
+        raise InputError(str(path), f"blank {key!r} (a report reads it as missing and cannot "
+                         "show the judgment): give every row a name; nothing was sent",
+                         row=row, column=key)
+    return text
+
+
+def _check_fields(path: Path, records: list[dict[str, Any]]) -> None:
+    """Refuse the first value of a judgments-table column an answer carries into its rows
+    (``usd``, ``split``, ``attributes``...) that a report would refuse, checked by the report's
+    own reader and named by file, row and column: before any call is paid for."""
+    from assay.judge.judges._protocol import ANSWER_COLUMNS
+
+    present = [c for c in ANSWER_COLUMNS if any(c in record for record in records)]
+    if not present:
+        return
+    import pandas as pd
+
+    from assay.data._readers import ROW_COLUMN
+    from assay.data.validate import build_table
+
+    raw = pd.DataFrame({
+        "item": [f"row {n}" for n in range(1, len(records) + 1)], "arm": "answer", "score": 0.0,
+        **{c: pd.Series([r.get(c) for r in records], dtype=object) for c in present},
+        ROW_COLUMN: range(1, len(records) + 1)})
+    problems = [p for p in build_table(raw, path=str(path)).problems if p.column in present]
+    if problems:
+        first = problems[0]
+        raise InputError(first.path, f"{first.message} (a report of the run would refuse it); "
+                         "nothing was sent", row=first.row, column=first.column)
+
+
 def read_answers(
     path: str | Path,
     *,
@@ -129,8 +166,10 @@ def read_answers(
     path = Path(path)
     out: dict[str, Answer] = {}
     used = {question_id_key, question_text_key, answer_text_key, *([cluster_key] if cluster_key else [])}
-    for row, record in enumerate(_read_json_records(path), start=1):
-        item = _text(record, question_id_key, path, row)
+    records = _read_json_records(path)
+    _check_fields(path, [{k: v for k, v in r.items() if k not in used} for r in records])
+    for row, record in enumerate(records, start=1):
+        item = _name(record, question_id_key, path, row)
         if item in out:
             raise InputError(
                 str(path), f"question id {item!r} appears twice", row=row, column=question_id_key
@@ -159,6 +198,7 @@ def read_jsonl(path: str | Path) -> list[Answer]:
         records = _read_json_lines(path)  # JSON lines whatever the suffix, as before tables
     else:
         raise InputError(str(path), "no such file")
+    _check_fields(path, records)
     out = []
     for row, record in enumerate(records, start=1):
         fields = {
@@ -168,10 +208,10 @@ def read_jsonl(path: str | Path) -> list[Answer]:
         }
         out.append(
             Answer(
-                item=_text(record, "item", path, row),
+                item=_name(record, "item", path, row),
                 question=_text(record, "question", path, row),
                 text=_text(record, "answer", path, row),
-                arm=_text(record, "arm", path, row),
+                arm=_name(record, "arm", path, row),
                 task=None if record.get("task") is None else str(record["task"]),
                 cluster=None if record.get("cluster") is None else str(record["cluster"]),
                 fields=fields,
@@ -232,6 +272,10 @@ def load_inputs(config: AssayConfig) -> JudgeInputs:
     base = config.base_dir
     if spec.methods and not spec.question_sets:
         raise ConfigError("inputs.question_sets: name the question sets whose answer files to read")
+    for index, method in enumerate(spec.methods):
+        if not method.strip():  # the arm's name: a report reads a blank one as missing
+            raise ConfigError(f"inputs.methods[{index}]: a blank method name ({method!r}); the "
+                              "report of the run could not name its arm")
     found: list[tuple[str, Answer]] = []  # (question set, answer)
     for method in spec.methods:
         for question_set in spec.question_sets:

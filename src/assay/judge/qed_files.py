@@ -213,7 +213,7 @@ def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[
 
 
 def write_csv(path: Path, records: list[dict[str, Any]], columns: list[str] | None = None) -> Path:
-    """Write ``records`` as ``pd.DataFrame(records).to_csv(path, index=False)`` would.
+    """Write ``records`` as pandas writes ``pd.DataFrame(records)`` without its index.
 
     Columns in order of first appearance (or ``columns``), a key a record lacks and None
     written empty, floats as ``repr`` (full precision), ``\\n`` line ends, minimal quoting,

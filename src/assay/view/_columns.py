@@ -144,3 +144,58 @@ class FilterColumns:
         if kind == "pairwise":
             return (self.scores == value) & (self.codes["opponent"] >= 0)
         return self.scores == value
+
+    def sort_key(self, name: str) -> npt.NDArray[np.float64]:
+        """Per row, a number that orders the rows by column ``name`` (its code, which follows
+        the values' order; the score; the id), NaN where the row has no value. ``position``
+        is not coded: the index reads it (:meth:`assay.view.JudgmentIndex.page`)."""
+        if name == "score":
+            return self.scores
+        if name == "id":
+            return np.arange(1, self.scores.size + 1, dtype=np.float64)
+        codes = self.codes[name].astype(np.float64)
+        codes[codes < 0] = math.nan
+        return codes
+
+    def systems(self, *, most: int = 50, criteria: int = 12) -> dict[str, Any]:
+        """The page's header: per system (``arm``), its rows, its rows without a score and its
+        mean score on each criterion, with how many scores each mean is of. A pairwise
+        criterion's mean is the system's share of its comparisons won, ties half, read from
+        both sides (a row of ``arm`` against ``opponent`` scoring ``s`` counts ``1 - s`` for
+        the opponent), so a system judged only as an opponent has its share too.
+
+        At most ``most`` systems (the most judged) and ``criteria`` criteria.
+        """
+        arms = sorted(self.vocabulary["arm"], key=self.vocabulary["arm"].__getitem__)
+        opponents = sorted(self.vocabulary["opponent"], key=self.vocabulary["opponent"].__getitem__)
+        names = sorted(set(arms) | set(opponents))
+        place = {name: k for k, name in enumerate(names)}
+        of_arm = np.array([place[a] for a in arms] + [-1], dtype=np.int64)  # code -1: last
+        of_opponent = np.array([place[o] for o in opponents] + [-1], dtype=np.int64)
+        arm, opponent = of_arm[self.codes["arm"]], of_opponent[self.codes["opponent"]]
+        criterion = self.codes["criterion"]
+        labels = sorted(self.vocabulary["criterion"], key=self.vocabulary["criterion"].__getitem__)
+        n, n_criteria = len(names), max(len(labels), 1)
+        rows = np.bincount(arm[arm >= 0], minlength=n)
+        failed = np.bincount(arm[(arm >= 0) & np.isnan(self.scores)], minlength=n)
+        scored = (criterion >= 0) & ~np.isnan(self.scores)
+        mine = scored & (arm >= 0)
+        theirs = scored & (opponent >= 0)
+        cells = np.concatenate([arm[mine] * n_criteria + criterion[mine],
+                                opponent[theirs] * n_criteria + criterion[theirs]])
+        values = np.concatenate([self.scores[mine], 1.0 - self.scores[theirs]])
+        counts = np.bincount(cells, minlength=n * n_criteria).reshape(n, n_criteria)
+        sums = np.bincount(cells, weights=values, minlength=n * n_criteria).reshape(n, n_criteria)
+        pairwise = np.bincount(criterion[(criterion >= 0) & (self.codes["opponent"] >= 0)],
+                               minlength=n_criteria) > 0
+        chosen = [c for c in np.argsort(-counts.sum(axis=0), kind="stable")[:criteria]
+                  if counts[:, c].sum() > 0]
+        out = []
+        for a in np.argsort(-rows, kind="stable")[:most]:
+            if rows[a] == 0 and counts[a].sum() == 0:
+                continue
+            out.append({"arm": names[a], "rows": int(rows[a]), "failed": int(failed[a]),
+                        "scores": [[float(sums[a, c] / counts[a, c]) if counts[a, c] else None,
+                                    int(counts[a, c])] for c in chosen]})
+        return {"criteria": [{"name": labels[c], "pairwise": bool(pairwise[c])} for c in chosen],
+                "systems": out, "more": max(len(names) - most, 0)}

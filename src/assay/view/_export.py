@@ -42,6 +42,7 @@ def export_data(index: JudgmentIndex, query: Query, *, max_rows: int = MAX_EXPOR
     for row in rows:
         row["flipped"] = index.flipped(int(row["id"]))
     summary = {**index.summary(), "exported": described, "rows": len(rows),
+               "systems": None,  # the page counts the rows in the file
                "facets": _facets(rows),
                "text_search": "the text filter reads the rows in this file"}
     return {"summary": summary, "rows": rows, "details": details}

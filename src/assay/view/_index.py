@@ -54,9 +54,11 @@ from assay.view._build import (
     build_table_index,
     store_index,
     store_uri,
+    table_index,
 )
 from assay.view._columns import FilterColumns
-from assay.view._detail import judgment_sections, table_sections
+from assay.view._compare import compare_item
+from assay.view._detail import judgment_sections, store_judged, table_judged, table_sections
 from assay.view._query import FLIPPED, Query
 
 if TYPE_CHECKING:
@@ -113,6 +115,11 @@ class JudgmentIndex:
     table
         The judgments of ``source`` already loaded (a table read with ``--map``, ``--set`` or
         ``--scale``); ``source`` then only names them.
+    loader
+        Reads the judgments table ``source`` when its index must be built (default:
+        :func:`assay.data.io.load`). The index of a table file (not a folder, and not given as
+        ``table``) is kept in the cache folder as a store's is, and rebuilt when the file or
+        its ``.assay.json`` changes, so the next open neither reads nor checks the table.
 
     Raises
     ------
@@ -121,7 +128,8 @@ class JudgmentIndex:
     """
 
     def __init__(self, source: str | Path, *, on_build: Callable[[str], None] | None = None,
-                 progress: Progress | None = None, table: Judgments | None = None) -> None:
+                 progress: Progress | None = None, table: Judgments | None = None,
+                 loader: Callable[[], Judgments] | None = None) -> None:
         self.source = Path(source)
         self._temporary: Path | None = None
         if not self.source.exists():
@@ -129,11 +137,11 @@ class JudgmentIndex:
         self.kind = "store" if table is None and (self.source / STORE_FILENAME).is_file() else "table"
         if self.kind == "store":
             path = store_index(self.source, on_build=on_build, progress=progress)
+        elif table is None and self.source.is_file():
+            path = table_index(self.source, loader or (lambda: _load(self.source)), progress=progress)
         else:
             if table is None:
-                from assay.data.io import load
-
-                table = load(self.source)
+                table = (loader or (lambda: _load(self.source)))()
             frame = table.frame
             self._temporary = Path(tempfile.mkdtemp(prefix="assay-view-"))
             path = self._temporary / "index.sqlite"
@@ -145,6 +153,10 @@ class JudgmentIndex:
         self._prompts = self.kind == "store" and bool(self._all(
             "SELECT 1 FROM s.sqlite_master WHERE type = 'table' AND name = 'prompts'"))
         """Whether the store keeps rendered prompts (one written before they were kept does not)."""
+        self._shown = self.kind == "store" and bool(self._all(
+            "SELECT 1 FROM s.sqlite_master WHERE type = 'table' AND name = 'shown'"))
+        """Whether the store keeps what each judgment judged (the question, the answers)."""
+        self._positions: np.ndarray | None = None
         self.count = int(self._one("SELECT count(*) FROM rows")[0])
         found = self._all("SELECT value FROM info WHERE name = 'text'")
         self.text_search = str(found[0][0]) if found else "scan"
@@ -156,6 +168,7 @@ class JudgmentIndex:
         with self._lock:
             self._columns = FilterColumns.read(self._conn)
         self._facets: dict[str, list[list[Any]]] | None = None
+        self._systems: dict[str, Any] | None = None
 
     def _one(self, sql: str, args: list[Any] | tuple[Any, ...] = ()) -> tuple[Any, ...]:
         with self._lock:
@@ -173,9 +186,12 @@ class JudgmentIndex:
         return self._facets
 
     def summary(self) -> dict[str, Any]:
-        """What the page's header says: the source, its kind and how many rows it holds."""
+        """What the page's header says: the source, its kind, how many rows it holds, and per
+        system its rows, failures and mean score per criterion (``systems``)."""
+        if self._systems is None:  # computed once, as the facets
+            self._systems = self._columns.systems()
         return {"source": str(self.source), "kind": self.kind, "rows": self.count,
-                "text_search": TEXT_SEARCH[self.text_search]}
+                "text_search": TEXT_SEARCH[self.text_search], "systems": self._systems}
 
     # -- pages
     def _text_condition(self, query: Query) -> tuple[str, str, list[Any]]:
@@ -192,8 +208,23 @@ class JudgmentIndex:
                     "OR instr(lower(j.error), ?))", [needle] * 3)
         return "", " AND instr(lower(r.detail), ?)", [needle]
 
+    def _sort_key(self, name: str) -> np.ndarray:
+        if name != "position":
+            return self._columns.sort_key(name)
+        if self._positions is None:  # not a filter column: read once, when first sorted by
+            found = self._all("SELECT position FROM rows ORDER BY id")
+            self._positions = np.array([np.nan if p is None else p for (p,) in found], dtype=np.float64)
+        return self._positions
+
+    def _sorted(self, matching: np.ndarray, sort: str) -> np.ndarray:
+        """``matching`` (row positions, ascending) in ``sort``'s order: rows without a value
+        last, ties in storing order."""
+        keys = self._sort_key(sort.removeprefix("-"))[matching]
+        return matching[np.argsort(-keys if sort.startswith("-") else keys, kind="stable")]
+
     def page(self, query: Query) -> Page:
-        """The rows of ``query``'s page, in storing order, and how many match.
+        """The rows of ``query``'s page, in storing order (or ``query.sort``'s), and how many
+        match.
 
         Filters but the text select rows in memory (:class:`FilterColumns`); the page's rows
         are then read by id. A free-text filter is looked up in the text index (see the
@@ -207,18 +238,20 @@ class JudgmentIndex:
                 return self._text_page(query, keep, token)
             finally:
                 del self._masks[token]
-        if keep is None:
+        if keep is None and query.sort is None:
             total = self.count
             ids = list(range(query.offset + 1, min(query.offset + query.limit, total) + 1))
         else:
-            matching = np.flatnonzero(keep)
+            matching = np.arange(self.count) if keep is None else np.flatnonzero(keep)
+            if query.sort is not None:
+                matching = self._sorted(matching, query.sort)
             total = int(matching.size)
             ids = [int(i) + 1 for i in matching[query.offset:query.offset + query.limit]]
         columns = ", ".join(LIST_COLUMNS)
         found = self._all(f"SELECT {columns} FROM rows WHERE id IN ({', '.join('?' * len(ids))}) "
                           "ORDER BY id", ids) if ids else []
-        rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
-        return Page(rows, total, False, query.offset, query.limit)
+        by_id = {values[0]: dict(zip(LIST_COLUMNS, values, strict=True)) for values in found}
+        return Page([by_id[i] for i in ids if i in by_id], total, False, query.offset, query.limit)
 
     def _text_page(self, query: Query, keep: np.ndarray | None, token: int) -> Page:
         """The page of a free-text filter; the other filters' rows are ``keep`` (None: all),
@@ -285,7 +318,8 @@ class JudgmentIndex:
         columns = ", ".join(f"r.{c}" for c in LIST_COLUMNS)
         # judgments in the store's order, each one's rows by id from the rows_record index
         # (record, then id): the rows' id order, with no sort of every match
-        found = self._all(f"SELECT {columns} {base} ORDER BY {TEXT_TABLE}.rowid "
+        order = _order_by(query.sort) or f"{TEXT_TABLE}.rowid"
+        found = self._all(f"SELECT {columns} {base} ORDER BY {order} "
                           "LIMIT ? OFFSET ?", [*every, query.limit, query.offset])
         rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
         return Page(rows, total, total >= TEXT_COUNT_CAP, query.offset, query.limit)
@@ -298,7 +332,8 @@ class JudgmentIndex:
         total = int(self._one(f"SELECT count(*) FROM (SELECT 1 {base} LIMIT ?)",
                               [*args, *text_args, TEXT_COUNT_CAP])[0])
         columns = ", ".join(f"r.{c}" for c in LIST_COLUMNS)
-        found = self._all(f"SELECT {columns} {base} ORDER BY r.id LIMIT ? OFFSET ?",
+        found = self._all(f"SELECT {columns} {base} ORDER BY {_order_by(query.sort) or 'r.id'} "
+                          "LIMIT ? OFFSET ?",
                           [*args, *text_args, query.limit, query.offset])
         rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
         return Page(rows, total, total >= TEXT_COUNT_CAP, query.offset, query.limit)
@@ -321,7 +356,9 @@ class JudgmentIndex:
         listed = dict(zip(LIST_COLUMNS, values, strict=True))
         partners = self._partners(listed)
         if self.kind == "table":
-            sections = table_sections(json.loads(detail))
+            table_row = json.loads(detail)
+            sections = table_sections(table_row)
+            judged = table_judged(table_row)
             siblings: list[int] = []
         else:
             stored = self._all(f"SELECT {', '.join(_STORE_FIELDS)} FROM s.judgments WHERE rowid = ?",
@@ -335,10 +372,42 @@ class JudgmentIndex:
                 if stored_row.pop(RAW_MARKER, None):
                     stored_row["raw_response"] = fields["raw_response"]
             sections = judgment_sections(rows[part], fields)
+            judged = store_judged(rows[part], self._shown_of([fields["key"]]).get(fields["key"]),
+                                  fields["messages"])
             first = row_id - part  # a judgment's rows are indexed one after another
             siblings = [first + i for i in range(len(rows)) if first + i != row_id]
-        return {"id": row_id, "row": listed, "sections": sections, "partners": partners,
-                "same_call": siblings}
+        return {"id": row_id, "row": listed, "judged": judged, "sections": sections,
+                "partners": partners, "same_call": siblings}
+
+    def _shown_of(self, keys: list[str]) -> dict[str, str]:
+        """Judgment key -> its ``shown`` record (JSON) in the store, for those that have one."""
+        if not self._shown or not keys:
+            return {}
+        found = self._all(f"SELECT key, shown FROM s.shown WHERE key IN ({', '.join('?' * len(keys))})",
+                          keys)
+        return {str(k): str(v) for k, v in found}
+
+    def compare(self, item: str, run: int | None = None) -> dict[str, Any] | None:
+        """One item's judgments side by side: the question, the reference, and per system its
+        answer and its scores in ``run`` (default: the first run judged); None when no row has
+        that item (:func:`assay.view._compare.compare_item`)."""
+        keep = self._columns.mask(Query({"item": (item,)}))
+        ids = [] if keep is None else [int(i) + 1 for i in np.flatnonzero(keep)]
+        if not ids:
+            return None
+        found = self._all(f"SELECT {', '.join(LIST_COLUMNS)}, record, detail FROM rows WHERE id IN "
+                          f"(SELECT value FROM json_each(?)) ORDER BY id", (json.dumps(ids),))
+        rows = [dict(zip(LIST_COLUMNS, values[:-2], strict=True)) for values in found]
+        if self.kind == "table":
+            judged = [table_judged(json.loads(values[-1])) for values in found]
+        else:
+            records = sorted({int(values[-2]) for values in found})
+            keys = dict(self._all("SELECT rowid, key FROM s.judgments WHERE rowid IN "
+                                  "(SELECT value FROM json_each(?))", (json.dumps(records),)))
+            shown = self._shown_of(sorted({str(k) for k in keys.values()}))
+            judged = [store_judged(row, shown.get(str(keys.get(values[-2]))), None)
+                      for row, values in zip(rows, found, strict=True)]
+        return compare_item(item, rows, judged, run)
 
     def _partners(self, row: dict[str, Any]) -> list[dict[str, Any]]:
         """The counterbalanced partners of a pairwise row: the same pair judged with the
@@ -367,6 +436,22 @@ class JudgmentIndex:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _order_by(sort: str | None) -> str | None:
+    """The SQL order of a sort (a name of :data:`assay.view._query.SORTABLE`, checked when the
+    query was parsed) over the index's rows ``r``: no value last, ties by id."""
+    if sort is None:
+        return None
+    name = sort.removeprefix("-")
+    direction = "DESC" if sort.startswith("-") else "ASC"
+    return f"r.{name} IS NULL, r.{name} {direction}, r.id"
+
+
+def _load(source: Path) -> Judgments:
+    from assay.data.io import load
+
+    return load(source)
 
 
 def ascii_lower(text: str) -> str:

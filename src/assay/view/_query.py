@@ -28,11 +28,16 @@ parameter       meaning
                 store looked up in the store's trigram index (any length; see
                 :mod:`assay.view._index`)
 ``offset``      first row shown (0-based), ``limit`` rows per page (at most 500)
+``sort``        the column the rows are ordered by (:data:`SORTABLE`), ``-`` before it
+                for descending (``sort=-score``); rows without a value come last, ties
+                in storing order; without it, storing order
 ``open``        the row whose detail is open
+``compare``     (the page only) the item whose systems' answers are shown side by side
 =============== =====================================================================
 
-Every parameter but ``q``, ``offset``, ``limit`` and ``open`` may repeat; a row matches
-when it matches every parameter given and, for a repeated one, any of its values.
+Every parameter but ``q``, ``offset``, ``limit``, ``sort``, ``open`` and ``compare`` may
+repeat; a row matches when it matches every parameter given and, for a repeated one, any
+of its values.
 """
 
 from __future__ import annotations
@@ -50,6 +55,10 @@ FILTER_COLUMNS: tuple[str, ...] = ("arm", "opponent", "judge", "criterion", "tas
 
 FILTERS: tuple[str, ...] = (*FILTER_COLUMNS, "verdict", "flipped", "q")
 """Every filter the viewer knows, in the order the page shows them."""
+
+SORTABLE: tuple[str, ...] = ("id", "item", "arm", "opponent", "judge", "criterion", "score",
+                             "failure_kind", "position", "run")
+"""The columns a page may be sorted by (the list's columns)."""
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
@@ -69,6 +78,8 @@ class Query:
     offset: int = 0
     limit: int = PAGE_SIZE
     open: int | None = None
+    sort: str | None = None
+    """A column of :data:`SORTABLE`, with ``-`` before it for descending; None: storing order."""
 
     @property
     def text(self) -> str | None:
@@ -87,6 +98,8 @@ class Query:
             pairs.append(("offset", str(self.offset)))
         if self.limit != PAGE_SIZE:
             pairs.append(("limit", str(self.limit)))
+        if self.sort is not None:
+            pairs.append(("sort", self.sort))
         if self.open is not None:
             pairs.append(("open", str(self.open)))
         return urllib.parse.urlencode(pairs)
@@ -124,13 +137,13 @@ def parse_query(params: Mapping[str, Sequence[str]]) -> Query:
     Raises
     ------
     ConfigError
-        An unknown parameter, a verdict or flipped value it does not know, or an offset,
-        limit or row id that is not a whole number.
+        An unknown parameter, a verdict or flipped value it does not know, an offset,
+        limit or row id that is not a whole number, or a sort by no column of the list.
 
     >>> parse_query({"judge": ["a", "b"], "offset": ["50"]})
-    Query(filters={'judge': ('a', 'b')}, offset=50, limit=50, open=None)
+    Query(filters={'judge': ('a', 'b')}, offset=50, limit=50, open=None, sort=None)
     """
-    known = {*FILTERS, "offset", "limit", "open"}
+    known = {*FILTERS, "offset", "limit", "open", "sort"}
     unknown = sorted(set(params) - known)
     if unknown:
         raise ConfigError(f"unknown filter {unknown[0]!r}; filters: {', '.join(FILTERS)}")
@@ -142,7 +155,10 @@ def parse_query(params: Mapping[str, Sequence[str]]) -> Query:
     offset = _integer("offset", params["offset"][-1], 0, 10**12) if params.get("offset") else 0
     limit = _integer("limit", params["limit"][-1], 1, MAX_PAGE_SIZE) if params.get("limit") else PAGE_SIZE
     opened = _integer("open", params["open"][-1], 0, 2**62) if params.get("open") else None
-    return Query(filters, offset, limit, opened)
+    sort = params["sort"][-1] if params.get("sort") else None
+    if sort is not None and sort.removeprefix("-") not in SORTABLE:
+        raise ConfigError(f"sort={sort!r}: expected one of {', '.join(SORTABLE)} (-NAME: descending)")
+    return Query(filters, offset, limit, opened, sort)
 
 
 def parse_filter_options(options: Iterable[str]) -> dict[str, list[str]]:

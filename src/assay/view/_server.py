@@ -6,8 +6,11 @@ Routes (``GET`` only)::
     /api/summary         the source, its kind, its row count and each filter's values
     /api/rows?QUERY      one page of rows matching QUERY, and how many match
     /api/judgment?id=N   everything known of row N's judgment
+    /api/compare?item=I[&run=R]  item I's question, reference, and every system's answer
+                         and scores in run R (default: the first) side by side
     /reports/PATH        a file of the report folder given (``assay view --reports``), so
-                         a report page's links to ``/?QUERY`` open here, same origin
+                         a report page's links to ``/?QUERY`` open here, same origin; each
+                         HTML page gets a link back to the viewer in its navigation bar
 
 A bad query is answered ``400`` with ``{"error": "..."}``. Requests whose ``Host`` is not
 this machine's loopback name are refused (``403``), so a web page elsewhere cannot read
@@ -25,13 +28,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from assay.errors import AssayError
+from assay.errors import AssayError, ConfigError
 from assay.view._index import JudgmentIndex
 from assay.view._page import page_html
 from assay.view._query import parse_query
 
 HOST = "127.0.0.1"
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]"}
+VIEWER_LINK = b'<a class="assay-viewer" href="/">Judgments</a>'
+"""Added to the navigation bar of every report page served, so each leads back to the viewer."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -68,7 +73,11 @@ class _Handler(BaseHTTPRequestHandler):
             elif url.path.startswith("/reports/") and self.server.reports is not None:
                 self._report_file(urllib.parse.unquote(url.path[len("/reports/"):]))
             elif url.path == "/api/summary":
-                self._json(HTTPStatus.OK, {**index.summary(), "facets": index.facets()})
+                reports = None if self.server.reports is None else "/reports/index.html"
+                self._json(HTTPStatus.OK, {**index.summary(), "facets": index.facets(),
+                                           "reports": reports})
+            elif url.path == "/api/compare":
+                self._compare(params)
             elif url.path == "/api/rows":
                 self._json(HTTPStatus.OK, index.page(parse_query(params)).as_json())
             elif url.path == "/api/judgment":
@@ -84,6 +93,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
 
 
+    def _compare(self, params: dict[str, list[str]]) -> None:
+        item = params.get("item", [""])[-1]
+        run = params.get("run", [""])[-1]
+        if run and not (run.isascii() and run.isdigit()):
+            raise ConfigError(f"run={run!r}: expected a whole number")
+        found = self.server.index.compare(item, int(run) if run else None) if item else None
+        if found is None:
+            self._json(HTTPStatus.NOT_FOUND, {"error": f"no judgment of item {item!r}"})
+        else:
+            self._json(HTTPStatus.OK, found)
+
     def _report_file(self, relative: str) -> None:
         """A file of the report folder; nothing outside it (no ``..``, no link out)."""
         root = self.server.reports
@@ -97,7 +117,10 @@ class _Handler(BaseHTTPRequestHandler):
         kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         if kind.startswith("text/") or kind in ("application/javascript", "application/json"):
             kind += "; charset=utf-8"
-        self._send(HTTPStatus.OK, path.read_bytes(), kind)
+        body = path.read_bytes()
+        if kind.startswith("text/html"):
+            body = body.replace(b"</nav>", VIEWER_LINK + b"</nav>", 1)
+        self._send(HTTPStatus.OK, body, kind)
 
 
 class ViewServer(ThreadingHTTPServer):

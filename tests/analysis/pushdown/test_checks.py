@@ -46,8 +46,7 @@ def test_duplicates_and_run_gaps_are_those_of_pandas(tmp_path):
     engine = problems(lambda: open_table(path, scales=SCALES))
     pandas = problems(lambda: assay.load(path, scales=SCALES))
     assert sorted(engine) == sorted(pandas)
-    assert any("duplicate judgment: same item, arm, opponent, position, run, judge, criterion "
-               "as row 5" in p for p in engine)
+    assert any("duplicate judgment: same item " in p and " as row 5;" in p for p in engine)
     assert any("run numbers of arm 'mid' (judge 'claude'" in p for p in engine)
 
 

@@ -72,8 +72,7 @@ def test_spark_duplicates_run_gaps_and_the_file_of_each_problem(spark, tmp_path)
     folder = write(frame, tmp_path, "folder")
     engine = problems(lambda: open_table(folder, scales=SCALES, engine=spark))
     assert sorted(engine) == sorted(problems(lambda: open_table(folder, scales=SCALES)))
-    assert any("duplicate judgment: same item, arm, opponent, position, run, judge, criterion "
-               "as row 5 of" in p for p in engine)
+    assert any("duplicate judgment: same item " in p and " as row 5 of" in p for p in engine)
     assert any("run numbers of arm 'mid' (judge 'claude'" in p for p in engine)
     assert any(p.startswith(str(sorted(folder.iterdir())[-1])) and "expected a number >= 0" in p
                for p in engine)

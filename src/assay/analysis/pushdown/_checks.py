@@ -282,6 +282,10 @@ class _Place:
         return "at " + ", ".join(shown) if shown else "a row with no key"
 
 
+_MAX_REPEATED_ROWS = 100_000
+"""Rows of repeated judgment keys read back to word the problems."""
+
+
 def _duplicates(engine: Any, source: TableSource, raw: Mapping[str, str],
                 view: str) -> list[Problem]:
     keys = [c for c in KEY_COLUMNS if c in raw or c in ("run", "judge", "criterion")]
@@ -294,23 +298,26 @@ def _duplicates(engine: Any, source: TableSource, raw: Mapping[str, str],
         "HAVING count(*) > 1) AS d")[0][0]
     if not found:
         return []
-    names = ", ".join(keys)
     if not engine.exact_rows:
         return _table_duplicates(engine, source, keys, view)
     rows = engine.rows(
-        f"SELECT __file, __row, first_file, first_row, n FROM ("
-        f"SELECT __file, __row, count(*) OVER w AS n, "
-        f"first_value(__file) OVER w AS first_file, first_value(__row) OVER w AS first_row "
-        f"FROM {view} WINDOW w AS (PARTITION BY {listed} ORDER BY __file, __row)) "
-        f"WHERE NOT (__file = first_file AND __row = first_row) "
-        f"ORDER BY __file, __row")
-    problems = [Problem(source.label(file), int(row), None,
-                        f"duplicate judgment: same {names} as row {int(first_row)}"
-                        + (f" of {first_file}" if first_file != file else ""))
-                for file, row, first_file, first_row, _ in rows[:MAX_PROBLEMS_PER_CHECK]]
-    if len(rows) > MAX_PROBLEMS_PER_CHECK:
-        problems.append(Problem(source.given, None, None, f"... and "
-                                f"{len(rows) - MAX_PROBLEMS_PER_CHECK} more duplicate judgments"))
+        f"SELECT __file, __row, {listed} FROM ("
+        f"SELECT __file, __row, {listed}, count(*) OVER (PARTITION BY {listed}) AS n "
+        f"FROM {view}) AS d WHERE n > 1 ORDER BY __file, __row LIMIT {_MAX_REPEATED_ROWS + 1}")
+    # the messages of the pandas path, built by the same function from the repeated rows
+    import numpy as np
+    import pandas as pd
+
+    from assay.data.validate import repeat_problems
+
+    cut = len(rows) > _MAX_REPEATED_ROWS
+    rows = rows[:_MAX_REPEATED_ROWS]
+    frame = pd.DataFrame([r[2:] for r in rows], columns=keys)
+    problems = repeat_problems(frame, np.asarray([int(r[1]) for r in rows]),
+                               np.asarray([source.label(r[0]) for r in rows], dtype=object))
+    if cut:
+        problems.append(Problem(source.given, None, None, "... and more duplicate judgments "
+                                f"(listing stopped after {_MAX_REPEATED_ROWS} repeated rows)"))
     return problems
 
 

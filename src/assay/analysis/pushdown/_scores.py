@@ -44,12 +44,14 @@ def engine_score_summary(table: EngineTable, *, conf: float = 0.95) -> ScoreSumm
         notes.append("The per-task breakdown reads the rows and is left out here: rerun with "
                      "--engine pandas on a table that fits in memory to see it.")
     value = table.value_sql()
+    # a weighted table counts each row by its weight (sum), an unweighted one each item once
+    item_weight = "sum(weight)" if "weight" in table.columns else "avg(weight)"
     groups = table.query(
         f"SELECT {_GROUP}, count(*), count(score), max(CASE WHEN score IS NOT NULL THEN run END) "
         f"FROM {VIEW} WHERE reportable GROUP BY {_GROUP} ORDER BY {table.first_row}")
     clusters = table.engine.numpy(
         f"WITH items AS (SELECT {_GROUP} AS g4, cluster, item, "
-        f"sum(weight * ({value})) / sum(weight) AS m, avg(weight) AS w FROM {VIEW} "
+        f"sum(weight * ({value})) / sum(weight) AS m, {item_weight} AS w FROM {VIEW} "
         f"WHERE reportable AND score IS NOT NULL GROUP BY {_GROUP}, cluster, item) "
         f"SELECT criterion AS g1, judge AS g2, arm AS g3, g4, sum(w * m) AS s, sum(w) AS n, "
         f"sum(w * m * m) AS ss, count(*) AS k FROM items GROUP BY g1, g2, g3, g4, cluster "

@@ -70,12 +70,24 @@ def _report(ctx: Context) -> list[list[str]]:
     if step.calibrate:
         extra.append("--calibrate")
     return [["report", str(ctx.run), "--kind", ",".join(step.kinds), "--format", ",".join(step.formats),
-             "--out", str(ctx.run / step.out), *extra]]
+             "--out", str(_inside(ctx, step.out, "report.out")), *extra]]
 
 
 def _export(ctx: Context) -> list[list[str]]:
-    return [["export", str(ctx.run), "--format", e.format, "--out", str(ctx.run / e.out)]
-            for e in ctx.config.export]
+    return [["export", str(ctx.run), "--format", e.format,
+             "--out", str(_inside(ctx, e.out, f"export[{i}].out"))]
+            for i, e in enumerate(ctx.config.export)]
+
+
+def _inside(ctx: Context, out: str, key: str) -> Path:
+    """``RUN/out``, refused when it resolves outside the run folder (through a link inside
+    it: the config's text was checked when it was read)."""
+    target = ctx.run / out
+    root = ctx.run.resolve()
+    if not target.resolve().is_relative_to(root):
+        raise ConfigError(f"{ctx.path}: {key}: {out!r} resolves to {target.resolve()}, outside "
+                          f"the run folder {ctx.run} (a link in it leads out)")
+    return target
 
 
 def _datapoints(ctx: Context) -> list[list[str]]:
@@ -137,6 +149,9 @@ def run_command(
     if not chosen:
         raise ConfigError(f"{config}: declares nothing to run (datapoints, systems or judges)")
     ctx = Context(cfg, config, out)
+    for key, path in [("report.out", cfg.report.out),
+                      *((f"export[{i}].out", e.out) for i, e in enumerate(cfg.export))]:
+        _inside(ctx, path, key)  # before the first step: nothing is paid for a run that cannot finish
     resume = shlex.join(["assay", "run", str(config), "--out", str(out)])
     for number, step in enumerate(chosen, start=1):
         for words in step.commands(ctx):

@@ -23,8 +23,9 @@ from assay.errors import ConfigError
 @app.command("view")
 def view_command(
     source: Annotated[Path, typer.Argument(
-        help="A run folder of assay judge (its judgments.sqlite) or a judgments table "
-        "(CSV, TSV, JSONL, JSON or Parquet).", metavar="RUN_OR_TABLE")],
+        help="A run folder of assay judge (its judgments.sqlite), a judgments table "
+        "(CSV, TSV, JSONL, JSON or Parquet), or a folder holding one (assay demo's --out: its "
+        "judgments.parquet, with its html/ reports).", metavar="RUN_OR_TABLE")],
     port: Annotated[int, typer.Option(
         "--port", help="Port on 127.0.0.1; 0 picks a free one.", min=0, max=65535)] = 0,
     no_browser: Annotated[bool, typer.Option(
@@ -48,8 +49,10 @@ def view_command(
     scale: ScaleOption = None,
     missing: MissingOption = None,
 ) -> None:
-    """Browse every judgment: filter, page, and open one to read its prompt, reply, reasoning,
-    score, position and partner, tokens, cost, latency and retries.
+    """Browse every judgment: filter, sort, page, and open one to read the question and the
+    answers judged, the verdict and the reasoning, then its prompt, reply, position and partner,
+    tokens, cost, latency and retries; or compare every system's answer to one question.
+    Keys: j/k or the arrows move, Enter opens, c compares, Esc goes back, / filters text.
 
     Deep links: http://127.0.0.1:PORT/?judge=J&item=Q1&item=Q2&open=ROW takes the --filter
     names as parameters (a repeated name matches any of its values; open shows one row), so a
@@ -58,7 +61,14 @@ def view_command(
 
     Example: assay view runs/first --filter judge=gpt-4o,verdict=failed
     """
-    from assay.view import JudgmentIndex, ViewServer, export_html, parse_filter_options, parse_query
+    from assay.view import (
+        JudgmentIndex,
+        ViewServer,
+        export_html,
+        find_run,
+        parse_filter_options,
+        parse_query,
+    )
 
     query = parse_query(parse_filter_options(filter_ or []))
     if export is not None and export.suffix.lower() not in (".html", ".htm"):
@@ -70,16 +80,26 @@ def view_command(
                           "with assay report ... --format html --out FOLDER")
     from assay.data.run_store import store_path
 
+    found = find_run(source)
+    if found is not None:
+        beside = "" if found.reports is None or reports is not None else \
+            f", with the reports of {found.reports}"
+        say(f"assay view: {source} holds a run: opening {found.judgments}{beside}")
+        source = found.judgments
+        reports = reports if reports is not None else found.reports
     table = None
-    if map_ or set_ or scale or missing or not store_path(source).is_file():
+    options = bool(map_ or set_ or scale or missing)
+    if options or not store_path(source).is_file():
         if not source.exists():
             raise ConfigError(f"{source}: no such file or folder")
-        table = load_inputs([source], map_, set_, scale, missing)
+        if options or not source.is_file():
+            table = load_inputs([source], map_, set_, scale, missing)
     if export is None and port:
         _check_port(port)  # before indexing: a busy port is said at once, not after the build
     with counted("assay view: ") as show:
         index = JudgmentIndex(source, on_build=lambda text: say(f"assay view: {text}"),
-                              progress=lambda p: show(p.phase, p.done, p.total, p.unit), table=table)
+                              progress=lambda p: show(p.phase, p.done, p.total, p.unit), table=table,
+                              loader=lambda: load_inputs([source], None, None, None, None))
     with index:
         if export is not None:
             export_html(index, query, export)

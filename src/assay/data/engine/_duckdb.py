@@ -72,7 +72,8 @@ def scan_sql(source: TableSource) -> str:
     Parquet gives each row's number in its file directly; CSV and JSONL number the rows
     of each file in the order they are read (DuckDB keeps it: insertion order is kept).
     CSV cells are read as text, as the pandas path reads them, so a message shows a value
-    as the file wrote it and an id such as ``007`` stays text. Hive partition keys are
+    as the file wrote it and an id such as ``007`` stays text (with the spreadsheet quote
+    prefix undone, as the pandas path undoes it). Hive partition keys are
     not read by DuckDB: :func:`~assay.data.engine._source.partition_sql` adds those that
     name a column of the table, the same way for every engine.
     """
@@ -81,13 +82,23 @@ def scan_sql(source: TableSource) -> str:
         return (f"(SELECT * EXCLUDE (filename, file_row_number), filename AS {FILE}, "
                 f"file_row_number + 1 AS {ROW} FROM read_parquet({files}, filename = true, "
                 f"file_row_number = true, union_by_name = true, hive_partitioning = false))")
-    reader = (f"read_csv({files}, header = true, all_varchar = true, union_by_name = true, "
-              f"filename = true, "
-              f"hive_partitioning = false)" if source.format == "csv" else
+    reader = (_restored_csv(f"read_csv({files}, header = true, all_varchar = true, "
+                            f"union_by_name = true, filename = true, hive_partitioning = false)")
+              if source.format == "csv" else
               f"read_json({files}, format = 'newline_delimited', union_by_name = true, "
               f"filename = true, hive_partitioning = false)")
     return (f"(SELECT * EXCLUDE (filename), filename AS {FILE}, "
             f"row_number() OVER (PARTITION BY filename) AS {ROW} FROM {reader})")
+
+
+def _restored_csv(reader: str) -> str:
+    """``reader`` (a CSV scan) with the quote prefix of :func:`assay.data.cells.safe_cell` undone
+    in every cell, as the pandas reader undoes it (:func:`assay.data.cells.restore_cell`)."""
+    from assay.data.cells import RESTORE_PATTERN
+
+    cells = "COLUMNS(* EXCLUDE (filename))"
+    return (f"(SELECT CASE WHEN regexp_matches({cells}, {sql_text(RESTORE_PATTERN)}) "
+            f"THEN {cells}[2:] ELSE {cells} END, filename FROM {reader})")
 
 
 class DuckDBEngine:

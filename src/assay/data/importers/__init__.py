@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from assay.data.importers._detect import detect_format, folder_formats, import_folder
+from assay.data.importers._records import RecordFields
 from assay.data.importers.alpaca_eval import import_alpaca_eval
 from assay.data.importers.arena_hard import import_arena_hard
 from assay.data.importers.bench import import_bench
@@ -27,10 +28,14 @@ from assay.data.importers.results_json import (
 )
 from assay.data.schema import Scale
 from assay.data.table import Judgments
+from assay.data.validate import check_mode
 from assay.errors import ConfigError
 
 __all__ = [
+    "DUPLICATES",
     "IMPORTERS",
+    "RECORD_FIELDS",
+    "RecordFields",
     "detect_format",
     "folder_formats",
     "import_alpaca_eval",
@@ -55,12 +60,14 @@ __all__ = [
 def import_table(sources: Sequence[str | Path], *, mapping: Mapping[str, str] | None = None,
                  constants: Mapping[str, object] | None = None,
                  scales: Mapping[str, Scale] | None = None,
-                 missing: Mapping[str, Sequence[str]] | None = None) -> Judgments:
-    """Any long table (CSV, TSV, JSONL, JSON, Parquet) or run folder, with a column mapping."""
+                 missing: Mapping[str, Sequence[str]] | None = None,
+                 duplicates: str = "error") -> Judgments:
+    """Any long table (CSV, TSV, JSONL, JSON, Parquet) or run folder, with a column mapping;
+    ``duplicates`` says how rows repeating a judgment key are read."""
     from assay.data.io import load_many  # io reads bench frames with importers.bench: import late
 
     return load_many(sources, mapping=mapping, constants=constants, scales=scales,
-                     missing=missing)
+                     missing=missing, duplicates=duplicates)
 
 
 Importer = Callable[..., Judgments]
@@ -93,26 +100,54 @@ IMPORTERS: dict[str, str] = {
 }
 """Format name -> what it reads."""
 
+RECORD_FIELDS = ("arena-hard", "mt-bench", "judgebench", "lm-eval")
+"""Formats whose JSONL records ``--map`` and ``--set`` rename and fill before they are read
+(``--map question_id=uid``, ``--set baseline=gpt-4-0314``)."""
+
+DUPLICATES: dict[str, str] = {
+    "mt-bench": "mean",
+    "coeval": "keep",
+    "qed": "keep (assertion files; error for the others)",
+}
+"""Formats whose tool reads repeated records (an appended re-run) -> the ``--duplicates``
+mode that reads them as it does; every other format refuses repeats (``error``)."""
+
 
 def run_importer(fmt: str, sources: Sequence[str | Path], *,
                  mapping: Mapping[str, str] | None = None,
                  constants: Mapping[str, object] | None = None,
                  scales: Mapping[str, Scale] | None = None,
-                 missing: Mapping[str, Sequence[str]] | None = None) -> Judgments:
-    """Import ``sources`` in format ``fmt``; declared ``scales`` override the importer's."""
+                 missing: Mapping[str, Sequence[str]] | None = None,
+                 duplicates: str | None = None) -> Judgments:
+    """Import ``sources`` in format ``fmt``; declared ``scales`` override the importer's.
+
+    ``duplicates`` (``error``, ``first``, ``last``, ``mean``, ``keep``) says how records
+    repeating a judgment are read; None reads them as the format's own tool does
+    (:data:`DUPLICATES`)."""
     if fmt not in IMPORTERS:
         raise ConfigError(f"unknown import format {fmt!r}: expected one of {', '.join(IMPORTERS)}")
-    if fmt != "table" and (mapping or constants or missing):
-        raise ConfigError(f"--map, --set and --missing apply to the 'table' format, not {fmt!r}")
+    if duplicates is not None:
+        try:
+            check_mode(duplicates)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+    if fmt != "table" and missing:
+        raise ConfigError(f"--missing applies to the 'table' format, not {fmt!r}")
+    if fmt not in ("table", *RECORD_FIELDS) and (mapping or constants):
+        raise ConfigError(f"--map and --set apply to the 'table' format and to the records of "
+                          f"{', '.join(RECORD_FIELDS)}, not to {fmt!r}")
+    repeats: dict[str, object] = {"duplicates": duplicates} if duplicates is not None else {}
+    if fmt in RECORD_FIELDS:
+        repeats["fields"] = RecordFields(mapping or {}, constants or {})
     if fmt == "table":
         return import_table(sources, mapping=mapping, constants=constants, scales=scales,
-                            missing=missing)
+                            missing=missing, **repeats)
     if fmt == "results-json":
-        return import_results_json(sources, scales=scales)
+        return import_results_json(sources, scales=scales, **repeats)
     if fmt == "alpaca-eval":
-        return import_alpaca_eval(sources, scales=scales)
+        return import_alpaca_eval(sources, scales=scales, **repeats)
     if fmt in _READERS:
-        return _READERS[fmt](sources, scales=scales)
+        return _READERS[fmt](sources, scales=scales, **repeats)
     if len(sources) != 1:
         raise ConfigError("the bench format takes one file")
-    return import_bench(sources[0], scales=scales)
+    return import_bench(sources[0], scales=scales, **repeats)

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from assay.data.lines import json_lines
+from assay.data.options import DROP
 from assay.data.schema import Scale
 from assay.data.table import Judgments
-from assay.data.validate import judgments_from_records
+from assay.data.validate import FILE_COLUMN, judgments_from_records
 from assay.errors import InputError, Problem, ValidationError
 
 
@@ -54,20 +56,53 @@ def jsonl_objects(path: Path, problems: list[Problem]) -> list[tuple[int, dict[s
     return out
 
 
+@dataclass(frozen=True)
+class RecordFields:
+    """``--map`` and ``--set`` for an importer: its records' fields renamed (``-`` drops one)
+    and fields a record lacks set, before the importer reads the record."""
+
+    mapping: Mapping[str, str] = field(default_factory=dict)
+    constants: Mapping[str, object] = field(default_factory=dict)
+
+    def apply(self, rec: dict[str, Any], seen: set[str]) -> dict[str, Any]:
+        """The record with the fields renamed and set; `seen` collects the fields renamed."""
+        if not self.mapping and not self.constants:
+            return rec
+        out = dict(rec)
+        for source, target in self.mapping.items():
+            if source in out:
+                seen.add(source)
+                value = out.pop(source)
+                if target != DROP:
+                    out[target] = value
+        for name, value in self.constants.items():
+            out.setdefault(name, value)
+        return out
+
+    def unused(self, seen: set[str], where: str) -> list[Problem]:
+        """A problem for each ``--map`` source no record had."""
+        return [Problem(where, None, source, "named in --map but no record has this field")
+                for source in self.mapping if source not in seen]
+
+
 RowMaker = Callable[[dict[str, Any], Path, int, list[Problem]], list[dict[str, Any]]]
 """Makes the table rows of one record: (record, file, line number, problems) -> rows."""
 
 
-def jsonl_rows(files: Sequence[Path], make: RowMaker,
-               problems: list[Problem]) -> tuple[list[dict[str, Any]], list[int]]:
-    """The rows `make` builds from every JSON object line of `files`, with their line numbers."""
+def jsonl_rows(files: Sequence[Path], make: RowMaker, problems: list[Problem],
+               fields: RecordFields | None = None) -> tuple[list[dict[str, Any]], list[int]]:
+    """The rows `make` builds from every JSON object line of `files`, with their line numbers;
+    `fields` (``--map``, ``--set``) apply to each record first."""
     rows: list[dict[str, Any]] = []
     numbers: list[int] = []
+    fields = fields or RecordFields()
+    seen: set[str] = set()
     for file in files:
         for number, rec in jsonl_objects(file, problems):
-            made = make(rec, file, number, problems)
-            rows.extend(made)
+            made = make(fields.apply(rec, seen), file, number, problems)
+            rows.extend({**row, FILE_COLUMN: str(file)} for row in made)
             numbers.extend([number] * len(made))
+    problems += fields.unused(seen, ", ".join(map(str, files)))
     return rows, numbers
 
 
@@ -116,12 +151,16 @@ def timestamp(value: object) -> str | None:
 
 
 def build(rows: list[dict[str, Any]], numbers: list[int], problems: list[Problem],
-          files: Sequence[Path], scales: Mapping[str, Scale]) -> Judgments:
-    """The validated table of the rows, or a ValidationError listing every problem."""
+          files: Sequence[Path], scales: Mapping[str, Scale], *, duplicates: str = "error",
+          reading: str = "") -> Judgments:
+    """The validated table of the rows, or a ValidationError listing every problem.
+
+    ``duplicates`` says how rows repeating another's judgment key are read, ``reading``
+    whose reading that is (:func:`assay.data.validate.build_table`)."""
     if problems:
         raise ValidationError(problems)
     where = ", ".join(map(str, files))
     if not rows:
         raise InputError(where, "no judgments found")
     return judgments_from_records(rows, numbers, path=where, sources=[str(f) for f in files],
-                                  scales=dict(scales))
+                                  scales=dict(scales), duplicates=duplicates, reading=reading)

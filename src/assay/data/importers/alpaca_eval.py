@@ -47,7 +47,8 @@ def annotation_files(sources: str | Path | Sequence[str | Path]) -> list[Path]:
 
 
 def import_alpaca_eval(sources: str | Path | Sequence[str | Path], *,
-                       scales: Mapping[str, Scale] | None = None) -> Judgments:
+                       scales: Mapping[str, Scale] | None = None,
+                       duplicates: str = "error") -> Judgments:
     """Read AlpacaEval annotation files into a pairwise judgments table."""
     if isinstance(sources, str | Path):
         sources = [sources]
@@ -94,7 +95,7 @@ def import_alpaca_eval(sources: str | Path | Sequence[str | Path], *,
         raise InputError(", ".join(map(str, sources)), "no annotations found")
     return judgments_from_records(
         rows, row_numbers, path=", ".join(map(str, sources)), sources=[str(s) for s in sources],
-        scales={CRITERION: Scale.parse("range:0,1"), **(scales or {})})
+        scales={CRITERION: Scale.parse("range:0,1"), **(scales or {})}, duplicates=duplicates)
 
 
 def _read_list(file: Path) -> list[Any]:

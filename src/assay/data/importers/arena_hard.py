@@ -1,10 +1,16 @@
 """Import Arena-Hard-Auto judgments: ``data/<bench>/model_judgment/<judge>/<model>.jsonl``.
 
 One record per question, with two games, the second with the answers' positions
-swapped::
+swapped. Two layouts are read: v2 (the 2025-04 rewrite)::
 
     {"uid", "category", "judge", "model", "baseline",
      "games": [{"score": "A>B", "judgment", "user_prompt"}, {"score": "B>>A", ...}]}
+
+and v0.1 (2024-03 to 2025-04, still shipped by forks), which names the question
+``question_id`` and no baseline (the run's ``config/judge_config.yaml`` ``baseline_model``,
+``gpt-4-0314`` by default): ``{"question_id", "model", "judge", "games"}``. A v0.1 file is read
+with the baseline given, ``--set baseline=NAME``; a file of neither layout is refused,
+naming the fields expected.
 
 In game 1 the baseline is assistant A and the model B; in game 2 the model is A. Each game
 becomes one pairwise row of criterion ``preference`` on ``range:0,1``: ``arm`` = model,
@@ -16,9 +22,11 @@ the model won / tied / lost the game, and ``weight`` 3 for a strong verdict (``A
 the weighted mean of the rows, which ``assay report --kind scores`` gives, is its score.
 
 A game without a verdict (``null``, or a game missing) is a failed judgment
-(``parse_error``) and the other game of the question still counts; Arena-Hard drops
-the whole question instead (its "null judgments"), so with failures the two figures differ
-by that question's other game.
+(``parse_error``) and the other game of the question still counts with its own weight:
+the score is the per-game weighted mean sum(w s) / sum(w) over every game with a verdict,
+as Arena-Hard v0.1's ``show_result.py`` counts it (a game without a verdict has weight 0).
+Arena-Hard v2 drops the whole question instead (its "null judgments"), so with failures
+its figure differs by that question's other game.
 """
 
 from __future__ import annotations
@@ -28,7 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from assay.data.importers._records import (
+    RecordFields,
     build,
+    first_object,
     is_text,
     jsonl_rows,
     require,
@@ -36,7 +46,7 @@ from assay.data.importers._records import (
 )
 from assay.data.schema import FailureKind, Scale
 from assay.data.table import Judgments
-from assay.errors import Problem
+from assay.errors import InputError, Problem
 
 CRITERION = "preference"
 STRONG = 3.0
@@ -49,19 +59,54 @@ VERDICTS: dict[str, tuple[float, float]] = {**_A_WINS, **_B_WINS, "A=B": (0.5, 1
 """Verdict -> (score of assistant A, weight)."""
 
 
+VERSIONS = ("v0.1 (question_id, model, judge, games; 2024-03 to 2025-04) and v2 (uid, "
+            "category, judge, model, baseline, games; since 2025-04)")
+"""The layouts read, for the messages."""
+
+
+def layout(first: Mapping[str, Any]) -> str | None:
+    """``v2`` or ``v0.1`` by a record's fields, None when it is neither."""
+    if not ({"model", "games"} <= first.keys() and isinstance(first.get("games"), list)):
+        return None
+    return "v2" if "uid" in first else "v0.1" if "question_id" in first else None
+
+
 def looks_like_arena_hard(first: Mapping[str, Any]) -> bool:
-    """Whether a JSONL file's first record is an Arena-Hard judgment."""
-    return {"uid", "model", "games"} <= first.keys() and isinstance(first.get("games"), list)
+    """Whether a JSONL file's first record is an Arena-Hard judgment (either layout)."""
+    return layout(first) is not None
+
+
+def _check_layout(file: Path, fields: RecordFields) -> None:
+    """Refuse a file of neither layout, or of v0.1 without a baseline given, at its first line."""
+    first = first_object(file)
+    if first is None:
+        return  # jsonl_rows reports what is wrong with the lines
+    first = fields.apply(first, set())
+    found = layout(first)
+    if found is None:
+        raise InputError(str(file), "not an Arena-Hard-Auto judgment: expected 'uid' (or "
+                         "'question_id'), 'model' and a list 'games' in each record; the "
+                         f"layouts read are {VERSIONS}", row=1)
+    if found == "v0.1" and not is_text(first.get("baseline")):
+        raise InputError(str(file), "Arena-Hard v0.1 layout (question_id, no baseline): the "
+                         "records do not name the model the judged model was compared with; "
+                         "give it with --set baseline=NAME (the run's config/judge_config.yaml "
+                         "baseline_model, gpt-4-0314 by default)", row=1, column="baseline")
 
 
 def import_arena_hard(sources: Sequence[str | Path], *,
-                      scales: Mapping[str, Scale] | None = None) -> Judgments:
+                      scales: Mapping[str, Scale] | None = None,
+                      duplicates: str = "error",
+                      fields: RecordFields | None = None) -> Judgments:
     """Read Arena-Hard-Auto judgment files into a pairwise table with weights."""
     files = source_files(sources, "*.jsonl", LAYOUT)
+    for file in files:
+        _check_layout(file, fields or RecordFields())
     problems: list[Problem] = []
-    rows, numbers = jsonl_rows(files, _rows, problems)
+    rows, numbers = jsonl_rows(files, _rows, problems, fields)
     return build(rows, numbers, problems, files,
-                 {CRITERION: Scale.parse("range:0,1"), **(scales or {})})
+                 {CRITERION: Scale.parse("range:0,1"), **(scales or {})},
+                 duplicates=duplicates)
 
 
 def _games(value: object) -> bool:
@@ -70,7 +115,8 @@ def _games(value: object) -> bool:
 
 def _rows(rec: dict[str, Any], file: Path, number: int,
           problems: list[Problem]) -> list[dict[str, Any]]:
-    if not require(rec, {"uid": is_text, "model": is_text, "games": _games}, file, number,
+    key = "uid" if "uid" in rec or "question_id" not in rec else "question_id"
+    if not require(rec, {key: is_text, "model": is_text, "games": _games}, file, number,
                    problems):
         return []
     baseline = rec.get("baseline")
@@ -79,7 +125,7 @@ def _rows(rec: dict[str, Any], file: Path, number: int,
                                 "(the model the judged model was compared with)"))
         return []
     judge = rec.get("judge")
-    base = {"item": rec["uid"], "cluster": rec["uid"], "arm": rec["model"].split("/")[-1],
+    base = {"item": rec[key], "cluster": rec[key], "arm": rec["model"].split("/")[-1],
             "opponent": baseline, "run": 1, "criterion": CRITERION,
             "judge": judge if isinstance(judge, str) else None,
             "task": rec.get("category") if isinstance(rec.get("category"), str) else None}

@@ -25,9 +25,11 @@ _LOGICAL = {"true": 1.0, "false": 0.0, "t": 1.0, "f": 0.0}
 
 
 def import_bench(source: str | Path, *, judge: str = "unspecified",
-                 scales: Mapping[str, Scale] | None = None) -> Judgments:
+                 scales: Mapping[str, Scale] | None = None,
+                 duplicates: str = "error") -> Judgments:
     """Read a hr_report bench file (CSV, JSONL, JSON or Parquet)."""
-    return bench_from_records(read_records(source), judge=judge, scales=scales)
+    return bench_from_records(read_records(source), judge=judge, scales=scales,
+                              duplicates=duplicates)
 
 
 def looks_like_bench(raw: RawTable) -> bool:
@@ -36,7 +38,8 @@ def looks_like_bench(raw: RawTable) -> bool:
 
 
 def bench_from_records(raw: RawTable, *, judge: str = "unspecified",
-                       scales: Mapping[str, Scale] | None = None) -> Judgments:
+                       scales: Mapping[str, Scale] | None = None,
+                       duplicates: str = "error") -> Judgments:
     """The judgments of a bench data frame already read from its file."""
     frame = raw.frame
     problems: list[Problem] = list(raw.problems)
@@ -58,10 +61,12 @@ def bench_from_records(raw: RawTable, *, judge: str = "unspecified",
     frame = frame.rename(columns={"correct": "score"})
     frame["criterion"] = CRITERION
     frame["judge"] = judge
-    built = build_table(frame, path=raw.path, scales={CRITERION: scale, **(scales or {})})
+    built = build_table(frame, path=raw.path, scales={CRITERION: scale, **(scales or {})},
+                        duplicates=duplicates)
     if built.problems:
         raise ValidationError(built.problems)
-    return Judgments(frame=built.frame, scales=built.scales, sources=(raw.path,))
+    return Judgments(frame=built.frame, scales=built.scales, sources=(raw.path,),
+                     notes=built.notes)
 
 
 def _logical(value: object) -> object:

@@ -55,6 +55,8 @@ PHASES = {"datapoints": ("phase3_datapoints", "*.datapoints.jsonl"),
           "evaluations": ("phase5_evaluations", "*.evaluations.jsonl")}
 LEVELS = ("Low", "Medium", "High")
 ORDINAL = "ordinal:Low,Medium,High"
+READING = ("as CoEval's loader counts a re-evaluated response: every evaluation record is "
+           "one judgment")
 
 
 def is_coeval_run(path: Path) -> bool:
@@ -110,7 +112,8 @@ def _validity(ev: Mapping[str, Any], responses: Mapping[str, Any], datapoints: M
 
 
 def import_coeval(sources: Sequence[str | Path], *,
-                  scales: Mapping[str, Scale] | None = None) -> Judgments:
+                  scales: Mapping[str, Scale] | None = None,
+                  duplicates: str = "keep") -> Judgments:
     """Read a CoEval run folder into one table, invalid evaluations kept aside."""
     if len(sources) != 1 or not is_coeval_run(Path(sources[0])):
         where = ", ".join(map(str, sources))
@@ -126,6 +129,7 @@ def import_coeval(sources: Sequence[str | Path], *,
     rubrics = _rubrics(folder)
     rows: list[dict[str, Any]] = []
     numbers: list[int] = []
+    files: list[str] = []
     invalid: list[dict[str, Any]] = []
     kinds: dict[str, set[str]] = {}
     for file, number, ev in evaluations:
@@ -157,6 +161,7 @@ def import_coeval(sources: Sequence[str | Path], *,
                 "outcome": (hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
                             if isinstance(text, str) else None)})
             numbers.append(number)
+            files.append(str(file))
     mixed = sorted(f for f, k in kinds.items() if len(k) > 1)
     if mixed:
         raise InputError(str(folder), f"factor {', '.join(mixed)} holds both High/Medium/Low "
@@ -168,5 +173,6 @@ def import_coeval(sources: Sequence[str | Path], *,
                 for f, k in kinds.items()}
     return judgments_from_records(
         rows, numbers, path=str(folder / "phase5_evaluations"), sources=[str(folder)],
-        scales={**declared, **(scales or {})},
+        scales={**declared, **(scales or {})}, files=files, duplicates=duplicates,
+        reading=READING,
         invalid=pd.DataFrame(invalid, columns=list(INVALID_COLUMNS)))

@@ -106,7 +106,8 @@ def read_logs(files: Sequence[Path]) -> list[Any]:
 
 
 def import_inspect(sources: Sequence[str | Path], *,
-                   scales: Mapping[str, Scale] | None = None) -> Judgments:
+                   scales: Mapping[str, Scale] | None = None,
+                   duplicates: str = "error") -> Judgments:
     """Read inspect-ai eval logs (``.eval``, ``.json``, or folders of them) into one table."""
     files: list[Path] = []
     for source in sources:
@@ -125,11 +126,12 @@ def import_inspect(sources: Sequence[str | Path], *,
             files.append(path)
         else:
             raise InputError(str(path), "no such file or folder")
-    return logs_table(read_logs(files), files, scales=scales)
+    return logs_table(read_logs(files), files, scales=scales, duplicates=duplicates)
 
 
 def logs_table(logs: Iterable[Any], files: Sequence[Path], *,
-               scales: Mapping[str, Scale] | None = None) -> Judgments:
+               scales: Mapping[str, Scale] | None = None,
+               duplicates: str = "error") -> Judgments:
     """The judgments table of inspect ``EvalLog`` objects read from `files` (one per file)."""
     problems: list[Problem] = []
     rows: list[dict[str, Any]] = []
@@ -147,7 +149,8 @@ def logs_table(logs: Iterable[Any], files: Sequence[Path], *,
             values.setdefault(row["criterion"], set()).add(row["score"])
     declared = {c: Scale.parse("binary" if v <= {0.0, 1.0} else "interval")
                 for c, v in values.items()}
-    return build(rows, numbers, problems, files, {**declared, **(scales or {})})
+    return build(rows, numbers, problems, files, {**declared, **(scales or {})},
+                 duplicates=duplicates)
 
 
 def _log_rows(log: Any, file: Path, problems: list[Problem]) -> list[tuple[int, dict[str, Any]]]:

@@ -31,7 +31,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.data.importers._records import build, is_id, is_text, jsonl_rows, require, source_files
+from assay.data.importers._records import (
+    RecordFields,
+    build,
+    is_id,
+    is_text,
+    jsonl_rows,
+    require,
+    source_files,
+)
 from assay.data.schema import FailureKind, Scale
 from assay.data.table import Judgments
 from assay.errors import Problem
@@ -54,13 +62,16 @@ def looks_like_judgebench(first: Mapping[str, Any]) -> bool:
 
 
 def import_judgebench(sources: Sequence[str | Path], *,
-                      scales: Mapping[str, Scale] | None = None) -> Judgments:
+                      scales: Mapping[str, Scale] | None = None,
+                      duplicates: str = "error",
+                      fields: RecordFields | None = None) -> Judgments:
     """Read JudgeBench output files into per-game and per-pair correctness rows."""
     files = source_files(sources, "*.jsonl", LAYOUT)
     problems: list[Problem] = []
-    rows, numbers = jsonl_rows(files, _rows, problems)
+    rows, numbers = jsonl_rows(files, _rows, problems, fields)
     binary = Scale.parse("binary")
-    return build(rows, numbers, problems, files, {GAME: binary, PAIR: binary, **(scales or {})})
+    return build(rows, numbers, problems, files, {GAME: binary, PAIR: binary, **(scales or {})},
+                 duplicates=duplicates)
 
 
 def _judgments(value: object) -> bool:

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.data.importers._records import build, is_text, jsonl_rows, require, source_files
+from assay.data.importers._records import RecordFields, build, is_text, jsonl_rows, require, source_files
 from assay.data.schema import Scale
 from assay.data.table import Judgments
 from assay.errors import Problem
@@ -56,17 +56,20 @@ def looks_like_lm_eval(first: Mapping[str, Any]) -> bool:
 
 
 def import_lm_eval(sources: Sequence[str | Path], *,
-                   scales: Mapping[str, Scale] | None = None) -> Judgments:
+                   scales: Mapping[str, Scale] | None = None,
+                   duplicates: str = "error",
+                   fields: RecordFields | None = None) -> Judgments:
     """Read lm-eval ``samples_*.jsonl`` files into one table."""
     files = source_files(sources, "samples_*.jsonl", LAYOUT)
     problems: list[Problem] = []
-    rows, numbers = jsonl_rows(files, _rows, problems)
+    rows, numbers = jsonl_rows(files, _rows, problems, fields)
     values: dict[str, set[float]] = {}
     for row in rows:
         values.setdefault(row["criterion"], set()).add(row["score"])
     declared = {c: Scale.parse("binary" if v <= {0.0, 1.0} else "interval")
                 for c, v in values.items()}
-    return build(rows, numbers, problems, files, {**declared, **(scales or {})})
+    return build(rows, numbers, problems, files, {**declared, **(scales or {})},
+                 duplicates=duplicates)
 
 
 def _doc_id(value: object) -> bool:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.data.importers._records import (
+    RecordFields,
     build,
     first_object,
     is_id,
@@ -59,6 +60,8 @@ BOTH_ORDERS = "preference_both_orders"
 UNPARSED = -1
 LAYOUT = "FastChat's data/mt_bench/model_judgment/*_single.jsonl or *_pair.jsonl"
 _WINNERS = {"model_1": 1.0, "model_2": 0.0, "tie": 0.5}
+READING = ("as FastChat's show_result.py reads an appended re-run: its means count every "
+           "scored record once")
 
 
 def file_kind(path: Path) -> str | None:
@@ -76,7 +79,9 @@ def file_kind(path: Path) -> str | None:
 
 
 def import_mt_bench(sources: Sequence[str | Path], *,
-                    scales: Mapping[str, Scale] | None = None) -> Judgments:
+                    scales: Mapping[str, Scale] | None = None,
+                    duplicates: str = "mean",
+                    fields: RecordFields | None = None) -> Judgments:
     """Read MT-Bench judgment files (and optionally ``question.jsonl``) into one table."""
     files = source_files(sources, "*.jsonl", LAYOUT)
     kinds = {f: file_kind(f) for f in files}
@@ -102,10 +107,11 @@ def import_mt_bench(sources: Sequence[str | Path], *,
         make = _single if kinds[file] == "single" else _pair
         return make(rec, file, number, problems, categories)
 
-    rows, numbers = jsonl_rows(judgments, read, problems)
+    rows, numbers = jsonl_rows(judgments, read, problems, fields)
     declared = {RATING: Scale.parse("interval"), PREFERENCE: Scale.parse("range:0,1"),
                 BOTH_ORDERS: Scale.parse("range:0,1")}
-    return build(rows, numbers, problems, files, {**declared, **(scales or {})})
+    return build(rows, numbers, problems, files, {**declared, **(scales or {})},
+                 duplicates=duplicates, reading=READING)
 
 
 def _common(rec: dict[str, Any], categories: Mapping[str, str]) -> dict[str, Any]:

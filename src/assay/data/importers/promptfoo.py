@@ -66,7 +66,8 @@ def is_promptfoo_json(path: Path) -> bool:
 
 
 def import_promptfoo(sources: Sequence[str | Path], *,
-                     scales: Mapping[str, Scale] | None = None) -> Judgments:
+                     scales: Mapping[str, Scale] | None = None,
+                     duplicates: str = "error") -> Judgments:
     """Read promptfoo ``results.json`` exports into one table."""
     files = source_files(sources, "*.json", LAYOUT)
     problems: list[Problem] = []
@@ -92,7 +93,8 @@ def import_promptfoo(sources: Sequence[str | Path], *,
     for criterion, seen in values.items():
         declared[criterion] = Scale.parse("binary" if seen <= {0.0, 1.0} and
                                           criterion != "score" else "interval")
-    return build(rows, numbers, problems, files, {**declared, **(scales or {})})
+    return build(rows, numbers, problems, files, {**declared, **(scales or {})},
+                 duplicates=duplicates)
 
 
 def _records(file: Path) -> list[Any]:

@@ -45,10 +45,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.data.cells import restore_cell
 from assay.data.importers._records import build, source_files
 from assay.data.importers.alpaca_eval import instruction_id
 from assay.data.schema import Scale
 from assay.data.table import Judgments
+from assay.data.validate import FILE_COLUMN
 from assay.errors import InputError, Problem
 
 PAIRWISE = ("question", "criteria", "trial", "base_name", "other_name")
@@ -56,6 +58,9 @@ REFERENCE = ("question", "criteria", "score", "trial")
 ASSERTION = ("score", "question", "assertion", "trial")
 REFERENCE_PREFIX = "reference_scores-"
 ASSERTION_SUFFIX = "assertion_scores.csv"
+READING = ("as BenchmarkQED's evaluate_rag_method merges a statement repeated within a "
+           "question: it groups the scores by question and assertion text, so the copies' "
+           "trials pool into one assertion")
 LAYOUT = "BenchmarkQED's win_rates.csv, {question_set}_{base}--{other}.csv, " \
     "reference_scores-{name}.csv or {question_set}/{rag}_assertion_scores.csv"
 
@@ -72,14 +77,20 @@ def csv_kind(columns: Sequence[str], name: str) -> str | None:
 
 
 def import_qed(sources: Sequence[str | Path], *,
-               scales: Mapping[str, Scale] | None = None) -> Judgments:
-    """Read BenchmarkQED pairwise and reference score CSVs into one table."""
+               scales: Mapping[str, Scale] | None = None,
+               duplicates: str | None = None) -> Judgments:
+    """Read BenchmarkQED pairwise and reference score CSVs into one table.
+
+    ``duplicates`` None reads a statement repeated within a question of an assertion file
+    as BenchmarkQED's scorer does (``keep``: its trials pool into one assertion) and
+    refuses repeats in other files (``error``)."""
     files = source_files(sources, "*.csv", LAYOUT)
     problems: list[Problem] = []
     rows: list[dict[str, Any]] = []
     numbers: list[int] = []
     declared: dict[str, Scale] = {}
     pairwise_files = []
+    kinds: set[str] = set()
     for file in files:
         header, records = _read_csv(file)
         kind = csv_kind(header, file.name)
@@ -88,6 +99,7 @@ def import_qed(sources: Sequence[str | Path], *,
                              f"{', '.join(PAIRWISE)} (pairwise) or a reference_scores-NAME.csv "
                              f"with {', '.join(REFERENCE)}, or a {{rag}}_{ASSERTION_SUFFIX} "
                              f"with {', '.join(ASSERTION)}", row=None)
+        kinds.add(kind)
         if kind == "pairwise":
             pairwise_files.append(file)
         read = {"pairwise": _pairwise, "reference": _reference, "assertion": _assertion}[kind]
@@ -96,20 +108,26 @@ def import_qed(sources: Sequence[str | Path], *,
             made = read(rec, file, number, problems)
             for row in made:
                 declared.setdefault(row["criterion"], Scale.parse(scale))
-            rows.extend(made)
+            rows.extend({**row, FILE_COLUMN: str(file)} for row in made)
             numbers.extend([number] * len(made))
     if len(pairwise_files) > 1 and any(f.name == "win_rates.csv" for f in pairwise_files):
         raise InputError(", ".join(map(str, pairwise_files)), "win_rates.csv holds the rows of "
                          "the per-pair CSVs already: give one or the other")
-    return build(rows, numbers, problems, files, {**declared, **(scales or {})})
+    assertions_only = kinds == {"assertion"}
+    if duplicates is None:
+        duplicates = "keep" if assertions_only else "error"
+    return build(rows, numbers, problems, files, {**declared, **(scales or {})},
+                 duplicates=duplicates, reading=READING if assertions_only else "")
 
 
 def _read_csv(file: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     try:
         with file.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
-            records = [(number, rec) for number, rec in enumerate(reader, start=1)]
-            return list(reader.fieldnames or []), records
+            # the quote prefix assay's QED writers put before a formula is taken off (data.cells)
+            records = [(number, {restore_cell(k): restore_cell(v) for k, v in rec.items()})
+                       for number, rec in enumerate(reader, start=1)]
+            return [restore_cell(name) for name in reader.fieldnames or []], records
     except UnicodeDecodeError:
         raise InputError(str(file), "is not UTF-8 text") from None
     except csv.Error as exc:

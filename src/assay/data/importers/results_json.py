@@ -35,7 +35,8 @@ METRIC_FIELDS = ("metric_name", "metric_version", "score", "evaluator_model", "e
 
 
 def import_results_json(sources: Sequence[str | Path], *,
-                        scales: Mapping[str, Scale] | None = None) -> Judgments:
+                        scales: Mapping[str, Scale] | None = None,
+                        duplicates: str = "error") -> Judgments:
     """Read one or more ``results.json`` files into a judgments table."""
     rows: list[dict[str, Any]] = []
     numbers: list[int] = []
@@ -93,7 +94,8 @@ def import_results_json(sources: Sequence[str | Path], *,
     if not rows:
         raise InputError(", ".join(map(str, sources)), "no scores found")
     return judgments_from_records(rows, numbers, path=", ".join(map(str, sources)),
-                                  sources=[str(s) for s in sources], scales=scales)
+                                  sources=[str(s) for s in sources], scales=scales,
+                                  duplicates=duplicates)
 
 
 def results_records(judgments: Judgments) -> list[dict[str, Any]]:

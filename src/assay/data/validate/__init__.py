@@ -31,11 +31,23 @@ from assay.data.schema import (
 )
 from assay.data.table import Judgments
 from assay.data.validate._checks import MAX_PROBLEMS_PER_CHECK, _Checker, duplicate_problems
+from assay.data.validate._repeats import (
+    DUPLICATE_MODES,
+    Duplicates,
+    check_mode,
+    repeat_problems,
+    resolve_repeats,
+    row_files,
+)
 from assay.data.validate._values import _convert_one
 from assay.errors import Problem, ValidationError, did_you_mean
 
-__all__ = ["MAX_PROBLEMS_PER_CHECK", "BuildResult", "build_table", "duplicate_problems",
-           "judgments_from_records"]
+__all__ = ["DUPLICATE_MODES", "FILE_COLUMN", "MAX_PROBLEMS_PER_CHECK", "BuildResult",
+           "Duplicates", "build_table", "check_mode", "duplicate_problems",
+           "judgments_from_records", "repeat_problems", "resolve_repeats"]
+
+FILE_COLUMN = "__file__"
+"""Column of raw records naming each record's file (an importer reading several files)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +55,7 @@ class BuildResult:
     frame: pd.DataFrame
     scales: dict[str, Scale]
     problems: list[Problem]
+    notes: tuple[str, ...] = ()
 
 
 def build_table(
@@ -54,6 +67,8 @@ def build_table(
     scales: Mapping[str, Scale] | None = None,
     missing: Mapping[str, Sequence[str]] | None = None,
     prior_problems: Sequence[Problem] = (),
+    duplicates: str = "error",
+    reading: str = "",
 ) -> BuildResult:
     """Check raw records and turn them into the canonical judgments table.
 
@@ -70,6 +85,8 @@ def build_table(
     problems: list[Problem] = list(prior_problems)
     frame = raw.copy()
     rows = frame.pop(ROW_COLUMN).to_numpy() if ROW_COLUMN in frame else np.arange(1, len(frame) + 1)
+    files = row_files(list(frame.pop(FILE_COLUMN)) if FILE_COLUMN in frame else None, path,
+                      len(frame))
     mapping = dict(mapping or {})
     for source in mapping:
         if source not in frame.columns and not _nested(frame, source):
@@ -107,8 +124,10 @@ def build_table(
             f"--map {column}=COLUMN, or drop it with --map {column}=-"))
     absent = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     for column in absent:
+        hint = ("; a 'question' column is read as the question's text: if it holds the ids, "
+                "--map question=item" if column == "item" and "question" in frame.columns else "")
         problems.append(Problem(path, None, column, "required column is missing "
-                                "(use --map SOURCE=" + column + " if it has another name)"))
+                                "(use --map SOURCE=" + column + " if it has another name" + hint + ")"))
     if unknown or absent or clashes:
         return BuildResult(frame, dict(scales or {}), problems)
 
@@ -176,11 +195,18 @@ def build_table(
                "missing score: a row without a score needs a failure_kind saying why")
     ordered = [c.name for c in COLUMNS if c.name in out.columns]
     out = out[ordered]
-    check.duplicates(out)
+    # repeats are read from valid rows only; with other problems they are listed
+    resolved = resolve_repeats(out.reset_index(drop=True), rows, files,
+                               mode="error" if problems else duplicates, scales=all_scales,
+                               reading=reading)
+    problems += resolved.problems
+    out = resolved.frame[[c.name for c in COLUMNS if c.name in resolved.frame.columns]]
+    notes = (resolved.note,) if resolved.note else ()
+    check = _Checker(path, resolved.rows, problems)
     check.run_numbers(out)
     out.index = pd.RangeIndex(len(out))
     problems.sort(key=lambda p: (p.row is not None, p.row or 0))
-    return BuildResult(out, all_scales, problems)
+    return BuildResult(out, all_scales, problems, notes)
 
 
 def _nested(frame: pd.DataFrame, source: str) -> tuple[str, pd.Series] | None:
@@ -247,18 +273,26 @@ def judgments_from_records(
     scales: Mapping[str, Scale] | None = None,
     invalid: pd.DataFrame | None = None,
     missing: Mapping[str, Sequence[str]] | None = None,
+    files: Sequence[str] | None = None,
+    duplicates: str = "error",
+    reading: str = "",
 ) -> Judgments:
     """Validate records an importer built (judgments column names, raw values) into a table.
 
-    ``row_numbers`` gives each record's place in its source file, for the error messages.
-    Raises :class:`~assay.errors.ValidationError` listing every problem.
+    ``row_numbers`` gives each record's place in its source file, ``files`` (when several)
+    the file of each, for the error messages. ``duplicates`` and ``reading`` are as in
+    :func:`build_table`. Raises :class:`~assay.errors.ValidationError` listing every problem.
     """
     raw = pd.DataFrame.from_records(records)
     raw = raw.astype(object).where(raw.notna(), None)
     raw[ROW_COLUMN] = list(row_numbers)
-    built = build_table(raw, path=path, scales=scales, missing=missing)
+    if files is not None:
+        raw[FILE_COLUMN] = list(files)
+    built = build_table(raw, path=path, scales=scales, missing=missing, duplicates=duplicates,
+                        reading=reading)
     if built.problems:
         raise ValidationError(built.problems)
     extra = {} if invalid is None else {"invalid": invalid}
-    return Judgments(frame=built.frame, scales=built.scales, sources=tuple(sources), **extra)
+    return Judgments(frame=built.frame, scales=built.scales, sources=tuple(sources),
+                     notes=built.notes, **extra)
 

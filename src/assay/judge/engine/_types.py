@@ -55,6 +55,11 @@ class ChatRequest:
     meta: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     """Judgments-table fields known before the call (item, cluster, arm, opponent, position,
     run, judge, criterion, task, ...): JSON values, copied into the rows written."""
+    shown: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    """What was judged, for ``assay view`` to show above the verdict: ``question`` (text),
+    ``answers`` (a list of ``{"arm", "text"}`` in the order the judge saw them) and
+    ``reference`` (text, when the judge read one); empty when the judge does not say. Kept in
+    the run store's ``shown`` table; it enters neither key nor rows."""
     logprob_token: int = 0
     """When ``params`` ask ``logprobs: true`` (with ``top_logprobs: K``): the position of the
     reply's token whose top-logprob table the :class:`Reply` carries (0: the first token)."""

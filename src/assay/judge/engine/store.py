@@ -13,6 +13,8 @@
   changed prompt or config made stale (they stay, so changing it back costs nothing);
 * ``prompts``: the rendered messages each judgment sent (what ``assay view`` shows; the API
   key is never part of them: it travels in a header the store never sees);
+* ``shown``: what each judgment judged (the question, the answers in the order shown, the
+  reference), which ``assay view`` shows first;
 * ``scales``: the declared scale of each criterion.
 
 Writing is insert-or-ignore: a stored good judgment is never replaced, a stored failure
@@ -79,6 +81,7 @@ WHERE judgments.failed = 1
 """
 
 _PUT_PROMPT = "INSERT OR REPLACE INTO prompts (key, messages) VALUES (?, ?)"
+_PUT_SHOWN = "INSERT OR REPLACE INTO shown (key, shown) VALUES (?, ?)"
 
 JUDGE_COST_COLUMNS: tuple[str, ...] = (
     "key", "model", "failed", "failure_kind", "tokens_in", "tokens_out", "usd", "usd_provenance",
@@ -299,6 +302,8 @@ class RunStore:
         if cursor.rowcount > 0:
             self._conn.execute(_PUT_PROMPT, (request.key, _ROWS_JSON.encode(
                 [{"role": role, "content": content} for role, content in request.messages])))
+            if request.shown:
+                self._conn.execute(_PUT_SHOWN, (request.key, _ROWS_JSON.encode(dict(request.shown))))
         if commit:
             self.commit()
         return cursor.rowcount > 0

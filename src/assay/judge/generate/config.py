@@ -227,6 +227,36 @@ class NativeScoresStep(BaseModel):
     """bertscore: a local model folder."""
 
 
+def inside_run_folder(value: str) -> str:
+    """``value``, a path a config names for a file ``assay run`` writes, when it stays inside
+    the run folder: relative, with no ``..`` leading out of it (an absolute path is for a
+    command-line flag to ask for, never for a config shared between colleagues).
+
+    >>> inside_run_folder("reports/main"), inside_run_folder("a/../b.json")
+    ('reports/main', 'a/../b.json')
+    >>> inside_run_folder("../../../tmp/x.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: '../../../tmp/x.json' leads out of the run folder: give a path inside it, such as 'x.json'
+    """
+    import ntpath
+    import posixpath
+
+    text = str(value)
+    if not text.strip():
+        raise ValueError("is empty: give a path inside the run folder")
+    if posixpath.isabs(text) or ntpath.isabs(text) or ntpath.splitdrive(text)[0] or \
+            text.startswith("~"):
+        raise ValueError(f"{text!r} is an absolute path: a config names paths inside the run "
+                         f"folder (such as {posixpath.basename(text.rstrip('/')) or 'report'!r}); "
+                         "to write elsewhere, run the step's command with its --out")
+    normal = posixpath.normpath(text.replace("\\", "/"))
+    if normal == ".." or normal.startswith("../"):
+        raise ValueError(f"{text!r} leads out of the run folder: give a path inside it, such as "
+                         f"{posixpath.basename(normal) if normal != '..' else 'report'!r}")
+    return text
+
+
 class ReportStep(BaseModel):
     """``assay run``'s report step (``assay report RUN --kind K``)."""
 
@@ -241,6 +271,11 @@ class ReportStep(BaseModel):
     calibrate: bool = False
     """Add the calibration of the judges against the native scores (``--calibrate``)."""
 
+    @field_validator("out")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        return inside_run_folder(value)
+
 
 class ExportStep(BaseModel):
     """``assay run``'s export step (``assay export RUN --format F -o OUT``)."""
@@ -251,3 +286,8 @@ class ExportStep(BaseModel):
     """The export format."""
     out: str
     """The file (a folder for hf-dataset), inside the run folder."""
+
+    @field_validator("out")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        return inside_run_folder(value)

@@ -31,7 +31,7 @@ Rules every judge keeps
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -297,6 +297,20 @@ def base_meta(answer: Answer, *, judge: str, run: int) -> dict[str, Any]:
     return meta
 
 
+def shown_texts(question: str, answers: Sequence[Answer], reference: str | None = None) -> dict[str, Any]:
+    """What a request judged, as :attr:`ChatRequest.shown` keeps it: the question, the answers
+    in the order the judge saw them, and the reference when there is one.
+
+    >>> shown_texts("Q?", [Answer(item="q1", question="Q?", text="A", arm="rag")], "R")
+    {'question': 'Q?', 'answers': [{'arm': 'rag', 'text': 'A'}], 'reference': 'R'}
+    """
+    out: dict[str, Any] = {"question": question,
+                           "answers": [{"arm": a.arm, "text": a.text} for a in answers]}
+    if reference is not None:
+        out["reference"] = reference
+    return out
+
+
 def reply_row(
     meta: Mapping[str, Any], reply: Reply, *, score: float | None, reasoning: str | None, prompt_hash: str
 ) -> dict[str, Any]:
@@ -342,7 +356,8 @@ class PromptedJudge:
 
     def prompted_request(self, answer: Answer, texts: tuple[str, ...], arms: tuple[str, ...],
                          criterion: str, trial: int, digest: str, response_model: Any, /, *,
-                         meta: Mapping[str, Any], **variables: Any) -> ChatRequest:
+                         meta: Mapping[str, Any], shown: Mapping[str, Any] | None = None,
+                         **variables: Any) -> ChatRequest:
         """The request judging ``answer`` on ``criterion`` in ``trial`` (positional only: the
         prompt's variables, such as its own ``criterion``, come by keyword).
 
@@ -351,7 +366,8 @@ class PromptedJudge:
         ``variables`` and the Score ID (when the settings ask for it); the request's meta is
         :func:`base_meta` followed by ``meta``. The request carries this judge's model,
         parameters and prompt hash; ``sample`` = ``trial`` keeps identical trials apart in
-        the cache.
+        the cache. ``shown`` is what the viewer shows as judged (default: the question and
+        ``answer``; :func:`shown_texts`).
         """
         prompt = self.prompt  # type: ignore[attr-defined]
         key = judgment_key(digest, item_key(answer, *texts), arms, criterion, trial,
@@ -367,4 +383,5 @@ class PromptedJudge:
             prompt_hash=prompt.sha256,
             sample=trial,
             meta={**base_meta(answer, judge=self.name, run=trial), **meta},
+            shown=shown_texts(answer.question, [answer]) if shown is None else shown,
         )

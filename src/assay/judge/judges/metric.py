@@ -29,6 +29,7 @@ from assay.judge.judges._protocol import (
     judge_name,
     reply_row,
     settings_hash,
+    shown_texts,
 )
 from assay.judge.judges.reference import reference_answer
 from assay.judge.judges.verdicts import MetricVerdict
@@ -224,6 +225,7 @@ class MetricJudge:
                             model=metric,
                             prompt_hash=METRIC_VERSION,
                             meta=meta,
+                            shown=shown_texts(answer.question, [answer], reference.text),
                         )
                     )
         return out

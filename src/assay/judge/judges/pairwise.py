@@ -27,6 +27,7 @@ from assay.judge.judges._protocol import (
     PromptedJudge,
     reply_row,
     settings_hash,
+    shown_texts,
 )
 from assay.judge.judges.verdicts import PairwiseVerdict, field_name, joint_pairwise_verdict
 from assay.judge.prompts import Prompt, load_prompt
@@ -178,6 +179,7 @@ class PairwiseJudge(PromptedJudge):
         return self.prompted_request(
             mine, (mine.question, mine.text, other.text), (mine.arm, other.arm),
             "+".join(c.name for c in group), trial, digest, model, meta=meta,
+            shown=shown_texts(mine.question, [first, second]),
             criteria=_criteria_variables(group), question=mine.question, answer1=first.text,
             answer2=second.text)
 

@@ -26,6 +26,7 @@ from assay.judge.judges._protocol import (
     PromptedJudge,
     reply_row,
     settings_hash,
+    shown_texts,
 )
 from assay.judge.judges.verdicts import score_verdict
 from assay.judge.prompts import Prompt, load_prompt
@@ -154,6 +155,7 @@ class ReferenceJudge(PromptedJudge):
             answer, (answer.question, answer.text, reference.text), (answer.arm,), criterion.name,
             trial, digest, score_verdict(s.score_min, s.score_max),
             meta={"criterion": criterion.name},
+            shown=shown_texts(answer.question, [answer], reference.text),
             criterion={"name": criterion.name, "description": criterion.description},
             score_min=s.score_min, score_max=s.score_max, question=answer.question, answers=parts)
 

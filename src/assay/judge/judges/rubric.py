@@ -24,6 +24,7 @@ from assay.judge.judges._protocol import (
     PromptedJudge,
     reply_row,
     settings_hash,
+    shown_texts,
 )
 from assay.judge.judges.reference import reference_answer
 from assay.judge.judges.verdicts import label_verdict, score_verdict
@@ -122,6 +123,7 @@ class RubricJudge(PromptedJudge):
         return self.prompted_request(
             answer, texts, (answer.arm,), criterion.name, trial, digest, model,
             meta={"criterion": criterion.name},
+            shown=shown_texts(answer.question, [answer], None if reference is None else reference.text),
             criterion={"name": criterion.name, "description": criterion.description},
             levels=list(scale.levels), score_min=_number(low), score_max=_number(high),
             question=answer.question, answer=answer.text,

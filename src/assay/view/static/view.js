@@ -13,6 +13,9 @@
   let state = fromSearch(location.search);
   let lastPage = null;
   let prefetched = null; // the first page, asked for together with the filters' choices
+  let cursor = 0; // the row of the page the keys move (j/k), outlined
+  let pendingCursor = null; // "last" when the keys moved back a page
+  const compareBox = document.getElementById("compare");
 
   window.assay = { ready: false, mode: EMBEDDED === null ? "served" : "static", state: () => state };
 
@@ -36,15 +39,20 @@
       if (values.length) filters[name] = values;
     }
     const open = params.get("open");
+    const run = params.get("compare_run");
     return { filters, offset: Number(params.get("offset") || 0), limit: Number(params.get("limit") || 50),
-             open: open === null ? null : Number(open) };
+             open: open === null ? null : Number(open), sort: params.get("sort") || null,
+             compare: params.get("compare"), compareRun: run === null ? null : Number(run) };
   }
   function toSearch(s, withOpen) {
     const params = new URLSearchParams();
     for (const name of FILTERS) for (const v of s.filters[name] || []) params.append(name, v);
     if (s.offset) params.set("offset", String(s.offset));
     if (s.limit !== 50) params.set("limit", String(s.limit));
+    if (s.sort) params.set("sort", s.sort);
     if (withOpen && s.open !== null) params.set("open", String(s.open));
+    if (withOpen && s.compare !== null) params.set("compare", s.compare);
+    if (withOpen && s.compare !== null && s.compareRun !== null) params.set("compare_run", String(s.compareRun));
     return params.toString();
   }
   function remember() {
@@ -85,11 +93,82 @@
     for (const section of det.sections) for (const f of section.fields) if (f[1] !== null) parts.push(String(f[1]));
     return parts.join("\n").toLowerCase();
   }
+  // the served index's order: no value last, ties in storing order
+  function sortRows(rows, sort) {
+    if (!sort) return rows;
+    const name = sort.replace(/^-/, "");
+    const down = sort.startsWith("-") ? -1 : 1;
+    const key = (r) => (r[name] === null || r[name] === undefined ? null : r[name]);
+    return rows.slice().sort((a, b) => {
+      const x = key(a), y = key(b);
+      if (x === null || y === null) return (x === null) - (y === null) || a.id - b.id;
+      const order = typeof x === "number" && typeof y === "number" ? x - y : (String(x) < String(y) ? -1 : String(x) > String(y) ? 1 : 0);
+      return down * order || a.id - b.id;
+    });
+  }
   async function loadPage() {
     if (EMBEDDED === null) return api("/api/rows?" + toSearch(state, false));
-    const all = EMBEDDED.rows.filter((r) => matches(r, EMBEDDED.details[r.id], state.filters));
+    const all = sortRows(EMBEDDED.rows.filter((r) => matches(r, EMBEDDED.details[r.id], state.filters)), state.sort);
     return { rows: all.slice(state.offset, state.offset + state.limit), total: all.length, capped: false,
              offset: state.offset, limit: state.limit };
+  }
+  // the compare view of an exported file, as the server's /api/compare makes it
+  function compareLocal(item, run) {
+    const rows = EMBEDDED.rows.filter((r) => String(r.item) === item);
+    if (!rows.length) throw new Error("no judgment of item " + item + " in this export");
+    const runOf = (r) => (r.run === null ? 1 : Number(r.run));
+    const runs = [...new Set(rows.map(runOf))].sort((a, b) => a - b);
+    const chosen = runs.includes(run) ? run : runs[0];
+    const judged = rows.map((r) => EMBEDDED.details[r.id].judged);
+    const pick = (key) => { const j = judged.find((x) => x && x[key] !== null && x[key] !== undefined); return j ? j[key] : null; };
+    const answers = {}, seen = {}, scores = {};
+    rows.forEach((r, k) => {
+      if (runOf(r) !== chosen) return;
+      for (const a of (judged[k] && judged[k].answers) || []) {
+        if (a.text === null || a.arm === null) continue;
+        const target = a.scored ? answers : seen;
+        if (!(a.arm in target)) target[a.arm] = a.text;
+      }
+      (scores[r.arm] = scores[r.arm] || []).push({ id: r.id, judge: r.judge, criterion: r.criterion, opponent: r.opponent,
+        position: r.position, score: r.score, failure_kind: r.failure_kind, verdict: verdictWords(r) });
+    });
+    const arms = [...new Set([...Object.keys(scores), ...Object.keys(answers), ...Object.keys(seen)])].sort();
+    return { item, question: pick("question"), reference: pick("reference"), runs, run: chosen,
+             systems: arms.map((arm) => ({ arm, answer: arm in answers ? answers[arm] : (arm in seen ? seen[arm] : null),
+               scores: scores[arm] || [] })) };
+  }
+  function verdictWords(r) {
+    if (r.score === null) return "no score: " + (r.failure_kind || "not recorded");
+    const words = { 1: "win", 0.5: "tie", 0: "loss" };
+    if (r.opponent !== null && r.score in words) return words[r.score] + " (score " + r.score + ")";
+    return "score " + r.score;
+  }
+  async function loadCompare(item, run) {
+    if (EMBEDDED === null) return api("/api/compare?item=" + encodeURIComponent(item) + (run === null ? "" : "&run=" + run));
+    return compareLocal(item, run);
+  }
+  // the header's systems table of an exported file, from its rows
+  function systemsOf(rows) {
+    const by = {}, crit = {};
+    const system = (name) => (by[name] = by[name] || { arm: name, rows: 0, failed: 0, sums: {}, counts: {} });
+    const add = (s, criterion, value) => {
+      s.sums[criterion] = (s.sums[criterion] || 0) + value;
+      s.counts[criterion] = (s.counts[criterion] || 0) + 1;
+      crit[criterion].n += 1;
+    };
+    for (const r of rows) {  // as the server's header: a pairwise row counts for both sides
+      const s = r.arm === null ? null : system(r.arm);
+      if (s) { s.rows += 1; if (r.score === null) s.failed += 1; }
+      if (r.score === null || r.criterion === null) continue;
+      crit[r.criterion] = crit[r.criterion] || { name: r.criterion, pairwise: false, n: 0 };
+      if (r.opponent !== null) crit[r.criterion].pairwise = true;
+      if (s) add(s, r.criterion, r.score);
+      if (r.opponent !== null) add(system(r.opponent), r.criterion, 1 - r.score);
+    }
+    const criteria = Object.values(crit).sort((a, b) => b.n - a.n).slice(0, 12);
+    const systems = Object.values(by).sort((a, b) => b.rows - a.rows).map((s) => ({ arm: s.arm, rows: s.rows, failed: s.failed,
+      scores: criteria.map((c) => [s.counts[c.name] ? s.sums[c.name] / s.counts[c.name] : null, s.counts[c.name] || 0]) }));
+    return { criteria, systems, more: 0 };
   }
   async function loadDetail(id) {
     if (EMBEDDED === null) return api("/api/judgment?id=" + encodeURIComponent(id));
@@ -119,9 +198,57 @@
       }
     }
     document.getElementById("text-rule").textContent = summary.text_search ? "Text: " + summary.text_search + "." : "";
+    const reports = document.getElementById("reports-link");
+    if (summary.reports) { reports.href = summary.reports; reports.hidden = false; }
+    drawSystems(summary.systems || (EMBEDDED === null ? null : systemsOf(EMBEDDED.rows)));
     const source = document.getElementById("source");
     source.textContent = visible(summary.source + " \u00b7 " + summary.kind + " \u00b7 "
       + summary.rows.toLocaleString("en") + " rows" + (summary.exported ? " \u00b7 exported: " + summary.exported : ""));
+  }
+  function number(value) {
+    if (value === null) return "\u2013";
+    if (Math.abs(value) >= 100) return value.toFixed(1);
+    const text = value.toPrecision(3);
+    return text.includes(".") && !text.includes("e") ? text.replace(/\.?0+$/, "") : text;
+  }
+  function drawSystems(systems) {
+    const box = document.getElementById("systems");
+    if (!systems || !systems.systems.length) { box.replaceChildren(); return; }
+    const table = document.createElement("table");
+    const caption = el("caption", "Mean score per criterion over its judges and runs (a pairwise criterion: the share of "
+      + "comparisons won, ties half); rows without a score are counted, not scored."
+      + (systems.more ? " " + systems.more + " more systems not shown." : ""));
+    const head = document.createElement("tr");
+    for (const text of ["System", "Judgments", "No score"]) head.appendChild(el("th", text));
+    for (const c of systems.criteria) head.appendChild(el("th", c.name + (c.pairwise ? " (wins)" : "")));
+    const body = document.createElement("tbody");
+    for (const s of systems.systems) {
+      const tr = document.createElement("tr");
+      const name = el("td", s.arm);
+      name.title = visible(s.arm);
+      tr.appendChild(name);
+      tr.appendChild(el("td", s.rows.toLocaleString("en"), "num"));
+      tr.appendChild(el("td", s.failed.toLocaleString("en"), "num"));
+      for (const [mean, n] of s.scores) {
+        const td = el("td", number(mean), "num");
+        td.title = n.toLocaleString("en") + " scores";
+        tr.appendChild(td);
+      }
+      body.appendChild(tr);
+    }
+    const thead = document.createElement("thead");
+    thead.appendChild(head);
+    table.append(caption, thead, body);
+    box.replaceChildren(table);
+  }
+  function showSort() {
+    for (const th of document.querySelectorAll("#rows th[data-sort]")) {
+      for (const old of th.querySelectorAll(".arrow")) old.remove();
+      const name = th.dataset.sort;
+      const mark = state.sort === name ? " \u25b2" : state.sort === "-" + name ? " \u25bc" : "";
+      th.setAttribute("aria-sort", mark ? (state.sort.startsWith("-") ? "descending" : "ascending") : "none");
+      if (mark) th.appendChild(el("span", mark, "arrow"));
+    }
   }
   function showFilters() {
     for (const name of FILTERS) {
@@ -170,10 +297,14 @@
       tr.dataset.id = String(row.id);
       for (const name of COLUMNS) tr.appendChild(cell(row[name], name === "failure_kind" && row[name] !== null ? "failed" : ""));
       if (row.id === state.open) tr.className = "open";
-      tr.addEventListener("click", () => openRow(row.id));
+      tr.addEventListener("click", () => { cursor = page.rows.indexOf(row); openRow(row.id); });
       return tr;
     });
     body.replaceChildren(...rows);
+    const opened = page.rows.findIndex((r) => r.id === state.open);
+    cursor = opened >= 0 ? opened : pendingCursor === "last" ? page.rows.length - 1 : 0;
+    pendingCursor = null;
+    markCursor(false);
     const first = page.total === 0 ? 0 : page.offset + 1;
     const last = page.offset + page.rows.length;
     const total = page.total.toLocaleString("en") + (page.capped ? " or more" : "");
@@ -202,8 +333,49 @@
     }
     return box;
   }
+  function answerBox(answer, k, count, ordered) {
+    const box = el("div", null, "answer" + (answer.scored && count > 1 ? " scored" : ""));
+    const title = el("h4", (count > 1 ? "Answer " + (k + 1) + (ordered ? (k === 0 ? " (shown first)" : " (shown second)") : "") + ": " : "Answer: ")
+      + (answer.arm === null ? "" : answer.arm));
+    if (answer.scored && count > 1) title.appendChild(el("span", "the row's system", "tag"));
+    box.appendChild(title);
+    box.appendChild(answer.text === null ? el("p", "not recorded", "none") : el("pre", answer.text));
+    return box;
+  }
+  function drawJudged(judged) {
+    const box = el("div", null, "judged");
+    box.id = "judged";
+    if (!judged) return box;
+    const known = judged.question !== null || judged.answers.some((a) => a.text !== null);
+    if (known || judged.prompt === null) {
+      box.appendChild(el("h3", "Question"));
+      box.appendChild(judged.question === null ? el("p", "not recorded", "none") : el("pre", judged.question, "question"));
+      box.appendChild(el("h3", judged.answers.length > 1 ? "Answers, in the order the judge saw them" : "Answer"));
+      const answers = el("div", null, "answers");
+      judged.answers.forEach((a, k) => answers.appendChild(answerBox(a, k, judged.answers.length, judged.ordered)));
+      box.appendChild(answers);
+      if (judged.reference !== null) { box.appendChild(el("h3", "Reference")); box.appendChild(el("pre", judged.reference, "reference")); }
+      if (!known) box.appendChild(el("p", "The question and the answers are not recorded here: a table shows them from its "
+        + "question, answer, opponent_answer and reference columns; a run of assay judge keeps them since this version.", "none"));
+    } else {
+      box.appendChild(el("h3", "What the judge read (its rendered prompt; this judgment did not keep the question and answers apart)"));
+      box.appendChild(el("pre", judged.prompt, "prompt"));
+    }
+    return box;
+  }
   function drawDetail(det) {
-    const parts = [el("h2", "Row " + det.id)];
+    const title = el("h2", "Row " + det.id + " \u00b7 " + visible(det.row.item) + " \u00b7 " + visible(det.row.arm)
+      + (det.row.opponent === null ? "" : " vs " + visible(det.row.opponent)));
+    const actions = el("div", null, "detail-actions");
+    const compare = el("button", "Compare every system on this question (c)");
+    compare.type = "button";
+    compare.id = "compare-button";
+    compare.addEventListener("click", () => openCompare(String(det.row.item), det.row.run === null ? null : Number(det.row.run)));
+    const closeTop = el("button", "Close (Esc)");
+    closeTop.type = "button";
+    closeTop.addEventListener("click", closeDetail);
+    actions.append(compare, closeTop);
+    const parts = [title, actions, drawJudged(det.judged)];
     for (const section of det.sections) {
       parts.push(el("h3", section.title));
       const dl = document.createElement("dl");
@@ -220,13 +392,90 @@
     if (det.same_call.length) parts.push(linkList("Other rows of the same judge call", det.same_call.map((id) => [id, "row " + id])));
     const close = el("button", "Close");
     close.type = "button";
-    close.addEventListener("click", () => { state.open = null; detail.hidden = true; remember(); markOpen(); });
+    close.addEventListener("click", closeDetail);
     parts.push(close);
     detail.replaceChildren(...parts);
     detail.hidden = false;
   }
+  function closeDetail() { state.open = null; detail.hidden = true; remember(); markOpen(); window.assay.detailShown = null; }
   function markOpen() {
-    for (const tr of body.children) tr.className = Number(tr.dataset.id) === state.open ? "open" : "";
+    for (const tr of body.children) tr.classList.toggle("open", Number(tr.dataset.id) === state.open);
+  }
+  function markCursor(scroll) {
+    [...body.children].forEach((tr, k) => tr.classList.toggle("cursor", k === cursor));
+    const row = body.children[cursor];
+    window.assay.cursor = row ? Number(row.dataset.id) : null;
+    if (scroll && row) row.scrollIntoView({ block: "nearest" });
+  }
+
+  // -- the compare view: one question, every system's answer and scores
+  function drawCompare(view) {
+    const parts = [el("h2", "Every system's answer to " + visible(view.item))];
+    const actions = el("div", null, "compare-actions");
+    const back = el("button", "Back to the judgments (Esc)");
+    back.type = "button";
+    back.addEventListener("click", closeCompare);
+    actions.appendChild(back);
+    if (view.runs.length > 1) {
+      actions.appendChild(el("span", " Run: "));
+      for (const run of view.runs) {
+        const b = el("button", String(run), run === view.run ? "current" : "");
+        b.type = "button";
+        b.addEventListener("click", () => openCompare(view.item, run));
+        actions.appendChild(b);
+      }
+    }
+    parts.push(actions);
+    parts.push(el("h3", "Question"));
+    parts.push(view.question === null ? el("p", "not recorded", "none") : el("pre", view.question, "question"));
+    if (view.reference !== null) { parts.push(el("h3", "Reference")); parts.push(el("pre", view.reference, "reference")); }
+    parts.push(el("h3", "Answers and verdicts" + (view.runs.length > 1 ? " in run " + view.run : "")));
+    const grid = el("div", null, "systems-grid");
+    for (const system of view.systems) {
+      const box = el("div", null, "system");
+      box.appendChild(el("h3", system.arm));
+      box.appendChild(system.answer === null ? el("p", "answer not recorded", "none") : el("pre", system.answer));
+      const table = document.createElement("table");
+      const head = document.createElement("tr");
+      for (const text of ["Judge", "Criterion", "Verdict"]) head.appendChild(el("th", text));
+      const thead = document.createElement("thead");
+      thead.appendChild(head);
+      const tbody = document.createElement("tbody");
+      for (const s of system.scores) {
+        const tr = document.createElement("tr");
+        tr.dataset.id = String(s.id);
+        tr.appendChild(el("td", s.judge));
+        tr.appendChild(el("td", s.criterion));
+        tr.appendChild(el("td", s.verdict + (s.opponent === null ? "" : " vs " + visible(s.opponent)
+          + (s.position === null ? "" : ", shown " + (Number(s.position) === 1 ? "first" : "second"))), s.score === null ? "failed" : ""));
+        tr.title = "Open this judgment (row " + s.id + ")";
+        tr.addEventListener("click", () => { closeCompare(); openRow(s.id); });
+        tbody.appendChild(tr);
+      }
+      table.append(thead, tbody);
+      box.appendChild(table);
+      grid.appendChild(box);
+    }
+    parts.push(grid);
+    compareBox.replaceChildren(...parts);
+  }
+  async function openCompare(item, run) {
+    state.compare = item;
+    state.compareRun = run;
+    remember();
+    document.querySelector("main").hidden = true;
+    compareBox.hidden = false;
+    try { drawCompare(await loadCompare(item, run)); } catch (error) { fail(error); }
+    window.assay.compareShown = item;
+    window.scrollTo(0, 0);
+  }
+  function closeCompare() {
+    state.compare = null;
+    state.compareRun = null;
+    remember();
+    compareBox.hidden = true;
+    document.querySelector("main").hidden = false;
+    window.assay.compareShown = null;
   }
   function fail(error) {
     statusLine.className = "error";
@@ -236,22 +485,84 @@
     state.open = id;
     remember();
     markOpen();
+    const k = [...body.children].findIndex((tr) => Number(tr.dataset.id) === id);
+    if (k >= 0 && k !== cursor) { cursor = k; markCursor(false); }
     try { drawDetail(await loadDetail(id)); } catch (error) { fail(error); }
     window.assay.detailShown = id;
   }
   async function refresh() {
     remember();
     showFilters();
+    showSort();
     const pending = prefetched || loadPage();
     prefetched = null;
     try { drawPage(await pending); } catch (error) { fail(error); }
     if (state.open !== null) await openRow(state.open); else detail.hidden = true;
+    if (state.compare !== null) await openCompare(state.compare, state.compareRun);
     window.assay.loads = (window.assay.loads || 0) + 1;
+  }
+
+  // -- the keyboard (docs/viewer.md): j/k or arrows move, Enter opens, c compares, Esc goes back, / filters
+  function move(step) {
+    if (!lastPage) return;
+    const next = cursor + step;
+    if (next >= 0 && next < body.children.length) {
+      cursor = next;
+      markCursor(true);
+      if (state.open !== null) openRow(Number(body.children[cursor].dataset.id));
+      return;
+    }
+    const nextPage = document.getElementById(step > 0 ? "next" : "prev");
+    if (nextPage.disabled) return;
+    pendingCursor = step > 0 ? "first" : "last";
+    state.offset = Math.max(0, state.offset + step * state.limit);
+    state.open = null;
+    refresh();
+  }
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    const typing = target && (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA");
+    if (event.key === "Escape") {
+      if (typing) target.blur();
+      else if (!compareBox.hidden) closeCompare();
+      else if (!detail.hidden) closeDetail();
+      else return;
+      event.preventDefault();
+      return;
+    }
+    if (typing) return;
+    const row = body.children[cursor];
+    if (event.key === "/") { event.preventDefault(); field("q").focus(); field("q").select(); }
+    else if (event.key === "?") { event.preventDefault(); toggleKeys(); }
+    else if (!compareBox.hidden) return;
+    else if (event.key === "j" || event.key === "ArrowDown") { event.preventDefault(); move(1); }
+    else if (event.key === "k" || event.key === "ArrowUp") { event.preventDefault(); move(-1); }
+    else if (event.key === "Enter" && row && !(target && target.tagName === "BUTTON")) { event.preventDefault(); openRow(Number(row.dataset.id)); }
+    else if (event.key === "c" && row) {
+      const shown = lastPage.rows[cursor];
+      event.preventDefault();
+      openCompare(String(shown.item), shown.run === null ? null : Number(shown.run));
+    }
+  });
+  function toggleKeys() {
+    const keys = document.getElementById("keys");
+    keys.hidden = !keys.hidden;
+    document.getElementById("keys-button").setAttribute("aria-expanded", String(!keys.hidden));
+  }
+  document.getElementById("keys-button").addEventListener("click", toggleKeys);
+  for (const th of document.querySelectorAll("#rows th[data-sort]")) {
+    th.addEventListener("click", () => {
+      const name = th.dataset.sort;
+      const sort = state.sort === name ? "-" + name : state.sort === "-" + name ? null : name;
+      state = { ...state, sort, offset: 0 };
+      refresh();
+    });
   }
   form.addEventListener("submit", (event) => { event.preventDefault(); state = { ...state, filters: readFilters(), offset: 0, open: null }; refresh(); });
   for (const select of form.querySelectorAll("select")) select.addEventListener("change", () => form.requestSubmit());
   for (const input of form.querySelectorAll("input")) input.addEventListener("input", () => { input.placeholder = input.dataset.hint || ""; });
-  document.getElementById("clear").addEventListener("click", () => { state = { filters: {}, offset: 0, limit: state.limit, open: null }; refresh(); });
+  document.getElementById("clear").addEventListener("click", () => { state = { ...state, filters: {}, offset: 0, open: null }; refresh(); });
   document.getElementById("prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - state.limit); refresh(); });
   document.getElementById("next").addEventListener("click", () => { state.offset += state.limit; refresh(); });
 

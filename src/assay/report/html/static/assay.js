@@ -86,7 +86,7 @@
   function csvField(cell) {
     if (cell.hasAttribute("data-missing")) { return ""; }
     var text = cell.hasAttribute("data-value") ? cell.getAttribute("data-value") : cell.textContent;
-    if (!cell.hasAttribute("data-value") && /^[=+\-@\t\r]/.test(text)) {
+    if (!cell.hasAttribute("data-value") && /^'*[=+\-@\t\r]/.test(text)) {
       text = "'" + text;  /* keep spreadsheets from reading text as a formula */
     }
     if (/[",\r\n]/.test(text) || /^\s|\s$/.test(text)) {
