@@ -47,6 +47,8 @@ def test_zero_variance_falls_back_to_identity() -> None:
 def test_constant_reference_gives_flat_line() -> None:
     fit = ols_calibration([0.0, 0.5, 1.0], [0.4, 0.4, 0.4])
     assert_allclose([fit.alpha, fit.beta], [0.4, 0.0], atol=1e-15)
+    # the OLS answer, named so that a caller can refuse it (issue 26 item 4)
+    assert fit.method == "ols_constant_reference"
 
 
 @pytest.mark.parametrize(("raw", "ref", "message"), [

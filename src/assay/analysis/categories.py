@@ -7,11 +7,13 @@ per group and arm:
 
 * per category: the mean (runs averaged within an item, items summed within clusters: the
   ratio estimator; rows weighted by their ``weight`` where the table has one), its
-  cluster-robust standard error (CR1: C_k / (C_k - 1) with C_k the clusters of the category)
-  and the t interval on C_k - 1 df;
+  cluster-robust standard error (CR2, as the main rows of ``--kind scores``: C_k / (C_k - 1)
+  with C_k - 1 df when the category's clusters have one size) and the t interval on its
+  Bell-McCaffrey df;
 * simultaneous intervals over the arm's categories: the max-t critical value of the joint
   covariance of the category means (clusters that hold items of several categories make them
-  correlated), on min_k C_k - 1 df, so that all of an arm's category intervals hold together;
+  correlated; their correlation with each category's CR2 standard error), on the smallest
+  Bell-McCaffrey df, so that all of an arm's category intervals hold together;
 * per category and pair of arms: the paired mean difference on the items both arms have, its
   cluster-robust t test, and the p-value adjusted by Holm over every (category, pair) of the
   group, so that reading the table for "where do the arms differ" keeps its error rate.
@@ -31,6 +33,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from assay.stats.contrasts import holm_adjust, max_t_critical_value
+from assay.stats.intervals import cr2_ratio_estimate
 
 __all__ = ["category_breakdown"]
 
@@ -80,6 +83,31 @@ def _linearised(items: pd.DataFrame, categories: list[str],
     return r, u, (n > 0).sum(axis=0), count
 
 
+def _cr2(items: pd.DataFrame, categories: list[str],
+         clusters: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per category: the CR2 standard error of its ratio estimator and its Bell-McCaffrey df
+    at the working ICC (:func:`assay.stats.intervals.cr2_ratio_estimate`, the variance of the
+    main rows of ``--kind scores``), over the clusters holding the category; NaN below 2."""
+    weight = items["weight"].to_numpy(np.float64)
+    value = items["value"].to_numpy(np.float64)
+    frame = pd.DataFrame({"cluster": items["cluster"].astype(str).to_numpy(),
+                          "category": items["category"].astype(str).to_numpy(),
+                          "s": weight * value, "n": weight, "q": weight * value * value})
+    sums = frame.groupby(["category", "cluster"], sort=False)[["s", "n", "q"]].sum()
+    se = np.full(len(categories), np.nan)
+    dfs = np.full(len(categories), np.nan)
+    for k, name in enumerate(categories):
+        if name not in sums.index.get_level_values(0):
+            continue
+        part = sums.loc[name]
+        if len(part) < 2:
+            continue
+        est = cr2_ratio_estimate(part["s"].to_numpy(np.float64), part["n"].to_numpy(np.float64),
+                                 sumsq=part["q"].to_numpy(np.float64))
+        se[k], dfs[k] = est.standard_error, est.df
+    return se, dfs
+
+
 def _t_interval(estimate: float, se: float, df: float, crit: float) -> tuple[float, float]:
     if not (se > 0 and df > 0 and math.isfinite(crit)):
         return math.nan, math.nan
@@ -91,18 +119,21 @@ def _arm_rows(items: pd.DataFrame, key: dict[str, Any], arm: str, *, conf: float
     categories = sorted(map(str, items["category"].unique()))
     clusters = sorted(map(str, items["cluster"].unique()))
     r, u, Ck, N = _linearised(items, categories, clusters)
-    factor = np.where(Ck > 1, Ck / np.maximum(Ck - 1, 1), np.nan)
-    cov = (u.T @ u) * np.sqrt(np.outer(factor, factor))
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    se, dfs = _cr2(items, categories, clusters)
     ok = np.isfinite(se) & (se > 0)
     crit_sim = math.nan
     if ok.sum() >= 1:
-        sub = cov[np.ix_(ok, ok)]
-        df = float(Ck[ok].min() - 1)
+        # the correlations of the category means from the clusters' joint influence values,
+        # scaled by each category's CR2 standard error
+        joint = u.T @ u
+        scale = np.sqrt(np.clip(np.diag(joint), 0, None))
+        sub = (joint[np.ix_(ok, ok)] / np.outer(scale[ok], scale[ok])
+               * np.outer(se[ok], se[ok]))
+        df = float(dfs[ok].min())
         crit_sim = max_t_critical_value(sub, df, conf=conf, rng=seed) if df > 0 else math.nan
     out = []
     for k, name in enumerate(categories):
-        df_k = float(Ck[k] - 1)
+        df_k = float(dfs[k])
         crit = float(sps.t.ppf(0.5 + conf / 2, df_k)) if df_k > 0 else math.nan
         lower, upper = _t_interval(float(r[k]), float(se[k]), df_k, crit)
         lower_s, upper_s = _t_interval(float(r[k]), float(se[k]), df_k,
@@ -115,7 +146,7 @@ def _arm_rows(items: pd.DataFrame, key: dict[str, Any], arm: str, *, conf: float
                     "standard_error": float(se[k]), "lower": lower, "upper": upper,
                     "df": df_k, "lower_simultaneous": lower_s, "upper_simultaneous": upper_s,
                     "critical_value_simultaneous": crit_sim,
-                    "method": "cluster_robust_t_CR1; simultaneous: max_t over categories"})
+                    "method": "cluster_robust_t; simultaneous: max_t over categories"})
     return out
 
 

@@ -40,6 +40,7 @@ import pandas as pd
 import scipy.stats as sps
 
 from assay._display import Rendered
+from assay.analysis.benchmark._design import design_flag_note
 from assay.data.table import Judgments
 from assay.stats.contrasts import paired_difference_interval
 from assay.stats.intervals import cr2_ratio_estimate
@@ -310,6 +311,13 @@ def _delta(a: pd.DataFrame, b: pd.DataFrame, judge: str, criterion: str, arm: st
     if math.isnan(res.lower):
         notes.append(f"{arm} ({judge}, {criterion}): every cluster has the same mean difference "
                      f"({res.estimate:.3f}); the t interval is undefined.")
+    else:
+        _, flagged = design_flag_note(sums["sum"].to_numpy(np.float64),
+                                      sumsq.to_numpy(np.float64),
+                                      sums["size"].to_numpy(np.float64),
+                                      what=f"{arm} ({judge}, {criterion}), delta")
+        if flagged:
+            notes.append(flagged)
     return ScoreDelta(estimate=res.estimate, lower=res.lower, upper=res.upper,
                       standard_error=res.standard_error, df=res.df, method="cluster_robust_t",
                       n_clusters=int(res.n_clusters), **base)

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assay._display import Rendered
+from assay.analysis.benchmark._design import design_flag_note
 from assay.stats import t_ppf
 from assay.stats.intervals import (
     cluster_t_interval,
@@ -59,6 +60,12 @@ class ScoreRow:
     upper: float
     method: str
     conf: float
+    effective_clusters: float | None = None
+    """G*, the effective number of clusters (the benchmark report's design rule); None
+    without an interval over clusters."""
+    design_flagged: bool = False
+    """Few effective clusters of unequal size, flagged as the benchmark report flags them
+    (:func:`assay.analysis.benchmark._design.design_flag_note`), with a note."""
 
 
 @dataclass(frozen=True)
@@ -105,10 +112,11 @@ def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:
     Bell-McCaffrey df: C - 1 when the clusters have one size) for a criterion normalised
     to [0, 1] (the interval a win rate gets from ``--kind winrate``), with the Korn-Graubard
     effective-n Clopper-Pearson interval where that is undefined (mean 0 or 1, or no
-    variance between clusters) for a binary criterion; the cluster-robust (CR2) t interval
-    on the raw scale for an interval criterion. Nominal criteria have no mean and are left out, with a note.
-    Rows of an arm against itself (Arena-Hard's baseline judged against itself) are left out
-    with a note, as the leaderboard leaves them out.
+    variance between clusters), as the benchmark report falls back, with a note; the
+    cluster-robust (CR2) t interval on the raw scale for an interval criterion. Nominal
+    criteria have no mean and are left out, with a note. Rows of an arm against itself
+    (Arena-Hard's baseline judged against itself) are left out with a note, as the
+    leaderboard leaves them out.
     """
     import pandas as pd
 
@@ -143,11 +151,39 @@ def score_summary(judgments: Judgments, *, conf: float = 0.95) -> ScoreSummary:
         rows.append(_row(str(criterion), str(judge), str(arm), str(opp) or None, scale.spelling(),
                          scored.assign(v=values), n_failed=len(group) - len(scored), conf=conf,
                          binary=scale.kind == "binary", bounded=scale.kind != "interval"))
+    notes += fallback_notes(rows)
     categories, contrasts = _by_task(judgments, frame, conf, notes)
     counts = judgments.invalid["validity_class"].value_counts() if len(judgments.invalid) else {}
     return ScoreSummary(rows=rows, conf=conf, n_invalid=len(judgments.invalid),
                         invalid_by_class={str(k): int(v) for k, v in dict(counts).items()},
                         notes=notes, categories=categories, category_contrasts=contrasts)
+
+
+def fallback_notes(rows: list[ScoreRow]) -> list[str]:
+    """One note per row whose interval is a fallback or is missing for want of variance."""
+    notes = []
+    for row in rows:
+        who = (f"{row.criterion!r}, judge {row.judge}, arm {row.arm}"
+               + (f" vs {row.opponent}" if row.opponent else ""))
+        if row.method == "korn_graubard_clopper_pearson":
+            why = (f"the mean is {row.estimate:g} (every score at that end of the scale)"
+                   if row.estimate in (0.0, 1.0) else
+                   "every cluster has the same mean (no variance between clusters)")
+            notes.append(f"{who}: {why}, where the cluster-robust t interval is not defined; "
+                         "its interval is the Korn-Graubard interval, as in the benchmark "
+                         "report (conservative for scores between 0 and 1).")
+        if row.design_flagged and row.effective_clusters is not None:
+            notes.append(f"{who}: the {row.n_clusters} clusters count as "
+                         f"{row.effective_clusters:.1f} effective clusters (their sizes "
+                         "differ), so the interval rests on a few large clusters and is wide "
+                         "for that reason; the benchmark and win-rate reports flag the same "
+                         "design (in assay's coverage simulation only the CR2 t held its "
+                         "level there).")
+        if row.method == "undefined_no_cluster_variance":
+            notes.append(f"{who}: every cluster has the same mean (no variance between "
+                         "clusters) on a scale without bounds: no interval, as a zero-width "
+                         "one would claim certainty.")
+    return notes
 
 
 def _by_task(judgments: Judgments, frame: pd.DataFrame, conf: float,
@@ -226,7 +262,11 @@ def row_from_sums(base: dict[str, Any], sums: npt.NDArray[np.float64],
     engine in :mod:`assay.analysis.pushdown`), the row is the same.
     """
     nan = float("nan")
-    common = dict(n_items=n_items, n_clusters=len(sums), runs=runs)
+    common: dict[str, Any] = dict(n_items=n_items, n_clusters=len(sums), runs=runs)
+    if len(sums) >= 2:
+        design, flag = design_flag_note(sums, sumsq, sizes, what="")
+        common.update(effective_clusters=design.effective_clusters,
+                      design_flagged=flag is not None)
     if len(sums) < 2:
         return ScoreRow(**base, **common, estimate=float(sums.sum() / sizes.sum()), lower=nan,
                         upper=nan, method="too_few_clusters")
@@ -235,15 +275,15 @@ def row_from_sums(base: dict[str, Any], sums: npt.NDArray[np.float64],
         if not (math.isnan(result.lower) or math.isnan(result.upper)):
             return ScoreRow(**base, **common, estimate=result.estimate, lower=result.lower,
                             upper=result.upper, method="logit_cluster_robust_t")
-        if binary:
-            estimate = ratio_estimate(sums, sizes).estimate
-            alternative = ("greater" if estimate >= 1 else "less" if estimate <= 0
-                           else "two-sided")
-            kg = korn_graubard_interval(sums, sizes, conf=conf, alternative=alternative)
-            return ScoreRow(**base, **common, estimate=kg.estimate, lower=kg.lower,
-                            upper=kg.upper, method=kg.method)
-        return ScoreRow(**base, **common, estimate=result.estimate, lower=nan, upper=nan,
-                        method="undefined_no_cluster_variance")
+        # The benchmark report's fallback (its _korn_graubard_fallback), for binary scores and
+        # for shares of a bounded scale alike: a [0, 1] score with mean r has variance at
+        # most r(1 - r), so the Clopper-Pearson interval on n* items is conservative.
+        estimate = ratio_estimate(sums, sizes).estimate
+        alternative = ("greater" if estimate >= 1 else "less" if estimate <= 0
+                       else "two-sided")
+        kg = korn_graubard_interval(sums, sizes, conf=conf, alternative=alternative)
+        return ScoreRow(**base, **common, estimate=kg.estimate, lower=kg.lower,
+                        upper=kg.upper, method=kg.method)
     ratio = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)
     half = t_ppf((1 + conf) / 2, ratio.df) * ratio.standard_error
     if not ratio.standard_error > 0:

@@ -124,6 +124,7 @@ METHOD_WORDS: dict[str, str] = {
     "mean_spearman": "mean Spearman rho",
     "mean_absolute_difference": "mean absolute difference",
     "identity_zero_variance": "no interval: every value is the same",
+    "identity_constant_reference": "not calibrated: every reference score is the same",
     "undefined_no_cluster_variance": "no interval: the clusters do not vary",
     "too_few_clusters": "no interval: too few clusters",
     "descriptive": "no interval: descriptive report",

@@ -13,7 +13,7 @@ from assay.stats._validate import _check_1d
 
 __all__ = ["apply_calibration", "ols_calibration"]
 
-CalibrationMethod = Literal["ols", "identity_zero_variance"]
+CalibrationMethod = Literal["ols", "ols_constant_reference", "identity_zero_variance"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,9 @@ class CalibrationFit:
     n_distinct: int
     """Number of distinct raw values: an OLS line through 2 or 3 values rests on little."""
     method: CalibrationMethod
-    """``"ols"``, or ``"identity_zero_variance"`` (alpha = 0, beta = 1) when every raw value
+    """``"ols"``; ``"ols_constant_reference"`` when every reference value is the same (the
+    flat OLS line alpha = that value, beta = 0, which maps every score to it and so cannot
+    calibrate); or ``"identity_zero_variance"`` (alpha = 0, beta = 1) when every raw value
     is the same and no line is defined."""
 
 
@@ -47,7 +49,8 @@ def ols_calibration(raw: ArrayLike, reference: ArrayLike) -> CalibrationFit:
     -------
     CalibrationFit
         ``alpha``, ``beta`` of y = alpha + beta x; the identity (0, 1) with
-        ``method = "identity_zero_variance"`` when the raw scores do not vary.
+        ``method = "identity_zero_variance"`` when the raw scores do not vary; the flat line
+        with ``method = "ols_constant_reference"`` when the reference does not vary.
 
     Raises
     ------
@@ -61,7 +64,10 @@ def ols_calibration(raw: ArrayLike, reference: ArrayLike) -> CalibrationFit:
 
     (e.g. [1]_, ch. 2). With every x_i equal the denominator is 0 and no slope is defined;
     CoEval then falls back to the identity, which leaves scores as they are. A constant
-    reference gives beta = 0 and alpha = mean(y), a proper OLS answer. Validated against
+    reference gives beta = 0 and alpha = y, the OLS answer, but a degenerate one: the line
+    sends every score to y, so its error on data with the same reference is 0 by
+    construction and says nothing of the judge; ``method`` names the case so that the
+    caller can refuse it. Validated against
     ``numpy.linalg.lstsq`` and statsmodels OLS with a constant. CoEval warns that a judge
     with 3 ordinal levels gives OLS at most 3 distinct x values to fit: ``n_distinct``
     says how many there were.
@@ -80,6 +86,8 @@ def ols_calibration(raw: ArrayLike, reference: ArrayLike) -> CalibrationFit:
     (0.066667, 0.8, 3, 'ols')
     >>> ols_calibration([0.5, 0.5], [0.2, 0.9]).method
     'identity_zero_variance'
+    >>> ols_calibration([0.2, 0.9], [0.0, 0.0]).method
+    'ols_constant_reference'
     """
     x = _check_1d(raw, "raw")
     y = _check_1d(reference, "reference")
@@ -88,6 +96,8 @@ def ols_calibration(raw: ArrayLike, reference: ArrayLike) -> CalibrationFit:
     distinct = int(np.unique(x).size)
     if distinct < 2:
         return CalibrationFit(0.0, 1.0, int(x.size), distinct, "identity_zero_variance")
+    if np.ptp(y) == 0:
+        return CalibrationFit(float(y[0]), 0.0, int(x.size), distinct, "ols_constant_reference")
     dx = x - x.mean()
     beta = float(np.dot(dx, y - y.mean()) / np.dot(dx, dx))
     alpha = float(y.mean() - beta * x.mean())

@@ -220,3 +220,33 @@ def test_seed_like_evaluators(seed_like_judgments):
     assert report.quiz_ids == ("python_quiz_1", "python_quiz_2", "advanced_python")
     assert {r.criterion for r in report.reliability} == {"clarity", "distractor_quality"}
     assert all(r.num_raters == 2 and r.num_units == 60 for r in report.reliability)
+
+
+def test_icc_interval_on_a_fraction_of_a_degree_of_freedom_is_a_note_not_an_interval():
+    # Issue 26 (4): three units two judges scored, Satterthwaite v = 0.0099; the F-based
+    # bounds [-0.351, -0.307] were printed beside ICC -0.316 with no word.
+    scores = {"j1-v1": [3, 1, 2], "j2-v1": [3, 5, 5]}
+    records = [{"item": f"q{i}", "arm": "a", "run": 1, "judge": judge, "criterion": "c",
+                "score": float(scores[judge][i])} for i in range(3) for judge in scores]
+    report = aggregate(make_table(records, {"c": "range:0,10"}))
+    record = report.to_dict()["inter_rater_reliability"]["c"]
+    assert_allclose(record["icc"], -6 / 19, rtol=1e-12)
+    assert record["icc_ci_lower"] is None and record["icc_ci_upper"] is None
+    assert any("ICC of 'c'" in n and "Satterthwaite degrees of freedom" in n
+               for n in report.notes)
+    assert "Satterthwaite degrees of freedom" in " ".join(str(report).split())
+
+
+def test_ordinal_means_are_on_the_unit_scale_as_in_every_other_report():
+    # Issue 26 (4): the aggregate report averaged level indices 0..2 while the scores report
+    # reads level i of 3 as i / 2. Levels low/mid/high scored 0, 1, 2, 2 in run 1 and 1, 1, 2, 0
+    # in run 2: run means (0 + 1/2 + 1 + 1) / 4 = 5/8 and (1/2 + 1/2 + 1 + 0) / 4 = 1/2.
+    scores = {1: [0, 1, 2, 2], 2: [1, 1, 2, 0]}
+    records = [{"item": f"q{i}", "arm": "a", "run": run, "judge": "j1-v1", "criterion": "c",
+                "score": ["low", "mid", "high"][s]}
+               for run, values in scores.items() for i, s in enumerate(values)]
+    report = aggregate(make_table(records, {"c": "ordinal:low,mid,high"}))
+    (agg,) = report.aggregations
+    assert_allclose(agg.per_run_scores, [5 / 8, 1 / 2], rtol=1e-12)
+    assert_allclose(agg.mean, 9 / 16, rtol=1e-12)
+    assert any("'c' is ordinal: its means are on [0, 1]" in n for n in report.notes)

@@ -45,6 +45,18 @@ def test_exact_line_is_recovered_and_flat_judge_is_identity() -> None:
     assert any("do not vary" in n for n in flat["notes"])
 
 
+def test_constant_reference_cannot_calibrate() -> None:
+    # Issue 26 (4): every reference score 0 gave alpha 0, beta 0 and "MAE 0.437 -> 0.000", a
+    # perfect fit by construction (the flat line sends every score to the reference).
+    rows = [{"item": f"q{i}", "arm": "A", "judge": "lin", "criterion": "score",
+             "score": 0.1 * i, "reference_score": 0.0, "task": "t"} for i in range(10)]
+    entry = calibrate_judges(make_table(rows, {"score": "range:0,1"})).params["lin"]["t"]
+    assert (entry["alpha"], entry["beta"]) == (0.0, 1.0)
+    assert entry["method"] == "identity_constant_reference"
+    assert entry["mae_calibrated"] == pytest.approx(entry["mae_raw"]) and entry["mae_raw"] > 0
+    assert any("a constant reference cannot calibrate" in n for n in entry["notes"])
+
+
 def test_calibration_split_items_are_the_fit_set() -> None:
     split = ["calibration"] * 3 + ["test"] * 7
     report = calibrate_judges(_linear_table(split))

@@ -66,6 +66,39 @@ def test_length_controlled_from_tokens_out() -> None:
     assert "Length-controlled" in report.to_text()
 
 
+def test_separated_preferences_get_a_note_and_no_length_controlled_win_rate() -> None:
+    # Issue 26 (4): quasi-complete separation by length reported converged=True with an LC
+    # of 100% beside a raw 70% and no interval, without a word.
+    rows = [dict(item=f"q{i}", arm="m", opponent="base", position=1, score=s, judge="j",
+                 criterion="c", tokens_out=la)
+            for i, (s, la) in enumerate([(1.0, 600), (0.5, 300), (0.0, 200), (1.0, 900),
+                                         (1.0, 700)])]
+    rows += [dict(item=f"q{i}", arm="base", opponent=None, position=None, score=np.nan,
+                  judge="j", criterion="len", tokens_out=lb)
+             for i, lb in enumerate([400, 500, 600, 300, 500])]
+    report = leaderboard(pd.DataFrame(rows), B=20)
+    [lc] = report.length_controlled
+    assert lc.separated and not lc.converged and math.isnan(lc.lc_win_rate)
+    assert lc.win_rate == pytest.approx(0.7)
+    assert any("m vs base (j, c): the preferences separate" in n and "0.7" in n
+               for n in report.notes)
+    data = json.loads(report.to_json())["length_controlled"][0]
+    assert data["lc_win_rate"] is None and data["converged"] is False and data["separated"]
+
+
+def test_rank_intervals_from_few_clusters_say_so() -> None:
+    # Issue 26 (3): a rank interval 1-1 from a bootstrap over 3 clusters, with no word, and a
+    # heading "(3 questions)" counting clusters.
+    frame = _rows([(f"q{i}", "a", "b", p, 1.0) for i in range(6) for p in (1, 2)])
+    frame["cluster"] = [f"c{i // 4}" for i in range(12)]
+    report = leaderboard(frame, B=50)
+    assert {r.n_clusters for r in report.ratings} == {3}
+    assert any("bootstrap over 3 clusters of questions" in n and "not a guarantee" in n
+               for n in report.notes)
+    text = report.to_text()
+    assert "(3 clusters of questions)" in text and "(3 questions)" not in text
+
+
 def test_options_and_design_errors() -> None:
     frame = _rows([("q1", "a", "b", 1, 1.0), ("q2", "a", "b", 1, 0.0)])
     with pytest.raises(ConfigError, match="anchor 'zz'"):

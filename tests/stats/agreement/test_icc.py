@@ -236,11 +236,36 @@ def test_interval_is_scale_free_at_a_tiny_satterthwaite_df(scale: float) -> None
     # Issue 12 (b): v is about 0.01, F_L about 1.5e305; F_L times the denominator
     # overflowed at x7 (NaN, with a reason about the df) while x1 gave an interval.
     ratings = np.array([[0, 2, 3], [0, 4, 1], [0, 4, 2], [2, 3, 0]], dtype=float)
-    base = icc_agreement(ratings)
-    scaled = icc_agreement(ratings * scale)
+    base = icc_agreement(ratings, min_df=0.0)
+    scaled = icc_agreement(ratings * scale, min_df=0.0)
     assert base.reason is None and 0.0 < base.df < 0.02
     assert_allclose([scaled.estimate, scaled.lower, scaled.upper, scaled.df],
                     [base.estimate, base.lower, base.upper, base.df], rtol=1e-9)
     assert scaled.reason is None
     # the limits as F_L -> inf: L = -n / (k c + kn - k - n), c = MS_C / MS_E = 31/7
     assert_allclose(base.lower, -4 / (3 * 31 / 7 + 12 - 3 - 4), rtol=1e-9)
+
+
+def test_interval_on_a_fraction_of_a_degree_of_freedom_is_not_given():
+    # Issue 26 (4): three units, v = 0.0099. McGraw-Wong's bounds (pingouin's too) close
+    # around the estimate, [-0.351, -0.307] for ICC -0.316 from 3 units, as if it were
+    # known to +-0.02; below 0.1 df the interval covered 0-54% in a simulation of the
+    # two-way random model (MIN_SATTERTHWAITE_DF). Hand-worked: grand mean 19/6; unit means
+    # 3, 3, 3.5; rater means 2, 13/3: MS_R = 2 (1/36 + 1/36 + 1/9) / 2 = 1/6,
+    # MS_C = 3 * 2 (7/6)^2 = 49/6, SS_total = 462/36 = 77/6, SS_E = 77/6 - 1/3 - 49/6 = 13/3,
+    # MS_E = 13/6, so ICC = (1/6 - 13/6) / (1/6 + 13/6 + (2/3)(49/6 - 13/6)) = -2 / (19/3).
+    # (pingouin's own bounds overflow to NaN here: its F quantile is about 1e308.)
+    ratings = np.array([[3, 3], [1, 5], [2, 5]], dtype=float)
+    res = icc_agreement(ratings)
+    assert_allclose(res.estimate, -6 / 19, rtol=1e-12)
+    assert 0.0 < res.df < 0.01
+    assert np.isnan(res.lower) and np.isnan(res.upper)
+    assert "Satterthwaite degrees of freedom" in res.reason and "below 0.1" in res.reason
+    raw = icc_agreement(ratings, min_df=0.0)  # what was printed before
+    assert raw.reason is None and raw.lower < raw.estimate < raw.upper < raw.lower + 0.05
+
+
+@pytest.mark.parametrize("min_df", [-1.0, float("nan"), float("inf"), "x"])
+def test_bad_min_df_raises(min_df):
+    with pytest.raises(ValueError, match="min_df"):
+        icc_agreement(SHROUT_FLEISS, min_df=min_df)

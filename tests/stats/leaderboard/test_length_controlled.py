@@ -116,3 +116,36 @@ def test_lc_on_alpaca_eval_moves_the_short_model_up_as_the_published_figure_does
     assert res.estimate > res.win_rate
     assert res.coefficients["length"] > 0
     assert res.n == 805 and res.converged
+
+
+def _quasi_separated() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    # The arm wins every question where its answer is longer, loses where it is 400
+    # characters shorter and ties where it is 200 shorter: the likelihood rises without
+    # bound as theta and phi grow with theta = phi tanh(200 / sd) (the tie held at 1/2,
+    # every other question fitted exactly), quasi-complete separation (Albert and Anderson
+    # 1984). statsmodels' GLM warns "Perfect separation or prediction detected" here.
+    return (np.array([1.0, 0.5, 0.0, 1.0, 1.0]), np.array([600.0, 300, 200, 900, 700]),
+            np.array([400.0, 500, 600, 300, 500]))
+
+
+def test_separated_preferences_are_not_a_converged_fit() -> None:
+    # Issue 26 (4): this fit reported converged=True, LC 1.0 beside a raw win rate of 0.7,
+    # and NaN bounds, because Newton's steps shrank once the fitted probabilities reached
+    # exactly 0 and 1.
+    pref, arm, base = _quasi_separated()
+    res = length_controlled_win_rate(pref, arm, base)
+    assert res.separated and not res.converged
+    assert math.isnan(res.estimate) and math.isnan(res.lower) and math.isnan(res.upper)
+    assert res.win_rate == pytest.approx(0.7)
+
+
+def test_unanimous_preferences_keep_their_limit_without_an_interval() -> None:
+    res = length_controlled_win_rate(np.ones(8), np.arange(1.0, 9.0) * 100, np.full(8, 450.0))
+    assert res.separated and not res.converged
+    assert res.estimate == 1.0 and math.isnan(res.lower) and math.isnan(res.upper)
+
+
+def test_a_fit_with_finite_coefficients_is_not_separated() -> None:
+    res = length_controlled_win_rate([1, 0.5, 0, 1, 0], [600.0, 300, 200, 900, 700],
+                                     [400.0, 500, 600, 300, 500])
+    assert res.converged and not res.separated and math.isfinite(res.estimate)

@@ -285,6 +285,10 @@ def aggregate(judgments: Judgments, *, n_resamples: int = 10_000, seed: int = 42
                          "were compared; see the win-rate report), but they enter the "
                          "judges' reliability.")
         else:
+            if scale.kind == "ordinal":  # on [0, 1], as every other report reads a level
+                rows = rows.assign(score=scale.normalise(rows["score"].to_numpy(np.float64)))
+                all_rows = all_rows.assign(
+                    score=scale.normalise(all_rows["score"].to_numpy(np.float64)))
             for judge in pd.unique(all_rows["judge"]):
                 agg = _aggregation(rows[rows["judge"] == judge],
                                    all_rows[all_rows["judge"] == judge], name, str(judge),
@@ -296,9 +300,11 @@ def aggregate(judgments: Judgments, *, n_resamples: int = 10_000, seed: int = 42
                                  "run-level interval has zero width; it says nothing about "
                                  "the items (see the items interval).")
             if scale.kind == "ordinal":
-                notes.append(f"{name!r} is ordinal: its means are of the level indices "
-                             f"0..{len(scale.levels) - 1} ({', '.join(scale.levels)}), which "
+                notes.append(f"{name!r} is ordinal: its means are on [0, 1], level i of "
+                             f"{len(scale.levels)} ({', '.join(scale.levels)}) read as "
+                             f"i / {len(scale.levels) - 1} as in every other report, which "
                              "treats the levels as equally spaced.")
+            rows = scored[scored["criterion"] == criterion]
         judges = [str(j) for j in pd.unique(rows["judge"])]
         if len(judges) >= 2:
             result = criterion_reliability(rows, name, scale, conf=conf)

@@ -181,3 +181,24 @@ def flag_note(design: Design, choice: MethodChoice, *, binary: bool) -> str:
             "each accuracy interval uses the CR2 t with min(df, G* - 1) degrees of freedom")
     return (head + f" To stay honest {what}, and paired differences use the CR2 t with "
             "min(df, G* - 1) degrees of freedom.")
+
+
+def design_flag_note(sums: FloatArray, sumsq: FloatArray, sizes: FloatArray, *,
+                     what: str) -> tuple[Design, str | None]:
+    """The benchmark's design rule applied to one mean over clusters (S_c, sums of squares
+    and n_c of its item values), and the note of a flagged design, for the other reports.
+
+    The scores, win-rate and compare reports read the same G* and the same flag
+    (:attr:`Design.flagged`) as the benchmark report, so one design is flagged in all of
+    them or in none.
+    """
+    design = design_of(sums.reshape(-1, 1), sumsq.reshape(-1, 1), sizes, 1)
+    if not design.flagged:
+        return design, None
+    return design, (
+        f"{what}: the {design.n_clusters} clusters count as {design.effective_clusters:.1f} "
+        f"effective clusters (their sizes differ; working ICC {design.icc:.2f}), so the "
+        "interval rests on a few large clusters and is wide for that reason. The benchmark "
+        "report flags the same design: in assay's coverage simulation only the CR2 t held "
+        "its level there (94-99%); the t with C - 1 df, the bootstrap and Korn-Graubard did "
+        "not (71-94%).")

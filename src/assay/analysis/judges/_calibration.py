@@ -25,7 +25,10 @@ Readings where CoEval's documentation leaves it open:
   so, so that something is left to evaluate on. With fewer than 4 items nothing is fitted
   (identity, ``method = "not_fitted_too_few_items"``).
 * **Zero variance.** When the fit set's raw scores do not vary, the identity
-  (alpha = 0, beta = 1, ``method = "identity_zero_variance"``).
+  (alpha = 0, beta = 1, ``method = "identity_zero_variance"``). When its reference scores do
+  not vary, the OLS line is flat and would send every score to the reference (an error of 0
+  by construction): refused, the identity with ``method = "identity_constant_reference"``
+  and a note.
 * **Few levels.** When the fit rests on 3 or fewer distinct raw values (a 3-level ordinal
   judge, a binary metric), CoEval's warning is attached to the entry as a note.
 * **Cache.** ``calibration_params.json`` in ``out_dir`` holds CoEval's layout
@@ -231,6 +234,13 @@ def _entry(judge: str | None, task: str | None, units: pd.DataFrame, holdout_n: 
         if method == "identity_zero_variance":
             notes.append("Every raw score in the fit is the same: no line is defined, so the "
                          "calibration is the identity (alpha = 0, beta = 1).")
+        elif method == "ols_constant_reference":
+            notes.append(f"Judge {judge}, task {task}: every reference score in the fit is "
+                         f"{alpha:g}: a constant reference cannot calibrate (the least-squares "
+                         "line is flat and sends every score to it, an error of 0 by "
+                         "construction), so the calibration is the identity (alpha = 0, "
+                         "beta = 1).")
+            alpha, beta, method = 0.0, 1.0, "identity_constant_reference"
         elif distinct <= FEW_LEVELS:
             notes.append(FEW_LEVELS_NOTE.format(k=distinct))
     else:

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from assay._display import Rendered
+from assay.analysis.benchmark._design import MIN_CLUSTERS
 from assay.analysis.winrates._data import oriented_trials, pairwise_rows
 from assay.data.table import Judgments
 from assay.errors import ConfigError, DesignError
@@ -71,7 +72,8 @@ class Rating:
     n_failed: int
     """Its trials without a score (not battles)."""
     n_clusters: int
-    """Questions (clusters) of the leaderboard, the bootstrap's unit."""
+    """Clusters of questions of the leaderboard, the bootstrap's unit (each question its own
+    cluster when the table names none)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,10 @@ class LengthControlled:
     """Questions fitted."""
     n_clusters: int
     converged: bool
+    """The GLM reached a finite fit (False when it did not converge or separated)."""
+    separated: bool = False
+    """The preferences separate: no finite fit, and no length-controlled win rate unless every
+    preference is the same (see the notes)."""
 
 
 def _plain(value: Any) -> Any:
@@ -178,6 +184,14 @@ def _ratings(trials: pd.DataFrame, judge: str, criterion: str, *, conf: float, B
         notes.append(f"judge {judge}, criterion {criterion}: the ratings do not converge (an arm "
                      "never loses or never wins against the others, so its rating has no finite "
                      "maximum-likelihood value); the extreme ratings are not estimates.")
+    if res.n_clusters < MIN_CLUSTERS:
+        notes.append(f"judge {judge}, criterion {criterion}: the rating and rank intervals come "
+                     f"from a bootstrap over {res.n_clusters} clusters of questions, fewer than "
+                     f"the {MIN_CLUSTERS} the benchmark report asks of a bootstrap interval: "
+                     "with few clusters the bootstrap's intervals are too narrow (in assay's "
+                     "coverage simulation it covered 71-92% with few effective clusters), so a "
+                     "rank interval such as 1-1 is not a guarantee; the win-rate report's "
+                     "paired tests of each pair are the safer reading.")
     if res.n_failed:
         notes.append(f"judge {judge}, criterion {criterion}: {res.n_failed} of {B} resamples "
                      "separated the arms (no finite ratings); they are kept at the iteration "
@@ -214,13 +228,23 @@ def _length_controlled(trials: pd.DataFrame, lengths: dict[tuple[str, str], floa
                                          cluster=rows["cluster"].astype(str).to_numpy()[known],
                                          weight=rows["weight"].to_numpy(np.float64)[known],
                                          conf=conf)
-        if not res.converged:
-            notes.append(f"{arm} vs {opponent} ({judge}, {criterion}): the length GLM does not "
-                         "converge (the preferences separate); no interval.")
+        where = f"{arm} vs {opponent} ({judge}, {criterion})"
+        if res.separated and math.isfinite(res.estimate):
+            notes.append(f"{where}: every preference is {res.estimate:g}, so the length GLM has "
+                         "no finite fit (the preferences separate): the length-controlled win "
+                         f"rate is {res.estimate:g} with no interval.")
+        elif res.separated:
+            notes.append(f"{where}: the preferences separate (some questions' fitted "
+                         "probabilities are 0 or 1, so the GLM's coefficients have no finite "
+                         "value): no length-controlled win rate or interval; the raw win rate "
+                         f"is {res.win_rate:.3g}.")
+        elif not res.converged:
+            notes.append(f"{where}: the length GLM does not converge in 100 Newton steps; no "
+                         "interval.")
         out.append(LengthControlled(judge, criterion, arm, opponent, res.estimate, res.lower,
                                     res.upper, res.standard_error, res.win_rate,
                                     res.coefficients["length"], res.n, res.n_clusters,
-                                    res.converged))
+                                    res.converged, res.separated))
     return out
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from assay.analysis.pushdown._table import VIEW, EngineTable, open_table
-from assay.analysis.scores import ScoreRow, ScoreSummary, row_from_sums
+from assay.analysis.scores import ScoreRow, ScoreSummary, fallback_notes, row_from_sums
 from assay.data.schema import Scale
 from assay.errors import AssayError
 
@@ -84,6 +84,7 @@ def engine_score_summary(table: EngineTable, *, conf: float = 0.95) -> ScoreSumm
                                   n_items=int(counts[lo:hi].sum()), runs=int(runs),
                                   conf=conf, binary=scale.kind == "binary",
                                   bounded=scale.kind != "interval"))
+    notes += fallback_notes(rows)
     return ScoreSummary(rows=rows, conf=conf, n_invalid=0, invalid_by_class={}, notes=notes)
 
 

@@ -76,3 +76,28 @@ def position_directions(trials: pd.DataFrame, *, test: Test, alpha: float, conf:
             net_toward_first=res.estimate if d.size else NAN, lower=res.lower, upper=res.upper,
             n_clusters=res.n_clusters, test=res.test, p_value=res.p_value))
     return out
+
+
+def one_order_notes(trials: pd.DataFrame) -> list[str]:
+    """A note per (judge, criterion) whose comparisons were all judged in one order.
+
+    When every scored trial of a (judge, criterion) shows its arm in the same position, the
+    win rate is confounded with position: a judge that favours the first answer (or the
+    second) moves every win rate of the block the same way, and nothing in the data can
+    separate that from the answers' quality. Comparisons judged in one order each, but in
+    different orders across questions, are not confounded (position then adds noise only).
+    """
+    t = trials[trials["score"].notna() & trials["position"].isin([1.0, 2.0])
+               & (trials["arm"] != trials["opponent"])]
+    notes = []
+    for (judge, criterion), group in t.groupby(["judge", "criterion"], sort=False):
+        positions = pd.unique(group["position"])
+        if positions.size != 1:
+            continue
+        where = "first" if positions[0] == 1.0 else "second"
+        notes.append(f"Judge {judge} on {criterion}: every comparison was judged in one order "
+                     f"only, each arm's answer shown {where}, so its win rates are confounded "
+                     "with position: a judge that favours one place moves all of them alike, "
+                     "and the data cannot tell that from the answers' quality. Judge each "
+                     "question in both orders (counterbalanced) to separate the two.")
+    return notes

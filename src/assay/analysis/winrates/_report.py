@@ -58,7 +58,11 @@ from assay.analysis.winrates._assertions import (
 )
 from assay.analysis.winrates._data import KEYS, oriented_trials, pairwise_rows, question_values
 from assay.analysis.winrates._judges import JudgeComparison, judge_comparisons
-from assay.analysis.winrates._position import PositionDirection, position_directions
+from assay.analysis.winrates._position import (
+    PositionDirection,
+    one_order_notes,
+    position_directions,
+)
 from assay.analysis.winrates._stats import (
     CORRECTIONS,
     TESTS,
@@ -253,6 +257,7 @@ def win_rates(
         position = position_records(rows.assign(value=rows["score"], pair_value=rows["score"]),
                                     conf=conf, notes=notes)
         direction = position_directions(trials, test=test, alpha=alpha, conf=conf, notes=notes)
+        notes += one_order_notes(trials)
     judges = judge_comparisons(trials, values, test=test, alpha=alpha, conf=conf, notes=notes)
     judges = adjust(judges, [j.criterion if per_group else "" for j in judges], alpha)
     return WinRateReport(records=records, aa=aa_deviations(records), position=position,

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from assay.analysis.benchmark._design import design_flag_note
 from assay.stats._results import Alternative
 from assay.stats.contrasts import holm_adjust, paired_difference_interval
 from assay.stats.intervals import cluster_t_interval, korn_graubard_interval
@@ -238,6 +239,12 @@ def win_rate_record(key: dict[str, str | None], values: npt.NDArray[np.float64],
     out = paired_outcome(values, clusters, null=0.5, bounds=(0.0, 1.0), test=test, alpha=alpha,
                          conf=conf, fallback_kg=True, note=note)
     n = int(values.size)
+    if out.n_clusters >= 2 and math.isfinite(out.lower):
+        sums, sizes = cluster_sums(values, clusters)
+        sumsq, _ = cluster_sums(values**2, clusters)
+        _, flagged = design_flag_note(sums, sumsq, sizes, what=f"win rate {label}")
+        if flagged:
+            notes.append(flagged)
     se = float(values.std(ddof=1) / math.sqrt(n)) if n >= 2 else NAN
     return WinRate(
         judge=str(key["judge"]), criterion=str(key["criterion"]), task=key["task"],

@@ -22,7 +22,7 @@ def format_leaderboard(report: LeaderboardReport, *, digits: int = 1) -> str:
               else "mean 1000")
     out = [f"Bradley-Terry ratings (Elo scale: 400 per factor 10 of odds, {anchor}; "
            f"{percent(report.conf)} percentile intervals and rank intervals from "
-           f"{report.n_resamples} cluster-bootstrap resamples of the questions, seed "
+           f"{report.n_resamples} cluster-bootstrap resamples of the clusters of questions, seed "
            f"{report.seed})"]
     current = None
     rows: list[list[str]] = []
@@ -30,7 +30,7 @@ def format_leaderboard(report: LeaderboardReport, *, digits: int = 1) -> str:
 
     def flush() -> None:
         if current is not None:
-            out.extend(["", f"{current[0]} / {current[1]} ({n_clusters} questions)"])
+            out.extend(["", f"{current[0]} / {current[1]} ({n_clusters} clusters of questions)"])
             out.extend(columns(header, rows, indent="  "))
 
     n_clusters = 0

@@ -28,6 +28,13 @@ __all__ = ["icc_agreement", "mean_absolute_difference", "mean_spearman"]
 _RELATIVE_ZERO = 1e-12
 """A sum of squares below this share of the total sum of squares is taken as exactly zero."""
 
+MIN_SATTERTHWAITE_DF = 0.1
+"""Satterthwaite degrees of freedom below which :func:`icc_agreement` gives no interval. In a
+simulation of the two-way random model (3-6 units, 2-3 raters, seven variance settings,
+36 000 matrices) the interval covered 0-1% of the time at v < 0.02, 50-54% at 0.02-0.05,
+88-95% at 0.05-0.1 and 96-99% at 0.1-1: as v goes to 0 the F quantiles run to their limits
+and the bounds close around the estimate (0.01 df gave [-0.351, -0.307] from 3 units)."""
+
 
 @dataclass(frozen=True)
 class ReliabilityResult:
@@ -113,7 +120,8 @@ def _icc_bounds(f_stat: float, c: float, n: int, k: int, f_l: float,
     return float(lower), float(upper)
 
 
-def icc_agreement(ratings: Any, *, conf: float = 0.95) -> ReliabilityResult:
+def icc_agreement(ratings: Any, *, conf: float = 0.95,
+                  min_df: float = MIN_SATTERTHWAITE_DF) -> ReliabilityResult:
     r"""Intraclass correlation for absolute agreement of single ratings, ICC(A,1) = ICC(2,1).
 
     Two-way model, absolute agreement, single rater: Shrout and Fleiss's (1979) ICC(2,1),
@@ -127,6 +135,10 @@ def icc_agreement(ratings: Any, *, conf: float = 0.95) -> ReliabilityResult:
         x_ij, the score rater j gave unit i; complete (no NaN), n >= 2 units, k >= 2 raters.
     conf : float, default 0.95
         Two-sided confidence level in (0, 1).
+    min_df : float, default 0.1
+        Satterthwaite degrees of freedom v below which the bounds are NaN with ``reason``
+        (:data:`MIN_SATTERTHWAITE_DF`: the interval collapses there); 0 gives McGraw and
+        Wong's bounds at any positive v, as pingouin does.
 
     Returns
     -------
@@ -135,7 +147,7 @@ def icc_agreement(ratings: Any, *, conf: float = 0.95) -> ReliabilityResult:
         and ``p_value`` of H0: ICC = 0, ``df`` = v. Degenerate data give NaN with ``reason``:
         every rating equal (estimate and bounds NaN: 0/0); no residual variance, so ratings
         differ only by a constant per rater (bounds NaN; estimate 1 when the raters agree
-        exactly).
+        exactly); v below `min_df` (bounds NaN, ``df`` = v).
 
     Raises
     ------
@@ -164,8 +176,9 @@ def icc_agreement(ratings: Any, *, conf: float = 0.95) -> ReliabilityResult:
         U = \frac{n (F_U MS_R - MS_E)}{k MS_C + (kn - k - n) MS_E + n F_U MS_R}.
 
     Assumes the two-way additive model with normal unit effects and errors; the interval
-    is approximate (Satterthwaite). Validated against pingouin's ``intraclass_corr`` row
-    ``ICC(A,1)`` (its ``ICC2`` before 0.7) with its CI unrounded, against an independent
+    is approximate (Satterthwaite), and not given below `min_df` degrees of freedom.
+    Validated against pingouin's ``intraclass_corr`` row ``ICC(A,1)`` (its ``ICC2`` before
+    0.7) with its CI unrounded, against an independent
     transcription of McGraw and Wong's formulas, and against the published example of
     Shrout and Fleiss (ICC(2,1) = 0.29; R psych's ``ICC`` gives the bounds 0.019 and 0.76);
     see tests/reliability/.
@@ -189,6 +202,8 @@ def icc_agreement(ratings: Any, *, conf: float = 0.95) -> ReliabilityResult:
     """
     x = _check_ratings(ratings)
     level = _check_conf(conf)
+    if not (isinstance(min_df, (int, float)) and 0.0 <= min_df < float("inf")):
+        raise ValueError(f"min_df must be a finite number >= 0, got {min_df!r}")
     n, k = x.shape
     grand = float(x.mean())
     ss_total = float(((x - grand) ** 2).sum())
@@ -255,6 +270,12 @@ def icc_agreement(ratings: Any, *, conf: float = 0.95) -> ReliabilityResult:
         v = nan
         reason = ("the Satterthwaite degrees of freedom of the F-based interval are 0 for these "
                   "mean squares (a MS_C + b MS_E = 0), so the interval is undefined")
+    elif v < min_df:
+        reason = (f"the F-based interval rests on {v:.2g} Satterthwaite degrees of freedom, "
+                  f"below {min_df:g}, where its bounds close around the estimate whatever the "
+                  "data (it covered 0-54% below 0.05 df in assay's simulation), so no interval "
+                  "is given")
+        lower = upper = nan
     elif not (np.isfinite(lower) and np.isfinite(upper)):
         reason = (f"an F quantile of the interval is not finite at v = {v:.3g} Satterthwaite "
                   "degrees of freedom, so the interval is undefined")

@@ -18,6 +18,9 @@ __all__ = ["length_controlled_win_rate"]
 
 _MAX_ITER = 100
 _TOL = 1e-10
+_FITTED_EPS = 10.0 * float(np.finfo(np.float64).eps)
+"""A fitted probability within this of 0 or 1 marks separation (R's ``glm.fit`` warns at the
+same threshold: "fitted probabilities numerically 0 or 1 occurred")."""
 
 
 @dataclass(frozen=True)
@@ -25,11 +28,14 @@ class LengthControlledWinRate:
     """The length-controlled win rate with its interval and the GLM behind it."""
 
     estimate: float
-    """LC = mean_i sigma(theta + psi d_i): the predicted win rate at zero length difference."""
+    """LC = mean_i sigma(theta + psi d_i): the predicted win rate at zero length difference.
+    NaN when the preferences separate (``separated``) and are not all equal: the GLM then has
+    no finite fit and its prediction depends on where Newton's method stopped. When every
+    preference is the same 0 or 1, LC is that value (the limit of the fit)."""
     lower: float
     """Lower bound (logit-scale Wald interval, cluster-robust); NaN when the fit did not
-    converge or the standard error is 0 (a saturated fit leaves no variation: a zero-width
-    interval would claim certainty)."""
+    converge or separated, or the standard error is 0 (a saturated fit leaves no variation:
+    a zero-width interval would claim certainty)."""
     upper: float
     """Upper bound; NaN as ``lower``."""
     standard_error: float
@@ -46,7 +52,12 @@ class LengthControlledWinRate:
     """Rows (instructions) fitted."""
     n_clusters: int
     converged: bool
-    """Newton's method met the tolerance (False when the preferences separate)."""
+    """Newton's method met the tolerance at a finite fit (False when the preferences
+    separate, even if the steps became small)."""
+    separated: bool = False
+    """The preferences separate: some fitted probability is 0 or 1 to within 10 machine
+    epsilons, so the maximum-likelihood coefficients are infinite (every preference equal,
+    or the arm wins exactly where its answer is longer, and so on)."""
     method: str = "glm_logit_wald_cluster_robust"
 
 
@@ -120,6 +131,10 @@ def length_controlled_win_rate(preference: ArrayLike, length_arm: ArrayLike,
     Returns
     -------
     LengthControlledWinRate
+        With ``separated`` True, ``converged`` False and NaN bounds when some fitted
+        probability is numerically 0 or 1: the preferences separate and the coefficients
+        run to infinity (Albert and Anderson 1984); ``estimate`` is then NaN unless every
+        preference is the same 0 or 1.
 
     Notes
     -----
@@ -161,6 +176,8 @@ def length_controlled_win_rate(preference: ArrayLike, length_arm: ArrayLike,
        variables", J. Applied Econometrics 11 (1996) 619-632.
     .. [3] A. C. Cameron and D. L. Miller, "A practitioner's guide to cluster-robust
        inference", J. Human Resources 50 (2015) 317-372.
+    .. [4] A. Albert and J. A. Anderson, "On the existence of maximum likelihood estimates
+       in logistic regression models", Biometrika 71 (1984) 1-10.
 
     Examples
     --------
@@ -183,6 +200,9 @@ def length_controlled_win_rate(preference: ArrayLike, length_arm: ArrayLike,
         X = X[:, [0, *range(2, X.shape[1])]]
         names = [n for n in names if n != "length"]
     beta, converged = _fractional_logit(X, y, w)
+    fitted = expit(X[w > 0] @ beta)
+    separated = bool(np.any((fitted <= _FITTED_EPS) | (fitted >= 1.0 - _FITTED_EPS)))
+    converged = converged and not separated
     coefficients = dict(zip(names, map(float, beta), strict=True))
     coefficients.setdefault("length", 0.0)
     X0 = X.copy()
@@ -190,6 +210,10 @@ def length_controlled_win_rate(preference: ArrayLike, length_arm: ArrayLike,
         X0[:, names.index("length")] = 0.0
     p0 = expit(X0 @ beta)
     estimate = float(np.mean(p0))
+    if separated:
+        held = y[w > 0]
+        estimate = float(held[0]) if np.all(held == held[0]) and held[0] in (0.0, 1.0) \
+            else math.nan
     win_rate = float(np.sum(w * y) / np.sum(w))
     # Cluster-robust sandwich and delta method.
     p = expit(X @ beta)
@@ -214,4 +238,4 @@ def length_controlled_win_rate(preference: ArrayLike, length_arm: ArrayLike,
     else:
         lower = upper = math.nan
     return LengthControlledWinRate(estimate, lower, upper, se, win_rate, coefficients, sd,
-                                   conf, int(y.size), n_clusters, converged)
+                                   conf, int(y.size), n_clusters, converged, separated)
