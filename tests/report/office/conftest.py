@@ -20,7 +20,8 @@ from assay.analysis import (
 )
 
 
-@pytest.fixture(scope="package")
+# Session, not package, scope: under pytest -n a worker that moves between packages would rebuild it.
+@pytest.fixture(scope="session")
 def demo(demo_table: Any) -> tuple[Any, dict[str, Any]]:
     """(judgments, {name: report}) of the demo evaluation (seed 7), with few resamples."""
     judgments = demo_table
