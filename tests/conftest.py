@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -18,6 +19,29 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The default run (``pytest``, or folders) is spread over one worker per core with
+    pytest-xdist, a test file per worker at a time (``--dist loadfile``: a module's fixtures are
+    built once). ``-n N`` chooses the workers, ``-n 0`` or ``-p no:xdist`` runs in one process;
+    a run of named files or tests stays in one process (workers would cost more than they save).
+    """
+    if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
+        return
+    if config.option.numprocesses is not None or config.option.tx or config.option.usepdb:
+        return
+    if config.option.collectonly or any(not Path(arg.split("::")[0]).is_dir()
+                                        for arg in config.args):
+        return
+    workers = int(config.hook.pytest_xdist_auto_num_workers(config=config))
+    if workers < 2:
+        return
+    config.option.numprocesses = workers
+    if config.option.dist == "no":
+        config.option.dist = "loadfile"
+    config.option.tx = ["popen"] * workers
 SHARED_DATA = REPO.parent / "shared" / "data"
 ALPACA = SHARED_DATA / "alpaca_eval"
 
@@ -34,6 +58,25 @@ def alpaca_leaderboards() -> Path:
     if not (ALPACA / "leaderboards").is_dir():
         pytest.skip(f"AlpacaEval leaderboards not found at {ALPACA}")
     return ALPACA / "leaderboards"
+
+
+@pytest.fixture(scope="session")
+def demo_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo's simulated run folder (seed 7), written once per session (per worker under
+    pytest -n) for every test and fixture that reads it. Read only: copy it to change it."""
+    from assay.demo.simulate import simulate_evaluation
+
+    folder = tmp_path_factory.mktemp("demo-example") / "example"
+    simulate_evaluation(folder, seed=7)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def demo_table(demo_example: Path) -> Any:
+    """The judgments of :func:`demo_example`, loaded once. Read only, like every shared table."""
+    import assay
+
+    return assay.load(demo_example)
 
 
 @pytest.fixture(scope="session")

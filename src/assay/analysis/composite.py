@@ -36,7 +36,6 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 from scipy import special
-from scipy import stats as sps
 
 from assay._display import Rendered
 from assay.data.table import Judgments
@@ -190,7 +189,8 @@ def logit_t_bounds(estimate: float, standard_error: float, n_clusters: int, *,
         return math.nan, math.nan, "too_few_clusters"
     if not 0.0 < estimate < 1.0 or standard_error <= 0.0:
         return math.nan, math.nan, "undefined_at_bound_or_no_cluster_variance"
-    half = (float(sps.t.ppf((1.0 + conf) / 2.0, n_clusters - 1)) * standard_error
+    # special.stdtrit is the function scipy.stats.t.ppf evaluates (scipy.stats loads slowly)
+    half = (float(special.stdtrit(n_clusters - 1, (1.0 + conf) / 2.0)) * standard_error
             / (estimate * (1.0 - estimate)))
     centre = float(special.logit(estimate))
     return (float(special.expit(centre - half)), float(special.expit(centre + half)),

@@ -163,6 +163,12 @@ def bleu_from_counts(
         raise ValueError("a match count exceeds its total")
     c = _check_int(hyp_len, "hyp_len", minimum=0)
     r = _check_int(ref_len, "ref_len", minimum=0)
+    return _bleu(m, t, c, r, smooth, value, effective_order)
+
+
+def _bleu(m: list[int], t: list[int], c: int, r: int, smooth: Smoothing, value: float,
+          effective_order: bool) -> BleuResult:
+    """:func:`bleu_from_counts` on counts already checked (the pairwise mean's own)."""
     bp = 1.0 if c > r else (math.exp(1.0 - r / c) if c > 0 else 0.0)
     n_orders = len(m)
     if not any(m):
@@ -199,6 +205,13 @@ def _tokens(text: Tokens, lowercase: bool) -> list[str]:
 def _ngrams(tokens: Sequence[str], max_order: int) -> list[Counter[tuple[str, ...]]]:
     return [Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
             for n in range(1, max_order + 1)]
+
+
+def _clipped(a: Counter[tuple[str, ...]], b: Counter[tuple[str, ...]]) -> int:
+    """sum((a & b).values()), the clipped matches, without building the intersection."""
+    if len(b) < len(a):
+        a, b = b, a
+    return sum(min(count, b[gram]) for gram, count in a.items() if gram in b)
 
 
 def sentence_bleu(
@@ -334,7 +347,7 @@ def mean_pairwise_bleu(
     (0.223607, 0.223607, 2)
     """
     n_max = _check_int(max_order, "max_order", minimum=1)
-    _check_smoothing(smooth, smooth_value)
+    value = _check_smoothing(smooth, smooth_value)
     tokens = [_tokens(t, lowercase) for t in texts]
     grams = [_ngrams(t, n_max) for t in tokens]
     n = len(tokens)
@@ -354,12 +367,11 @@ def mean_pairwise_bleu(
     total = 0.0
     for i, j in pairs:
         gi, gj = grams[i], grams[j]
-        matches = [sum((gi[k] & gj[k]).values()) for k in range(n_max)]
+        matches = [_clipped(gi[k], gj[k]) for k in range(n_max)]
         li, lj = len(tokens[i]), len(tokens[j])
         for hyp_len, ref_len in ((li, lj), (lj, li)):
             totals = [max(0, hyp_len - k) for k in range(n_max)]
-            total += bleu_from_counts(matches, totals, hyp_len, ref_len, smooth=smooth,
-                                      smooth_value=smooth_value,
-                                      effective_order=effective_order).score
+            total += _bleu(matches, totals, hyp_len, ref_len, smooth, value,
+                           effective_order).score
     return PairwiseBleuResult(total / (2 * len(pairs)), n, 2 * len(pairs), total_pairs, method,
                               smooth, n_max)

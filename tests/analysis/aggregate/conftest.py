@@ -9,12 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-import assay
 from assay.analysis.aggregate import AggregateReport, aggregate
 from assay.data.schema import Scale
 from assay.data.table import Judgments
 from assay.data.validate import judgments_from_records
-from assay.demo.simulate import simulate_evaluation
 
 
 def make_table(records: Iterable[Mapping[str, Any]],
@@ -54,15 +52,13 @@ def seed_like_records(*, runs: int = 5, seed: int = 3, spread: float = 1.0,
 
 
 @pytest.fixture(scope="session")
-def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("demo_run")
-    simulate_evaluation(out, seed=7)
-    return out
+def demo_dir(demo_example: Path) -> Path:
+    return demo_example
 
 
 @pytest.fixture(scope="session")
-def demo_judgments(demo_dir: Path) -> Judgments:
-    return assay.load(demo_dir)
+def demo_judgments(demo_table: Judgments) -> Judgments:
+    return demo_table
 
 
 @pytest.fixture(scope="session")

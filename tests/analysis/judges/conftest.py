@@ -7,23 +7,19 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import assay
 from assay.data.schema import Scale
 from assay.data.table import Judgments
-from assay.demo.simulate import simulate_evaluation
 from tests.stats.agreement.conftest import alpha_closed_form, demo_judgments, pingouin_icc  # noqa: F401
 
 
 @pytest.fixture(scope="session")
-def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("demo-run")
-    simulate_evaluation(folder, seed=7)
-    return folder
+def demo_folder(demo_example: Path) -> Path:
+    return demo_example
 
 
 @pytest.fixture(scope="session")
-def demo(demo_folder: Path) -> Judgments:
-    return assay.load(demo_folder)
+def demo(demo_table: Judgments) -> Judgments:
+    return demo_table
 
 
 def make_table(rows: list[dict[str, object]], scales: dict[str, str]) -> Judgments:

@@ -33,10 +33,8 @@ def alpaca_report(alpaca):
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> assay.Judgments:
-    out = tmp_path_factory.mktemp("demo")
-    simulate.simulate_evaluation(out, seed=7)
-    return assay.load(out)
+def demo(demo_table) -> assay.Judgments:
+    return demo_table
 
 
 # ----- AlpacaEval --------------------------------------------------------------------------

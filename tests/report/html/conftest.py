@@ -13,9 +13,7 @@ import pytest
 
 from assay.analysis.benchmark import BenchmarkReport, benchmark_report
 from assay.analysis.scores import ScoreSummary, score_summary
-from assay.data.io import load
 from assay.data.table import Judgments
-from assay.demo.simulate import simulate_evaluation
 from assay.report.html import render_html
 
 BENCHMARK_CAPTION = "judge exact-match, criterion correct"
@@ -33,10 +31,9 @@ class Demo:
 
 
 @pytest.fixture(scope="session")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+def demo(tmp_path_factory: pytest.TempPathFactory, demo_table: Judgments) -> Demo:
     root = tmp_path_factory.mktemp("html-demo")
-    simulate_evaluation(root / "example", seed=7)
-    judgments = load(root / "example")
+    judgments = demo_table
     summary = score_summary(judgments)
     report = benchmark_report(judgments, seed=7, B=500)
     reports = [summary, report]

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-import assay
 from assay.analysis import (
     aggregate,
     benchmark_report,
@@ -20,15 +18,13 @@ from assay.analysis import (
     score_summary,
     win_rates,
 )
-from assay.demo.simulate import simulate_evaluation
 
 
-@pytest.fixture(scope="package")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any]]:
+# Session, not package, scope: under pytest -n a worker that moves between packages would rebuild it.
+@pytest.fixture(scope="session")
+def demo(demo_table: Any) -> tuple[Any, dict[str, Any]]:
     """(judgments, {name: report}) of the demo evaluation (seed 7), with few resamples."""
-    folder = Path(tmp_path_factory.mktemp("office")) / "run"
-    simulate_evaluation(folder, seed=7)
-    judgments = assay.load(folder)
+    judgments = demo_table
     reports = {
         "scores": score_summary(judgments),
         "benchmark": benchmark_report(benchmark_rows(judgments), B=200, seed=1),

@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
-import assay
 from assay.data.table import Judgments
-from assay.demo.simulate import simulate_evaluation
 from tests.stats.agreement._pingouin import pingouin_icc_a1
 
 
 @pytest.fixture(scope="session")
-def demo_judgments(tmp_path_factory: pytest.TempPathFactory) -> Judgments:
-    folder: Path = tmp_path_factory.mktemp("demo-agreement")
-    simulate_evaluation(folder, seed=7)
-    return assay.load(folder)
+def demo_judgments(demo_table: Judgments) -> Judgments:
+    return demo_table
 
 
 def _pingouin_icc_a1(ratings: np.ndarray) -> tuple[float, float, float]:

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from assay.stats._validate import _check_1d, _check_conf, _check_int, _check_rng
 
@@ -88,7 +87,9 @@ def max_t_critical_value(
     n_draws = _check_int(draws, "draws", minimum=100)
     k = cov.shape[0]
     if k == 1:
-        return float(stats.t.ppf((1.0 + conf) / 2.0, nu))
+        from scipy import special  # stats.t.ppf's own function (scipy.stats loads slowly)
+
+        return float(special.stdtrit(nu, (1.0 + conf) / 2.0))
     gen = _check_rng(rng)
     sd = np.sqrt(np.diag(cov))
     corr = cov / np.outer(sd, sd)

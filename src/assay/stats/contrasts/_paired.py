@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from numpy.typing import ArrayLike
-from scipy import optimize, stats
+from scipy import special  # not scipy.stats: it takes seconds to import
 
 from assay.stats._results import Alternative, IntervalResult, SmallSample
 from assay.stats._validate import (
@@ -115,7 +115,7 @@ def paired_difference_interval(
     d, var, se, df = _small_sample_variance(s, n, variance, sumsq)
     c = s.size
     q = (1.0 + conf) / 2.0 if side == "two-sided" else conf
-    t_crit = float(stats.t.ppf(q, df))
+    t_crit = float(special.stdtrit(df, q))  # = scipy.stats.t.ppf(q, df), without its import
     if var > 0.0:
         lower = max(d - t_crit * se, -1.0) if side != "less" else -1.0
         upper = min(d + t_crit * se, 1.0) if side != "greater" else 1.0
@@ -176,6 +176,8 @@ def _tango_bound(b: float, c: float, n: float, z: float, estimate: float, upper:
         start = estimate + step
         if abs(step) < 1e-300:
             return estimate
+    from scipy import optimize
+
     root: float = optimize.brentq(h, start, end, xtol=1e-15, rtol=4.0 * 2.0**-52, maxiter=500)
     return root
 
@@ -263,7 +265,7 @@ def tango_interval(
     size = _check_positive(n, "n")
     b, c = p10 * size, p01 * size
     estimate = p10 - p01
-    z = float(stats.norm.ppf((1.0 + conf) / 2.0 if side == "two-sided" else conf))
+    z = float(special.ndtri((1.0 + conf) / 2.0 if side == "two-sided" else conf))
     lower = -1.0 if side == "less" else _tango_bound(b, c, size, z, estimate, upper=False)
     upper = 1.0 if side == "greater" else _tango_bound(b, c, size, z, estimate, upper=True)
     se = math.sqrt(max(p10 + p01 - estimate * estimate, 0.0) / size)
@@ -389,5 +391,5 @@ def tango_effective_n(n_items: float, n_clusters: int, level: float) -> float:
     a = float(level)
     if not (0.0 < a < 0.5):
         raise ValueError(f"level must be in (0, 0.5), got {level!r}")
-    ratio = float(stats.norm.ppf(1.0 - a)) / float(stats.t.ppf(1.0 - a, clusters - 1))
+    ratio = float(special.ndtri(1.0 - a)) / float(special.stdtrit(clusters - 1, 1.0 - a))
     return items * ratio * ratio

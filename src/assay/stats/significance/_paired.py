@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import special  # scipy.stats, seconds to import, only where it is needed
 
 from assay.stats._results import Alternative, SmallSample
 from assay.stats._validate import _check_1d, _check_alternative, _check_clusters
@@ -182,17 +182,19 @@ def cluster_t_test(
 
 def _t_p_value(t: float, df: float, alternative: str) -> float:
     if alternative == "greater":
-        return float(stats.t.sf(t, df))
+        return float(special.stdtr(df, -t))
     if alternative == "less":
-        return float(stats.t.cdf(t, df))
-    return float(min(1.0, 2.0 * stats.t.sf(abs(t), df)))
+        return float(special.stdtr(df, t))
+    return float(min(1.0, 2.0 * special.stdtr(df, -abs(t))))
 
 
 def _signed_rank_sum(d: npt.NDArray[np.float64], zero_method: str) -> float:
     """W+ as scipy counts it for `zero_method` (zsplit gives the zeros half their ranks)."""
     if zero_method == "wilcox":
         d = d[d != 0]
-    ranks = stats.rankdata(np.abs(d))
+    from scipy.stats import rankdata
+
+    ranks = rankdata(np.abs(d))
     w_plus = float(np.sum(ranks[d > 0]))
     if zero_method == "zsplit":
         w_plus += float(np.sum(ranks[d == 0])) / 2.0
@@ -280,6 +282,8 @@ def wilcoxon_signed_rank(
                   alternative=side, n_zero=n_zero)
     if n_zero == d.size:
         return PairedTestResult(statistic=0.0, p_value=math.nan, **common)  # type: ignore[arg-type]
+    from scipy import stats
+
     res = stats.wilcoxon(d, zero_method=zero_method, correction=bool(correction),
                          alternative=side, method=method)
     w_plus = _signed_rank_sum(d, zero_method)
@@ -336,6 +340,8 @@ def normality_test(values: ArrayLike) -> NormalityResult:
     >>> round(res.statistic, 12), round(res.p_value, 12), res.method
     (1.0, 1.0, 'shapiro_wilk')
     """
+    from scipy import stats
+
     x = _check_1d(values, "values")
     n = int(x.size)
     if n < 3 or float(np.ptp(x)) == 0.0:

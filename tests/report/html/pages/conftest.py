@@ -13,9 +13,7 @@ from assay.analysis.aggregate import aggregate
 from assay.analysis.coverage import coverage_report
 from assay.analysis.judges import calibrate_judges, judge_agreement, judge_consistency, robust_summary
 from assay.analysis.winrates import win_rates
-from assay.data.io import load
 from assay.data.table import Judgments
-from assay.demo.simulate import simulate_evaluation
 from assay.report.html import interaction_page, judge_report_page, render_html, score_distribution_page
 
 
@@ -48,10 +46,9 @@ def build_reports(judgments: Judgments, out: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+def demo(tmp_path_factory: pytest.TempPathFactory, demo_table: Judgments) -> Demo:
     root = tmp_path_factory.mktemp("html-pages")
-    simulate_evaluation(root / "example", seed=7)
-    judgments = load(root / "example")
+    judgments = demo_table
     reports = build_reports(judgments, root)
     paths = render_html(list(reports.values()), root / "html")
     return Demo(judgments, reports, {p.stem: p for p in paths})
