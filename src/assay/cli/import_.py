@@ -40,6 +40,10 @@ def import_command(
     set_: SetOption = None,
     scale: ScaleOption = None,
     missing: MissingOption = None,
+    lc_difficulty: Annotated[Path | None, typer.Option(
+        "--lc-difficulty", help="alpaca-eval: AlpacaEval's instruction difficulty CSV "
+        "(instruction_difficulty.csv), so the leaderboard's length-controlled win rate is "
+        "AlpacaEval's GLM")] = None,
 ) -> None:
     """Import judgments from another tool's files into one validated table.
 
@@ -67,7 +71,8 @@ def import_command(
     check_out_file(out)
     scales = _scales(scale)
     judgments = run_importer(fmt, _sources(sources), mapping=_mapping(map_),
-                             constants=_constants(set_), scales=scales, missing=_missing(missing))
+                             constants=_constants(set_), scales=scales, missing=_missing(missing),
+                             lc_difficulty=lc_difficulty)
     _check_scales_used(judgments, scales)
     overview = table_overview(judgments)  # before writing: nothing is written for a table that fails
     written = judgments.save(out)

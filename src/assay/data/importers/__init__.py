@@ -98,10 +98,16 @@ def run_importer(fmt: str, sources: Sequence[str | Path], *,
                  mapping: Mapping[str, str] | None = None,
                  constants: Mapping[str, object] | None = None,
                  scales: Mapping[str, Scale] | None = None,
-                 missing: Mapping[str, Sequence[str]] | None = None) -> Judgments:
-    """Import ``sources`` in format ``fmt``; declared ``scales`` override the importer's."""
+                 missing: Mapping[str, Sequence[str]] | None = None,
+                 lc_difficulty: str | Path | None = None) -> Judgments:
+    """Import ``sources`` in format ``fmt``; declared ``scales`` override the importer's.
+
+    ``lc_difficulty``: alpaca-eval only, AlpacaEval's instruction difficulty file.
+    """
     if fmt not in IMPORTERS:
         raise ConfigError(f"unknown import format {fmt!r}: expected one of {', '.join(IMPORTERS)}")
+    if lc_difficulty is not None and fmt != "alpaca-eval":
+        raise ConfigError(f"--lc-difficulty applies to the 'alpaca-eval' format, not {fmt!r}")
     if fmt != "table" and (mapping or constants or missing):
         raise ConfigError(f"--map, --set and --missing apply to the 'table' format, not {fmt!r}")
     if fmt == "table":
@@ -110,7 +116,7 @@ def run_importer(fmt: str, sources: Sequence[str | Path], *,
     if fmt == "results-json":
         return import_results_json(sources, scales=scales)
     if fmt == "alpaca-eval":
-        return import_alpaca_eval(sources, scales=scales)
+        return import_alpaca_eval(sources, scales=scales, difficulty=lc_difficulty)
     if fmt in _READERS:
         return _READERS[fmt](sources, scales=scales)
     if len(sources) != 1:
