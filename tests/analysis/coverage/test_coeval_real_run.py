@@ -58,7 +58,7 @@ def test_declared_space_counts_the_unsampled_values_as_gaps():
     assert row.acr == pytest.approx(15 / 18)
     for teacher, own in by_hand.items():  # per teacher: its own pairs over the space
         assert row.acr_by_teacher[teacher] == pytest.approx(len(own) / total)
-    assert {tuple(s.values.items())[0] for s in row.strata if s.count} == covered
+    assert {next(iter(s.values.items())) for s in row.strata if s.count} == covered
     text = str(report)
     assert "ACR 0.833 (15/18)" in text and "0.000" not in text.split("Note")[0]
 
@@ -78,3 +78,13 @@ def test_an_item_in_no_stratum_is_a_warning_in_text_and_html(tmp_path):
     written = render_html([report], tmp_path / "html")
     html = "".join(p.read_text() for p in written if p.suffix == ".html")
     assert warning in html
+
+
+def test_surface_bias_reads_the_prompts_of_a_coeval_import():
+    """The prompts are in phase3_datapoints/ (main: "n/a (0 prompts)"). CoEval's own
+    ``_surface_bias`` needs NLTK (not installed here) and differs in definition (unordered
+    pairs, the first 200, NLTK's smoothing method1), so only the count is compared."""
+    report = coverage_report(import_coeval([RUN]))
+    (row,) = report.rows
+    assert row.n_prompts == 16 and row.n_prompt_pairs == 16 * 15
+    assert 0.0 < row.surface_bias < 1.0

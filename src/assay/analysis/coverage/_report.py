@@ -28,7 +28,9 @@ score):
   (:func:`assay.stats.bleu.mean_pairwise_bleu`: each ordered pair, lower-cased whitespace
   tokens, 4-grams, floor smoothing 0.1 with effective order); lower = more diverse.
   The table holds no prompt text: prompts come from ``prompts`` (item -> text) or from the
-  ``datapoints.jsonl`` of the run folder the table was loaded from (:func:`read_prompts`).
+  datapoints of the folder the table was loaded from (:func:`read_prompts`): a run folder's
+  ``datapoints.jsonl`` (also the folder of a run store file, as ``assay run`` writes it) or a
+  CoEval run's ``phase3_datapoints/*.datapoints.jsonl``.
 """
 
 from __future__ import annotations
@@ -145,7 +147,8 @@ def read_datapoint_field(folder: str | Path, name: str) -> dict[str, str]:
     """
     root = Path(folder)
     files = [root / "datapoints.jsonl"] if (root / "datapoints.jsonl").is_file() else \
-        sorted((root / "datapoints").glob("*.jsonl")) if (root / "datapoints").is_dir() else []
+        sorted((root / "datapoints").glob("*.jsonl")) if (root / "datapoints").is_dir() else \
+        sorted((root / "phase3_datapoints").glob("*.datapoints.jsonl"))  # a CoEval run
     found: dict[str, str] = {}
     for file in files:
         for number, line in enumerate(file.read_text(encoding="utf-8-sig").splitlines(), 1):
@@ -166,8 +169,11 @@ def _prompts_of(table: Judgments, prompts: Mapping[str, str] | None) -> dict[str
         return {str(k): str(v) for k, v in prompts.items()}
     found: dict[str, str] = {}
     for source in table.sources:
-        if Path(source).is_dir():
-            found.update(read_prompts(source))
+        path = Path(source)
+        # a run folder or CoEval run; a run store file (``assay run``) sits in its run folder
+        folder = path if path.is_dir() else path.parent if path.is_file() else None
+        if folder is not None:
+            found.update(read_prompts(folder))
     return found
 
 
