@@ -9,7 +9,7 @@ from assay.stats import _distributions, bleu, calibration, correlation, expectat
 from assay.stats.agreement import _rates, _reliability
 from assay.stats.contrasts import _mover, _multiplicity, _noninferiority, _paired
 from assay.stats.intervals import _analytic, _bayes, _bootstrap, _cr2, _passk, _resampling
-from assay.stats.leaderboard import _bradley_terry, _length_controlled
+from assay.stats.leaderboard import _alpaca_eval_glm, _bradley_terry, _length_controlled
 from assay.stats.significance import _paired as _paired_tests
 from assay.stats.significance import _permutation, _ranks
 from assay.stats.summaries import _bands, _bins, _diversity, _ensemble, _stability
@@ -20,7 +20,8 @@ MODULES = (_distributions, _rates, bleu, calibration, correlation, expectation, 
            _multiplicity,
            _noninferiority, _paired, _passk, _permutation, _reliability, _resampling, _paired_tests,
            _ranks,
-           _bradley_terry, _length_controlled, _bands, _bins, _diversity, _ensemble, _stability)
+           _alpaca_eval_glm, _bradley_terry, _length_controlled, _bands, _bins, _diversity,
+           _ensemble, _stability)
 
 
 def test_all_is_sorted_and_complete() -> None:
@@ -32,7 +33,7 @@ def test_all_is_sorted_and_complete() -> None:
                  "BleuResult", "PairwiseBleuResult", "CalibrationFit", "PairwiseAgreement",
                  "ReliabilityResult", "FriedmanResult", "NormalityResult", "PairedTestResult",
                  "PairwiseTest", "PermutationResult", "BradleyTerryFit", "BradleyTerryIntervals",
-                 "LengthControlledWinRate", "CorrelationResult", "ScoreExpectation",
+                 "LengthControlledWinRate", "AlpacaEvalGLMWinRate", "CorrelationResult", "ScoreExpectation",
                  "Diversity", "EnsembleWeights", "PercentileBands",
                  "RankingStability", "STRATEGIES", "equal_allocation", "proportional_allocation",
                  "sample_indices"}

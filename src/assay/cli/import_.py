@@ -46,6 +46,10 @@ def import_command(
         "(error), the first or last kept, averaged (mean: one row weighted by its scored "
         "repeats) or kept as further runs (keep). Default: as the format's own tool reads "
         "them (mt-bench mean, coeval keep; error for the others).")] = None,
+    lc_difficulty: Annotated[Path | None, typer.Option(
+        "--lc-difficulty", help="alpaca-eval: AlpacaEval's instruction difficulty CSV "
+        "(instruction_difficulty.csv), so the leaderboard's length-controlled win rate is "
+        "AlpacaEval's GLM")] = None,
 ) -> None:
     """Import judgments from another tool's files into one validated table.
 
@@ -77,7 +81,8 @@ def import_command(
     fields = fmt != "table"  # an importer's --map and --set name its records' fields
     judgments = run_importer(fmt, _sources(sources), mapping=_mapping(map_, fields=fields),
                              constants=_constants(set_, fields=fields), scales=scales,
-                             missing=_missing(missing), duplicates=duplicates)
+                             missing=_missing(missing), duplicates=duplicates,
+                             lc_difficulty=lc_difficulty)
     _check_scales_used(judgments, scales)
     overview = table_overview(judgments)  # before writing: nothing is written for a table that fails
     written = judgments.save(out)

@@ -118,6 +118,10 @@ def report_command(
         '(optionally "task_attributes": {TASK: {...}}): coverage strata come from these only, '
         "and a value never sampled counts as a gap. Default: the run folder's criteria.json, "
         "else keys inferred from the data (never identifiers).")] = None,
+    benchmark_teachers: Annotated[str | None, typer.Option(
+        "--benchmark-teachers", help="Teachers: comma-separated teachers that are benchmark "
+        "sources (dataset loaders), not models, e.g. mmlu,xsum. A CoEval run's config.yaml "
+        "models with 'interface: benchmark' are read as such too.")] = None,
     calibrate: Annotated[bool, typer.Option(
         "--calibrate", help="Judges: fit OLS calibration against reference_score (off by "
         "default; cached in OUT/calibration_params.json).")] = False,
@@ -204,7 +208,9 @@ def report_command(
         benchmark_version=benchmark_version, drift_window=drift_window,
         uncertainty_threshold=_thresholds(uncertainty_threshold), weights=_weights(weights),
         trim=trim, attribute_space=space, out=out, refit_calibration=refit_calibration, test=test,
-        correction=correction, alpha=alpha, anchor=anchor)
+        correction=correction, alpha=alpha, anchor=anchor,
+        benchmark_teachers=tuple(t.strip() for t in (benchmark_teachers or "").split(",")
+                                 if t.strip()))
     options = {kind.name: options_from(kind.options, values) for kind in kinds}
     from assay.cli._terminal import status
 

@@ -75,9 +75,11 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "working_icc",
     ],
     ".leaderboard": [
+        "AlpacaEvalGLMWinRate",
         "BradleyTerryFit",
         "BradleyTerryIntervals",
         "LengthControlledWinRate",
+        "alpaca_eval_glm_win_rate",
         "bradley_terry",
         "bradley_terry_bootstrap",
         "length_controlled_win_rate",

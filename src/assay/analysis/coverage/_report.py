@@ -28,7 +28,9 @@ score):
   (:func:`assay.stats.bleu.mean_pairwise_bleu`: each ordered pair, lower-cased whitespace
   tokens, 4-grams, floor smoothing 0.1 with effective order); lower = more diverse.
   The table holds no prompt text: prompts come from ``prompts`` (item -> text) or from the
-  ``datapoints.jsonl`` of the run folder the table was loaded from (:func:`read_prompts`).
+  datapoints of the folder the table was loaded from (:func:`read_prompts`): a run folder's
+  ``datapoints.jsonl`` (also the folder of a run store file, as ``assay run`` writes it) or a
+  CoEval run's ``phase3_datapoints/*.datapoints.jsonl``.
 """
 
 from __future__ import annotations
@@ -146,7 +148,8 @@ def read_datapoint_field(folder: str | Path, name: str) -> dict[str, str]:
     """
     root = Path(folder)
     files = [root / "datapoints.jsonl"] if (root / "datapoints.jsonl").is_file() else \
-        sorted((root / "datapoints").glob("*.jsonl")) if (root / "datapoints").is_dir() else []
+        sorted((root / "datapoints").glob("*.jsonl")) if (root / "datapoints").is_dir() else \
+        sorted((root / "phase3_datapoints").glob("*.datapoints.jsonl"))  # a CoEval run
     found: dict[str, str] = {}
     for file in files:
         for number, record, why in json_lines(file):
@@ -163,8 +166,11 @@ def _prompts_of(table: Judgments, prompts: Mapping[str, str] | None) -> dict[str
         return {str(k): str(v) for k, v in prompts.items()}
     found: dict[str, str] = {}
     for source in table.sources:
-        if Path(source).is_dir():
-            found.update(read_prompts(source))
+        path = Path(source)
+        # a run folder or CoEval run; a run store file (``assay run``) sits in its run folder
+        folder = path if path.is_dir() else path.parent if path.is_file() else None
+        if folder is not None:
+            found.update(read_prompts(folder))
     return found
 
 
@@ -366,16 +372,32 @@ def _row(task: str, items: pd.DataFrame, natural: pd.Series, texts: Mapping[str,
          rare_threshold: int, max_pairs: int | None, seed: int, notes: list[str],
          target: _Target) -> CoverageRow:
     levels, keys = target.levels, list(target.levels)
-    size = space_size(levels)
-    counts = _strata_counts(items, levels)
-    natural_counts = _strata_counts(items[natural.to_numpy()], levels)
-    placed = sum(counts.values())
+    pairs = bool(levels) and not target.refused and any(
+        a and any(k not in a for k in levels) for a in items["attributes"])
+    count = _pair_counts if pairs else _strata_counts
+    size = sum(len(v) for v in levels.values()) if pairs else space_size(levels)
+    counts = count(items, levels)
+    natural_counts = count(items[natural.to_numpy()], levels)
+    placed = (sum(1 for a in items["attributes"] if a and _pair_counts_of(a, levels))
+              if pairs else sum(counts.values()))
     outside = _outside(items, levels) if target.kind == "declared" else Counter()
     if outside:
         notes.append(f"Task {task}: items with a value the declared space does not list are in "
                      "no stratum: " + ", ".join(f"{k}={v!r} ({n})" for (k, v), n in
                                                outside.most_common(5)) + ".")
-    omega = [] if target.refused else list(product(*levels.values())) if keys else []
+    if pairs:
+        carried = sorted({sum(k in a for k in levels) for a in items["attributes"] if a})
+        notes.append(f"Task {task}: items carry {'-'.join(map(str, (carried[0], carried[-1])))} "
+                     f"of its {len(levels)} target attributes (a sampled subset), so no item "
+                     "fills a full combination: coverage is measured over (attribute, value) "
+                     f"pairs, as CoEval does ({size} pairs).")
+        omega: list[tuple[str, ...]] = [(k, v) for k, vs in levels.items() for v in vs]
+    else:
+        omega = [] if target.refused else list(product(*levels.values())) if keys else []
+    if omega and placed < len(items):
+        notes.append(f"Warning: task {task}: {len(items) - placed} of {len(items)} items fit no "
+                     "stratum (they lack the target attributes or carry a value not in the "
+                     "space); ACR and RAR count only the placed items.")
     rare = [w for w in omega if natural_counts[w] < rare_threshold]
     covered_rare = [w for w in rare if counts[w] >= 1]
     if omega and not rare:
@@ -383,7 +405,7 @@ def _row(task: str, items: pd.DataFrame, natural: pd.Series, texts: Mapping[str,
                      "occurrences, so RAR is undefined.")
     by_teacher: dict[str, float] = {}
     for teacher, own in items.groupby("teacher", sort=True):
-        covered = _strata_counts(own, levels)
+        covered = count(own, levels)
         by_teacher[str(teacher)] = len(covered) / size if omega else math.nan
     task_prompts = [texts[i] for i in map(str, items["item"]) if i in texts]
     if texts and len(task_prompts) < len(items):
@@ -393,8 +415,8 @@ def _row(task: str, items: pd.DataFrame, natural: pd.Series, texts: Mapping[str,
     if bleu.method == "sampled_pairs":
         notes.append(f"Task {task}: surface bias averages {bleu.n_pairs} of the "
                      f"{bleu.n_pairs_total} ordered prompt pairs, drawn at random (seed {seed}).")
-    strata = [Stratum(dict(zip(keys, w, strict=True)), counts[w], natural_counts[w],
-                      natural_counts[w] < rare_threshold) for w in omega]
+    strata = [Stratum({w[0]: w[1]} if pairs else dict(zip(keys, w, strict=True)), counts[w],
+                      natural_counts[w], natural_counts[w] < rare_threshold) for w in omega]
     return CoverageRow(
         task=task, attributes=keys, attribute_space=target.kind, n_items=len(items),
         n_items_unplaced=len(items) - placed,
@@ -419,6 +441,23 @@ def _strata_counts(items: pd.DataFrame, levels: Mapping[str, list[str]]
         w = tuple(label(a[k]) for k in allowed)
         if all(v in allowed[k] for k, v in zip(allowed, w, strict=True)):
             out[w] += 1
+    return out
+
+
+def _pair_counts_of(a: Mapping[str, Any], levels: Mapping[str, list[str]]
+                    ) -> list[tuple[str, str]]:
+    """The (attribute, value) pairs of the space one item carries."""
+    return [(k, label(a[k])) for k in levels if k in a and label(a[k]) in levels[k]]
+
+
+def _pair_counts(items: pd.DataFrame, levels: Mapping[str, list[str]]
+                 ) -> Counter[tuple[str, ...]]:
+    """Items per (attribute, value) pair of the space (CoEval's strata when items carry a
+    sampled subset of the attributes)."""
+    out: Counter[tuple[str, ...]] = Counter()
+    for a in items["attributes"]:
+        if a:
+            out.update(_pair_counts_of(a, levels))
     return out
 
 

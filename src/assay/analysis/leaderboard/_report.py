@@ -22,9 +22,17 @@ weight of its battle in the Bradley-Terry likelihood and of its preference in th
 length-controlled GLM, as if the row were repeated that many times; battle and win counts
 stay counts of rows.
 
-Lengths. The length of an answer is the ``tokens_out`` of the (item, arm) rows, read from any
-row of that arm on that item (pairwise or pointwise, from either side); a comparison whose
-answers have no length on some items leaves those items out of its GLM, with a note.
+Lengths. The length of an answer is, when the table has them, its characters
+(``answer_length`` of the arm's rows and ``opponent_length`` of the rows it is the opponent of,
+as AlpacaEval counts them), else the ``tokens_out`` of the (item, arm) rows, read from any row
+of that arm on that item (pairwise or pointwise, from either side); a comparison whose answers
+have no length on some items leaves those items out of its GLM, with a note.
+
+Difficulty. With an item ``difficulty`` (AlpacaEval's instruction difficulty, ``assay import
+alpaca-eval --lc-difficulty``), the record is AlpacaEval's own GLM
+(:func:`~assay.stats.leaderboard.alpaca_eval_glm_win_rate`: L1-penalised, cross-validated, with
+the difficulty), its standard error AlpacaEval's ``lc_standard_error`` and no interval;
+without it, the unpenalised GLM without difficulty, whose name says it is not AlpacaEval's LC.
 """
 
 from __future__ import annotations
@@ -42,7 +50,11 @@ from assay.analysis.benchmark._design import MIN_CLUSTERS
 from assay.analysis.winrates._data import oriented_trials, pairwise_rows
 from assay.data.table import Judgments
 from assay.errors import ConfigError, DesignError
-from assay.stats.leaderboard import bradley_terry_bootstrap, length_controlled_win_rate
+from assay.stats.leaderboard import (
+    alpaca_eval_glm_win_rate,
+    bradley_terry_bootstrap,
+    length_controlled_win_rate,
+)
 
 __all__ = ["LeaderboardReport", "LengthControlled", "Rating", "leaderboard"]
 
@@ -101,6 +113,14 @@ class LengthControlled:
     separated: bool = False
     """The preferences separate: no finite fit, and no length-controlled win rate unless every
     preference is the same (see the notes)."""
+    method: str = ""
+    """What the figure is: :data:`LC_ALPACA_EVAL` or :data:`LC_WITHOUT_DIFFICULTY`."""
+
+
+LC_ALPACA_EVAL = ("AlpacaEval's length-controlled GLM (instruction difficulty, L1 penalty "
+                  "chosen by 5-fold cross-validation; without its gamed-baseline rows)")
+LC_WITHOUT_DIFFICULTY = ("length-controlled win rate computed without instruction difficulty "
+                         "(unpenalised GLM): not AlpacaEval's LC")
 
 
 def _plain(value: Any) -> Any:
@@ -144,7 +164,18 @@ class LeaderboardReport(Rendered):
 
 
 def _answer_lengths(frame: pd.DataFrame) -> dict[tuple[str, str], float]:
-    """(item, arm) -> the answer's length (``tokens_out``), from any row of that arm."""
+    """(item, arm) -> the answer's length: its characters where the table has them, else
+    ``tokens_out``, from any row of that arm."""
+    if "answer_length" in frame and frame["answer_length"].notna().any():
+        out: dict[tuple[str, str], float] = {}
+        for side, column in (("opponent", "opponent_length"), ("arm", "answer_length")):
+            if column not in frame or side not in frame:
+                continue
+            rows = frame[frame[column].notna() & frame[side].notna()]
+            firsts = pd.to_numeric(rows[column]).groupby(
+                [rows["item"].astype(str), rows[side].astype(str)]).first()
+            out.update({key: float(v) for key, v in firsts.items()})
+        return out
     if "tokens_out" not in frame:
         return {}
     rows = frame[pd.to_numeric(frame["tokens_out"], errors="coerce").notna()]
@@ -210,13 +241,49 @@ def _ratings(trials: pd.DataFrame, judge: str, criterion: str, *, conf: float, B
     return sorted(out, key=lambda r: (r.rank, r.arm))
 
 
+def _difficulties(frame: pd.DataFrame) -> dict[str, float]:
+    """item -> its difficulty (``difficulty``), where the table has one."""
+    if "difficulty" not in frame:
+        return {}
+    rows = frame[frame["difficulty"].notna()]
+    firsts = pd.to_numeric(rows["difficulty"]).groupby(rows["item"].astype(str)).first()
+    return {str(k): float(v) for k, v in firsts.items()}
+
+
+def _alpaca_eval_lc(rows: pd.DataFrame, la: np.ndarray, lb: np.ndarray,
+                    difficulty: dict[str, float], labels: tuple[str, str, str, str],
+                    notes: list[str]) -> LengthControlled | None:
+    judge, criterion, arm, opponent = labels
+    d = np.array([difficulty.get(str(i), np.nan) for i in rows["item"]])
+    known = np.isfinite(la) & np.isfinite(lb) & np.isfinite(d)
+    if known.sum() < 10:
+        notes.append(f"{arm} vs {opponent} ({judge}, {criterion}): fewer than 10 questions with "
+                     "both lengths and a difficulty; no AlpacaEval length-controlled win rate.")
+        return None
+    if not known.all():
+        notes.append(f"{arm} vs {opponent} ({judge}, {criterion}): {int((~known).sum())} trials "
+                     "without both answers' lengths or a difficulty are left out of AlpacaEval's "
+                     "length-controlled GLM.")
+    res = alpaca_eval_glm_win_rate(rows["score"].to_numpy(np.float64)[known], la[known],
+                                   lb[known], d[known])
+    return LengthControlled(judge, criterion, arm, opponent, res.estimate, math.nan, math.nan,
+                            res.standard_error, res.win_rate, res.coefficients["length"], res.n,
+                            res.n, True, LC_ALPACA_EVAL)
+
+
 def _length_controlled(trials: pd.DataFrame, lengths: dict[tuple[str, str], float], judge: str,
-                       criterion: str, conf: float, notes: list[str]) -> list[LengthControlled]:
+                       criterion: str, conf: float, notes: list[str],
+                       difficulty: dict[str, float] | None = None) -> list[LengthControlled]:
     out = []
     scored = trials[trials["score"].notna()]
     for (arm, opponent), rows in scored.groupby(["arm", "opponent"], sort=False):
         la = np.array([lengths.get((i, arm), np.nan) for i in rows["item"]])
         lb = np.array([lengths.get((i, opponent), np.nan) for i in rows["item"]])
+        if difficulty:
+            record = _alpaca_eval_lc(rows, la, lb, difficulty,
+                                     (judge, criterion, str(arm), str(opponent)), notes)
+            out += [record] if record is not None else []
+            continue
         known = np.isfinite(la) & np.isfinite(lb)
         if known.sum() < 3:
             continue
@@ -244,7 +311,7 @@ def _length_controlled(trials: pd.DataFrame, lengths: dict[tuple[str, str], floa
         out.append(LengthControlled(judge, criterion, arm, opponent, res.estimate, res.lower,
                                     res.upper, res.standard_error, res.win_rate,
                                     res.coefficients["length"], res.n, res.n_clusters,
-                                    res.converged, res.separated))
+                                    res.converged, res.separated, LC_WITHOUT_DIFFICULTY))
     return out
 
 
@@ -294,13 +361,20 @@ def leaderboard(judgments: Judgments | pd.DataFrame, *, conf: float = 0.95, B: i
         raise DesignError("no pairwise trial between two different arms: a leaderboard needs "
                           "battles")
     lengths = _answer_lengths(frame)
+    difficulty = _difficulties(frame)
     ratings: list[Rating] = []
     lc: list[LengthControlled] = []
     for (judge, criterion), group in trials.groupby(["judge", "criterion"], sort=False):
         ratings += _ratings(group, str(judge), str(criterion), conf=conf, B=int(B), seed=seed,
                             anchor=anchor, notes=notes)
         if lengths:
-            lc += _length_controlled(group, lengths, str(judge), str(criterion), conf, notes)
+            lc += _length_controlled(group, lengths, str(judge), str(criterion), conf, notes,
+                                     difficulty)
     if not lengths:
-        notes.append("no answer lengths (tokens_out): no length-controlled win rates.")
+        notes.append("no answer lengths (answer_length or tokens_out): no length-controlled "
+                     "win rates.")
+    elif lc and not difficulty:
+        notes.append("the length-controlled win rates are computed without instruction "
+                     "difficulty: they are not AlpacaEval's LC (give AlpacaEval's "
+                     "instruction_difficulty.csv to 'assay import alpaca-eval --lc-difficulty').")
     return LeaderboardReport(ratings, lc, float(conf), int(B), int(seed), anchor, notes)

@@ -48,7 +48,7 @@ FILE_BACKENDS = ("duckdb", "sqlite")
 ORDER = ("criterion", "judge", "arm", "opponent", "cluster", "item", "run", "position")
 """The columns a table's rows are ordered by (a table has no order of its own)."""
 NUMBER_COLUMNS = ("score", "run", "usd", "tokens_in", "tokens_out", "latency_s", "weight",
-                  "position")
+                  "position", "answer_length", "opponent_length", "difficulty")
 """Columns read as numbers: a table must store them as numbers (see :meth:`IbisEngine.describe`)."""
 
 

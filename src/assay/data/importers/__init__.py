@@ -118,14 +118,18 @@ def run_importer(fmt: str, sources: Sequence[str | Path], *,
                  constants: Mapping[str, object] | None = None,
                  scales: Mapping[str, Scale] | None = None,
                  missing: Mapping[str, Sequence[str]] | None = None,
-                 duplicates: str | None = None) -> Judgments:
+                 duplicates: str | None = None,
+                 lc_difficulty: str | Path | None = None) -> Judgments:
     """Import ``sources`` in format ``fmt``; declared ``scales`` override the importer's.
 
     ``duplicates`` (``error``, ``first``, ``last``, ``mean``, ``keep``) says how records
     repeating a judgment are read; None reads them as the format's own tool does
-    (:data:`DUPLICATES`)."""
+    (:data:`DUPLICATES`). ``lc_difficulty``: alpaca-eval only, AlpacaEval's instruction
+    difficulty file."""
     if fmt not in IMPORTERS:
         raise ConfigError(f"unknown import format {fmt!r}: expected one of {', '.join(IMPORTERS)}")
+    if lc_difficulty is not None and fmt != "alpaca-eval":
+        raise ConfigError(f"--lc-difficulty applies to the 'alpaca-eval' format, not {fmt!r}")
     if duplicates is not None:
         try:
             check_mode(duplicates)
@@ -145,7 +149,7 @@ def run_importer(fmt: str, sources: Sequence[str | Path], *,
     if fmt == "results-json":
         return import_results_json(sources, scales=scales, **repeats)
     if fmt == "alpaca-eval":
-        return import_alpaca_eval(sources, scales=scales, **repeats)
+        return import_alpaca_eval(sources, scales=scales, difficulty=lc_difficulty, **repeats)
     if fmt in _READERS:
         return _READERS[fmt](sources, scales=scales, **repeats)
     if len(sources) != 1:

@@ -175,7 +175,7 @@ def build_table(
         if "opponent" in out:
             check.flag(out["position"].notna() & out["opponent"].isna(), "opponent",
                        "a pairwise row (with a position) needs the opponent arm")
-    for name in ("usd", "tokens_in", "tokens_out", "latency_s"):
+    for name in ("usd", "tokens_in", "tokens_out", "latency_s", "answer_length", "opponent_length"):
         if name in out:
             check.flag(out[name].notna() & (out[name] < 0), name, "expected a number >= 0")
     if "weight" in out:

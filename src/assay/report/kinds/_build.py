@@ -153,7 +153,8 @@ def teacher(judgments: Judgments, options: opt.TeacherOptions) -> Made:
     from assay.analysis.coverage import teacher_report
 
     return Made(teacher_report(judgments, conf=options.conf,
-                               attribute_space=options.attribute_space))
+                               attribute_space=options.attribute_space,
+                               benchmark_teachers=options.benchmark_teachers))
 
 
 def calibration_curves(judgments: Judgments, options: opt.CurvesOptions) -> Made:

@@ -277,6 +277,8 @@ class TeacherOptions:
     conf: float = 0.95
     attribute_space: AttributeSpace | None = None
     """The declared target attributes (as for coverage); the nuanced ones are the others."""
+    benchmark_teachers: tuple[str, ...] = ()
+    """Teachers that are benchmark sources, not models (``--benchmark-teachers``)."""
 
     def __post_init__(self) -> None:
         _check_conf(self.conf)

@@ -6,6 +6,7 @@ It formats a :class:`~assay.analysis.leaderboard.LeaderboardReport`; it computes
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from assay.report.text._format import columns, fixed, percent
@@ -43,16 +44,21 @@ def format_leaderboard(report: LeaderboardReport, *, digits: int = 1) -> str:
                      f"{r.rank_lower}-{r.rank_upper}", str(r.n_battles), fixed(r.n_wins, 1),
                      str(r.n_failed)])
     flush()
-    if report.length_controlled:
-        out += ["", "Length-controlled win rates (AlpacaEval 2.0 GLM, predicted at zero length "
-                f"difference; {percent(report.conf)} cluster-robust intervals)"]
+    for method in dict.fromkeys(r.method for r in report.length_controlled):
+        records = [r for r in report.length_controlled if r.method == method]
+        robust = any(math.isfinite(r.lower) for r in records)
+        interval = (f"{percent(report.conf)} cluster-robust intervals" if robust else
+                    "standard error of the mean prediction, as AlpacaEval's lc_standard_error")
+        out += ["", f"Length-controlled win rates: {method or 'GLM'} (predicted at zero length "
+                f"difference; {interval})"]
         out.extend(columns(
-            ["judge", "criterion", "arm", "baseline", "LC win rate", "interval", "win rate",
-             "length coef", "n"],
+            ["judge", "criterion", "arm", "baseline", "LC win rate",
+             "interval" if robust else "standard error", "win rate", "length coef", "n"],
             [[r.judge, r.criterion, r.arm, r.opponent, fixed(100 * r.lc_win_rate, digits),
-              f"[{fixed(100 * r.lower, digits)}, {fixed(100 * r.upper, digits)}]",
+              f"[{fixed(100 * r.lower, digits)}, {fixed(100 * r.upper, digits)}]" if robust
+              else fixed(100 * r.standard_error, digits),
               fixed(100 * r.win_rate, digits), fixed(r.length_coefficient, 3), str(r.n)]
-             for r in report.length_controlled], indent="  "))
+             for r in records], indent="  "))
     if report.notes:
         out.append("")
         out.extend(f"Note: {n}" for n in report.notes)
