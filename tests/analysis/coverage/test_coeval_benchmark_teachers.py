@@ -3,7 +3,7 @@ and from CoEval's ingest convention (``coeval ingest`` names the benchmark as th
 adds it to the run's config.yaml with ``interface: benchmark``; CoEval's
 ``Code/runner/commands/ingest_cmd.py`` at commit e6ad005).
 
-Fixture: ``tests/fixtures/coeval/medium-benchmark`` (real; see tests/fixtures/README.md). On
+Fixture: ``tests/fixtures/coeval/medium-benchmark-summaries`` (real; see tests/fixtures/README.md). On
 today's main the synthetic-versus-benchmark comparison had no benchmark side on an import, and
 the teacher report failed on items carrying a subset of the attributes.
 """
@@ -17,7 +17,7 @@ from assay.analysis.coverage import teacher_report
 from assay.cli import main
 from assay.data.importers import import_coeval
 
-RUN = Path(__file__).parents[2] / "fixtures" / "coeval" / "medium-benchmark"
+RUN = Path(__file__).parents[2] / "fixtures" / "coeval" / "medium-benchmark-summaries"
 
 
 def _kinds(report) -> dict[str, int]:

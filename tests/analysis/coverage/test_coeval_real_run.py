@@ -1,6 +1,6 @@
 """Coverage on a real CoEval run whose datapoints sample a subset of their task's attributes.
 
-Fixture ``tests/fixtures/coeval/medium-benchmark`` (see ``tests/fixtures/README.md``): 16 real
+Fixture ``tests/fixtures/coeval/medium-benchmark-summaries`` (see ``tests/fixtures/README.md``): 16 real
 datapoints of CoEval's ``Runs/medium-benchmark`` (task text_summarization, 8 by each of two
 teachers), each carrying 1 or 2 of the task's 5 target attributes, with one student's responses
 and one judge's evaluations.
@@ -22,7 +22,7 @@ import pytest
 from assay.analysis.coverage import coverage_report, read_attribute_space
 from assay.data.importers import import_coeval
 
-RUN = Path(__file__).parents[2] / "fixtures" / "coeval" / "medium-benchmark"
+RUN = Path(__file__).parents[2] / "fixtures" / "coeval" / "medium-benchmark-summaries"
 TARGET = RUN / "phase1_attributes" / "text_summarization.target_attrs.json"
 
 

@@ -268,7 +268,7 @@ def _alpaca_eval_lc(rows: pd.DataFrame, la: np.ndarray, lb: np.ndarray,
                                    lb[known], d[known])
     return LengthControlled(judge, criterion, arm, opponent, res.estimate, math.nan, math.nan,
                             res.standard_error, res.win_rate, res.coefficients["length"], res.n,
-                            res.n, True, LC_ALPACA_EVAL)
+                            res.n, True, method=LC_ALPACA_EVAL)
 
 
 def _length_controlled(trials: pd.DataFrame, lengths: dict[tuple[str, str], float], judge: str,
@@ -311,7 +311,7 @@ def _length_controlled(trials: pd.DataFrame, lengths: dict[tuple[str, str], floa
         out.append(LengthControlled(judge, criterion, arm, opponent, res.estimate, res.lower,
                                     res.upper, res.standard_error, res.win_rate,
                                     res.coefficients["length"], res.n, res.n_clusters,
-                                    res.converged, res.separated, LC_WITHOUT_DIFFICULTY))
+                                    res.converged, res.separated, method=LC_WITHOUT_DIFFICULTY))
     return out
 
 
