@@ -98,7 +98,7 @@ def test_reference_and_its_summary_are_the_cli_csvs(server, tmp_path):
     assert_frame_equal(summary, want, check_dtype=False)
     for _, row in summary.iterrows():  # by hand: mean and sample SD of the scores
         scores = got[got["criteria"] == row["criteria"]]["score"]
-        assert row["mean"] == pytest.approx(scores.mean()) and row["std"] == pytest.approx(scores.std(ddof=1))
+        assert row["mean"] == pytest.approx(scores.mean()) and row["std"] == pytest.approx(scores.std(ddof=0))
 
 
 def test_differential_tables(server, tmp_path):

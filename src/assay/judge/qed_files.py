@@ -61,7 +61,8 @@ Reference judges (``kind: reference``)
     ``reference_scores.csv``: score_id, question, criteria, score, reasoning, trial, reference,
     generated, question_set, judge; ``{question_set}_{reference}--{generated}.csv``: its rows
     per (question set, reference, generated); ``reference_scores_summary.csv``:
-    question_set, criteria, reference, generated, judge, mean, std (sample SD, ddof = 1).
+    question_set, criteria, reference, generated, judge, mean, std (BenchmarkQED's
+    ``summarize_reference_scores``: ``np.std``, the population SD, ddof = 0).
 
 Assertion judges
     Standard: ``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
@@ -256,7 +257,8 @@ def _per_pair_files(records: list[dict[str, Any]], folder: Path, pair: tuple[str
 
 
 def reference_summary_records(reference: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Mean and sample SD (ddof 1; empty for one score) per (question set, criterion, pair, judge).
+    """Mean and SD per (question set, criterion, pair, judge), the SD as BenchmarkQED's
+    ``summarize_reference_scores`` computes it (``np.std``: ddof 0, 0 for one score).
 
     Rows are sorted by question set, reference, generated, judge, then criterion (as
     BenchmarkQED's per-pair ``groupby("criteria")`` sorts criteria), never by the order the
@@ -265,7 +267,7 @@ def reference_summary_records(reference: list[dict[str, Any]]) -> list[dict[str,
     >>> rows = [{"question_set": "s", "criteria": c, "reference": "r", "generated": "g", "judge": "j",
     ...          "score": v} for c, v in [("z", 1), ("a", 2), ("z", 3)]]
     >>> [(r["criteria"], r["mean"], r["std"]) for r in reference_summary_records(rows)]
-    [('a', 2.0, None), ('z', 2.0, 1.4142135623730951)]
+    [('a', 2.0, 0.0), ('z', 2.0, 1.0)]
     """
     import statistics
 
@@ -275,7 +277,7 @@ def reference_summary_records(reference: list[dict[str, Any]]) -> list[dict[str,
         group = tuple("" if k == "question_set" and _missing(record[k]) else record[k] for k in keys)
         groups.setdefault(group, []).append(float(record["score"]))
     return [{**dict(zip(keys, group, strict=True)), "mean": statistics.fmean(scores),
-             "std": statistics.stdev(scores) if len(scores) > 1 else None}
+             "std": statistics.pstdev(scores)}
             for group, scores in sorted(groups.items(), key=lambda item: _summary_order(item[0]))]
 
 

@@ -71,7 +71,7 @@ def winrate_summary(frame: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame
 
 
 def reference_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean and sample SD (ddof 1; empty for one score) of the reference scores per (question
+    """Mean and SD (ddof 0, as BenchmarkQED's ``np.std``) of the reference scores per (question
     set, criterion, reference, generated, judge): ``reference_scores_summary.csv`` and the table
     BenchmarkQED's notebook prints ("Reference Scores Summary")."""
     import pandas as pd

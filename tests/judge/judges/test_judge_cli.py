@@ -189,7 +189,7 @@ def test_reference_rubric_and_metric_judges_in_one_config(server, write_config, 
         "std",
     ]
     assert summary.loc[0, "mean"] == pytest.approx(ref["score"].mean())
-    assert summary.loc[0, "std"] == pytest.approx(ref["score"].std(ddof=1))
+    assert summary.loc[0, "std"] == pytest.approx(ref["score"].std(ddof=0))
     detail = pd.read_csv(out / "reference_scores.csv")
     assert detail["score_id"].str.fullmatch(r"[0-9a-f]{32}").all()
 

@@ -208,7 +208,7 @@ def test_reference_summary_matches_the_scores(workflow):
         values = s["score"].to_numpy(float)
         n = len(values)
         assert row["mean"] == pytest.approx(values.sum() / n)
-        assert row["std"] == pytest.approx(math.sqrt(((values - values.sum() / n) ** 2).sum() / (n - 1)))
+        assert row["std"] == pytest.approx(math.sqrt(((values - values.sum() / n) ** 2).sum() / n))
 
 
 def test_standard_assertion_summary_by_hand(workflow):
