@@ -6,12 +6,13 @@ one row per (question, criterion, trial) as ``get_pairwise_scores`` writes it::
     score_id, question, answer_1_name, answer_1, answer_2_name, answer_2, criteria,
     {base}_score, {other}_score, reasoning, trial, base_name, other_name[, question_set]
 
-becomes one pairwise row: ``arm`` = other_name, ``opponent`` = base_name, ``criterion`` =
-criteria, ``score`` = ``{other}_score`` (1 / 0.5 / 0) on ``range:0,1``, ``item`` =
-``cluster`` = a stable id of the question text, ``task`` = question_set, ``run`` =
-trial // 2 + 1 and ``position`` = where the other answer was shown (answer_1_name, else
-BenchmarkQED's order: base first on even trials), so the two orders of a run pair up;
-``judge`` = the ``judge`` column when there is one.
+becomes one pairwise row: ``arm`` = base_name, ``opponent`` = other_name (as a judge run
+stores them, so reports and ``winrates_sig_tests.csv`` read each pair from the base's side,
+as BenchmarkQED does), ``criterion`` = criteria, ``score`` = 1 - ``{other}_score`` (the base's
+score: 1 / 0.5 / 0) on ``range:0,1``, ``item`` = ``cluster`` = a stable id of the question
+text, ``task`` = question_set, ``run`` = trial // 2 + 1 and ``position`` = where the base
+answer was shown (answer_1_name, else BenchmarkQED's order: base first on even trials), so
+the two orders of a run pair up; ``judge`` = the ``judge`` column when there is one.
 
 Reference scores (``reference_scores-{name}.csv``), one row per (question, criterion,
 trial)::
@@ -162,12 +163,12 @@ def _pairwise(rec: Mapping[str, str], file: Path, number: int,
                                 f"expected 1, 0.5 or 0, got {rec[column]!r}"))
         return []
     first = (rec.get("answer_1_name") or "").strip()
-    position = (1 if first == other else 2) if first in (other, base) else (
-        2 if trial % 2 == 0 else 1)
+    position = (1 if first == base else 2) if first in (other, base) else (
+        1 if trial % 2 == 0 else 2)
     item = instruction_id(str(values["question"]))
-    return [{"item": item, "cluster": item, "arm": other, "opponent": base,
+    return [{"item": item, "cluster": item, "arm": base, "opponent": other,
              "position": position, "run": trial // 2 + 1, "criterion": values["criteria"],
-             "score": score, "judge": (rec.get("judge") or "").strip() or None,
+             "score": 1.0 - score, "judge": (rec.get("judge") or "").strip() or None,
              "task": (rec.get("question_set") or "").strip() or None,
              "reasoning": rec.get("reasoning") or None}]
 
