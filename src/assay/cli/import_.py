@@ -72,6 +72,8 @@ def import_command(
     overview = table_overview(judgments)  # before writing: nothing is written for a table that fails
     written = judgments.save(out)
     console.print(overview, markup=False, highlight=False, soft_wrap=True)
+    for note in judgments.notes:
+        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 

@@ -43,6 +43,8 @@ class Judgments:
     invalid: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=list(INVALID_COLUMNS)))
     sources: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What an importer left out of the source and why (``assay import`` prints them)."""
 
     def __len__(self) -> int:
         return len(self.frame)

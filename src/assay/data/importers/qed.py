@@ -57,6 +57,9 @@ REFERENCE = ("question", "criteria", "score", "trial")
 ASSERTION = ("score", "question", "assertion", "trial")
 REFERENCE_PREFIX = "reference_scores-"
 ASSERTION_SUFFIX = "assertion_scores.csv"
+DERIVED = ("significance_", "winrates_sig_tests.csv", "model_usage")
+"""Name starts of the files BenchmarkQED derives from its scores (tests, summaries): an
+output folder holds them beside the score files; they are skipped with a note."""
 LAYOUT = "BenchmarkQED's win_rates.csv, {question_set}_{base}--{other}.csv, " \
     "reference_scores-{name}.csv or {question_set}/{rag}_assertion_scores.csv"
 
@@ -72,10 +75,20 @@ def csv_kind(columns: Sequence[str], name: str) -> str | None:
     return None
 
 
+def _derived(file: Path) -> bool:
+    """A file BenchmarkQED computes from its scores (significance tests, summaries)."""
+    return file.name.startswith(DERIVED) or "summary" in file.stem
+
+
 def import_qed(sources: Sequence[str | Path], *,
                scales: Mapping[str, Scale] | None = None) -> Judgments:
-    """Read BenchmarkQED pairwise and reference score CSVs into one table."""
+    """Read BenchmarkQED pairwise, reference and assertion score CSVs into one table.
+
+    The files BenchmarkQED derives from its scores (``significance_*.csv``,
+    ``winrates_sig_tests.csv``, the ``*summary*.csv`` files) are skipped and named in the
+    table's notes: assay recomputes them from the scores."""
     files = source_files(sources, "*.csv", LAYOUT)
+    skipped: list[Path] = []
     problems: list[Problem] = []
     rows: list[dict[str, Any]] = []
     numbers: list[int] = []
@@ -84,6 +97,9 @@ def import_qed(sources: Sequence[str | Path], *,
     for file in files:
         header, records = _read_csv(file)
         kind = csv_kind(header, file.name)
+        if kind is None and _derived(file):
+            skipped.append(file)
+            continue
         if kind is None:
             raise InputError(str(file), f"not a BenchmarkQED score file: expected the columns "
                              f"{', '.join(PAIRWISE)} (pairwise) or a reference_scores-NAME.csv "
@@ -102,7 +118,15 @@ def import_qed(sources: Sequence[str | Path], *,
     if len(pairwise_files) > 1 and any(f.name == "win_rates.csv" for f in pairwise_files):
         raise InputError(", ".join(map(str, pairwise_files)), "win_rates.csv holds the rows of "
                          "the per-pair CSVs already: give one or the other")
-    return build(rows, numbers, problems, files, {**declared, **(scales or {})})
+    read = [f for f in files if f not in skipped]
+    table = build(rows, numbers, problems, read or files, {**declared, **(scales or {})})
+    if skipped:
+        from dataclasses import replace
+
+        table = replace(table, notes=(f"{len(skipped)} file(s) BenchmarkQED derives from its "
+                                      f"scores skipped (assay recomputes them): "
+                                      f"{', '.join(str(f) for f in skipped)}",))
+    return table
 
 
 def _read_csv(file: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
