@@ -19,9 +19,11 @@ judgments, ``joint_vs_separate_by_model.csv`` one row per judge model in config 
 file, when, with which columns:
 
 Pairwise judges (``kind: pairwise``)
-    ``win_rates.csv``: score_id, question, criteria, ``{base}_score``, ``{other}_score``,
-    reasoning, trial, base_name, other_name, question_set, judge (one file for all pairs, so
-    the score columns of arms not in a row's pair are empty).
+    ``win_rates.csv``: score_id, question (its text), answer_1_name, answer_1, answer_2_name,
+    answer_2 (the answers in the order the judge saw them, with their texts), criteria,
+    ``{base}_score``, ``{other}_score``, reasoning, trial, base_name, other_name,
+    question_set, judge (one file for all pairs, so the score columns of arms not in a row's
+    pair are empty).
     ``{question_set}_{base}--{other}.csv``: the same rows, one file per (question set, base,
     other) as BenchmarkQED saves each ``get_pairwise_scores`` result, with only the pair's two
     score columns (``all`` for the question set when the inputs have none). A name part that
@@ -143,6 +145,21 @@ def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[
             )
     kinds = {part.judge.name: part for part in plan.judges}
     question = {item: a.question for answers in inputs.answers.values() for item, a in answers.items()}
+
+    def shown(row: dict[str, Any]) -> dict[str, Any]:
+        """answer_1_name, answer_1, answer_2_name, answer_2: the order the judge saw (empty
+        for a judgment without a position)."""
+        arm, opponent, position = row["arm"], row["opponent"], row.get("position")
+        if position not in (1, 2, 1.0, 2.0):
+            return {"answer_1_name": None, "answer_1": None, "answer_2_name": None, "answer_2": None}
+        first, second = (arm, opponent) if position == 1 else (opponent, arm)
+
+        def text(name: str) -> str | None:
+            answer = inputs.answers.get(name, {}).get(row["item"])
+            return None if answer is None else answer.text
+
+        return {"answer_1_name": first, "answer_1": text(first), "answer_2_name": second,
+                "answer_2": text(second)}
     pairwise: list[dict[str, Any]] = []
     reference: list[dict[str, Any]] = []
     differential: dict[str, list[dict[str, Any]]] = {}
@@ -166,7 +183,10 @@ def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[
                 target = differential.setdefault(name, [])
             target.append(
                 {
-                    **common,
+                    "score_id": common["score_id"],
+                    "question": common["question"],
+                    **shown(row),
+                    "criteria": common["criteria"],
                     f"{row['arm']}_score": row["score"],
                     f"{row['opponent']}_score": 1.0 - float(row["score"]),
                     "reasoning": row.get("reasoning"),
@@ -249,10 +269,12 @@ def _per_pair_files(records: list[dict[str, Any]], folder: Path, pair: tuple[str
         present = [c for c in dict.fromkeys(k for r in rows for k in r)
                    if any(r.get(c) is not None and r.get(c) != "" for r in rows)]
         scores = [c for c in (f"{first}_score", f"{second}_score") if c in present]
-        rest = [c for c in present if c not in scores and c not in ("score_id", "question", "criteria")]
+        head = [c for c in ("score_id", "question", "answer_1_name", "answer_1", "answer_2_name", "answer_2")
+                if c in present]
+        rest = [c for c in present if c not in scores and c not in (*head, "criteria")]
         stem = f"{'all' if _missing(qs) else safe_name(qs)}_{safe_name(first)}--{safe_name(second)}"
         name = names.claim(stem, ".csv", tag=kind)
-        written.append(write_csv(folder / name, rows, ["score_id", "question", "criteria", *scores, *rest]))
+        written.append(write_csv(folder / name, rows, [*head, "criteria", *scores, *rest]))
     return written
 
 
