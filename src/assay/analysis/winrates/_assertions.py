@@ -30,13 +30,16 @@ import pandas as pd
 from assay._display import Rendered
 from assay.analysis.winrates._stats import CORRECTIONS, NAN, Correction
 from assay.errors import ConfigError, DesignError
-from assay.stats.contrasts import holm_adjust
+from assay.stats.contrasts import bh_adjust, bonferroni_adjust, holm_adjust
 from assay.stats.significance import (
     PairedTestResult,
     cluster_permutation_test,
     friedman_test,
     pairwise_wilcoxon,
 )
+
+_METHODS = {"holm": holm_adjust, "bonferroni": bonferroni_adjust, "fdr_bh": bh_adjust}
+"""The adjustments a family of pairs can take (BenchmarkQED's ``significance_correction``)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,7 @@ def assertion_comparisons(
     correction: Correction = "holm",
     n_resamples: int = 10_000,
     seed: int = 42,
+    method: str = "holm",
 ) -> AssertionComparisons:
     """Compare arms on per-question assertion pass rates (BenchmarkQED's significance tests).
 
@@ -143,7 +147,9 @@ def assertion_comparisons(
     alpha : float, default 0.05
         Level of the ``significant`` flags.
     correction : {"holm", "holm-per-group"}, default "holm"
-        Holm over every pair shown, or within each task.
+        The family: every pair shown, or the pairs of each task.
+    method : {"holm", "bonferroni", "fdr_bh"}, default "holm"
+        The adjustment within the family (BenchmarkQED's ``significance_correction``).
     n_resamples : int, default 10_000
         Random sign patterns of each permutation test; 0 switches the permutation tests off
         (``permutation_p_value`` NaN, ``difference`` still the statistic).
@@ -164,6 +170,8 @@ def assertion_comparisons(
     """
     if correction not in CORRECTIONS:
         raise ConfigError(f"correction must be one of {', '.join(CORRECTIONS)}; got {correction!r}")
+    if method not in _METHODS:
+        raise ConfigError(f"method must be one of {', '.join(_METHODS)}; got {method!r}")
     if not 0 < alpha < 1:
         raise ConfigError(f"alpha must be in (0, 1); got {alpha!r}")
     columns = [c for c in (question, arm, value, n_assertions, cluster, task) if c is not None]
@@ -212,7 +220,8 @@ def assertion_comparisons(
         pairs.append(_pair(label, a, b, complete, keyed, w, n_assertions=n_assertions,
                            cluster=cluster, n_resamples=n_resamples,
                            rng=np.random.default_rng(stream)))
-    pairs = _adjust_pairs(pairs, per_group=correction == "holm-per-group", alpha=alpha)
+    pairs = _adjust_pairs(pairs, per_group=correction == "holm-per-group", alpha=alpha,
+                          method=method)
     return AssertionComparisons(friedman=friedman, pairs=pairs, alpha=float(alpha),
                                 correction=correction, n_resamples=int(n_resamples), seed=int(seed),
                                 notes=notes)
@@ -247,8 +256,9 @@ def _pair(task: str | None, a: str, b: str, complete: pd.DataFrame, keyed: pd.Da
         n_resamples=n_resamples, significant_wilcoxon=None, significant_permutation=None)
 
 
-def _adjust_pairs(pairs: list[AssertionPair], *, per_group: bool,
-                  alpha: float) -> list[AssertionPair]:
+def _adjust_pairs(pairs: list[AssertionPair], *, per_group: bool, alpha: float,
+                  method: str = "holm") -> list[AssertionPair]:
+    adjust_p = _METHODS[method]
     groups = [p.task if per_group else None for p in pairs]
 
     def holm(p: npt.NDArray[np.float64]) -> list[tuple[float, bool | None]]:
@@ -257,7 +267,7 @@ def _adjust_pairs(pairs: list[AssertionPair], *, per_group: bool,
             idx = np.array([i for i, x in enumerate(groups) if x == g and math.isfinite(p[i])],
                            dtype=np.int64)
             if idx.size:
-                adjusted[idx] = holm_adjust(p[idx])
+                adjusted[idx] = adjust_p(p[idx])
         return [(float(q), None if math.isnan(q) else bool(q < alpha)) for q in adjusted]
 
     wil = holm(np.array([x.wilcoxon_p_value for x in pairs], dtype=np.float64))
