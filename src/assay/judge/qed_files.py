@@ -79,7 +79,9 @@ Assertion judges
     formatted_p_value, question_set, judge, n, p_value_raw): Friedman's test (three or more
     arms, ``level`` omnibus) and the pairwise Wilcoxon tests of each metric's per-question
     values, then the clustered permutation tests (``<metric>_clustered``); Holm within one
-    judge, metric and question set (or the config's ``significance.correction``: bonferroni, fdr_bh; flags at ``significance.alpha``); 10 000 sign patterns, seed 42 (BenchmarkQED's notebook) unless the
+    judge, metric and question set (or the config's ``significance.correction``:
+    bonferroni, fdr_bh; flags at ``significance.alpha``); 10 000 sign patterns, seed 42
+    (BenchmarkQED's notebook) unless the
     config's ``significance`` section says otherwise (``permutations: 0`` leaves the permutation
     rows out, ``enabled: false`` the file).
     Metrics: ``pass_rate`` (standard), ``global_pass_rate``, ``support_level``,

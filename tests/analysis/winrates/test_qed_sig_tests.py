@@ -17,7 +17,8 @@ from ._qed_oracle import qed, quietly
 
 
 def qed_scores(seed: int = 3, n_q: int = 12, trials: int = 4, sets=("local", "global"),
-               others=("graph", "lazy", "drift"), criteria=("comprehensiveness", "diversity")) -> pd.DataFrame:
+               others=("graph", "lazy", "drift"),
+               criteria=("comprehensiveness", "diversity")) -> pd.DataFrame:
     """A ``win_rates.csv`` as BenchmarkQED writes it: base ``vector`` against each other method."""
     rng = np.random.default_rng(seed)
     rows = []
@@ -30,7 +31,8 @@ def qed_scores(seed: int = 3, n_q: int = 12, trials: int = 4, sets=("local", "gl
                         u = rng.random()
                         s = 1.0 if u < bias * 0.8 else (0.5 if u < bias * 0.8 + 0.2 else 0.0)
                         a1, a2 = ("vector", other) if t % 2 == 0 else (other, "vector")
-                        rows.append({"score_id": f"{qs}-{other}-{q}-{c}-{t}", "question": f"{qs} question {q}?",
+                        rows.append({"score_id": f"{qs}-{other}-{q}-{c}-{t}",
+                                     "question": f"{qs} question {q}?",
                                      "answer_1_name": a1, "answer_1": "x", "answer_2_name": a2,
                                      "answer_2": "y", "criteria": c, "vector_score": s,
                                      f"{other}_score": 1 - s, "reasoning": "r", "trial": t,
