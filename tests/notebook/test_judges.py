@@ -53,7 +53,8 @@ def test_pairwise_is_the_cli_win_rates_csv(server, tmp_path, capsys):
     want = cli_csv(server, tmp_path, [PAIRWISE], "win_rates.csv")
     assert server.stats.requests == 24  # the CLI's run has its own cache: asked again, same verdicts
     capsys.readouterr()
-    assert list(got.columns) == ["score_id", "question", "criteria", "short_score", "long_score", "reasoning",
+    assert list(got.columns) == ["score_id", "question", "answer_1_name", "answer_1", "answer_2_name",
+                                 "answer_2", "criteria", "short_score", "long_score", "reasoning",
                                  "trial", "base_name", "other_name", "question_set", "judge"]
     assert len(got) == 12
     # score ids (judgment keys) included: the same judgments, in the same (plan) order, though the
