@@ -453,7 +453,8 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
     if found["assertion"]:
         a = found["assertion"]
         written += AssertionSummary(stack(x.by_assertion for x in a), stack(x.by_question for x in a),
-                                    stack(x.overall for x in a), a[0].pass_threshold).write_csvs(folder)
+                                    stack(x.overall for x in a), a[0].pass_threshold,
+                                    tuple(n for x in a for n in x.notes)).write_csvs(folder)
     if found["assertion_hierarchical"]:
         h = found["assertion_hierarchical"]
         written += HierarchicalSummary(stack(x.aggregated for x in h), stack(x.by_question for x in h),

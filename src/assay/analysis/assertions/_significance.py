@@ -214,6 +214,8 @@ def assertion_significance(
         summaries = list(source)
     tests: list[AssertionTest] = []
     for summary in summaries:
+        if isinstance(summary, AssertionSummary):
+            notes += list(summary.notes)
         kind: Kind = "standard" if isinstance(summary, AssertionSummary) else "hierarchical"
         metrics = per_question_metrics(summary)
         for (judge, metric), table in metrics.groupby(["judge", "metric"], sort=False):

@@ -14,6 +14,9 @@ Readings chosen where BenchmarkQED's documentation leaves it open
 * Micro accuracy (``overall_accuracy``) = passed assertions / scored assertions, pooled
   over questions; macro accuracy (``avg_question_pass_rate``) = mean over questions of
   each question's pass rate.
+* A statement repeated within a question (the same text under two assertion ids) is one
+  assertion, its trials pooled, as BenchmarkQED's ``groupby(["question", "assertion"])``
+  merges them; ``notes`` counts the merged ids.
 * ``top_k`` keeps, per question, the k assertions of lowest ``rank`` (ties and missing
   ranks in assertion-id order).
 * Hierarchical: per (arm, global assertion) over trials, a supporting assertion passes when
@@ -68,6 +71,8 @@ class AssertionSummary:
     """task, arm, judge, total_assertions, passed_assertions, failed_assertions,
     overall_accuracy (micro), num_questions, avg_question_pass_rate (macro), n_unscored."""
     pass_threshold: float
+    notes: tuple[str, ...] = ()
+    """Repeated statements merged (how many, per judge)."""
 
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
@@ -98,7 +103,7 @@ def assertion_summary(
     """
     if not 0.0 <= pass_threshold < 1.0:
         raise ValueError(f"pass_threshold: expected a number in [0, 1), got {pass_threshold}")
-    frame = assertion_rows(data, [criterion])
+    frame, notes = _merge_repeated(assertion_rows(data, [criterion]))
     keys = [*GROUP, "question", "assertion_id"]
     scored = frame[frame["scored"]]
     stats = scored.groupby(keys, dropna=False)["score"].agg(
@@ -160,7 +165,25 @@ def assertion_summary(
             "n_unscored",
         ]
     ]
-    return AssertionSummary(by_assertion, by_question, overall, pass_threshold)
+    return AssertionSummary(by_assertion, by_question, overall, pass_threshold, notes)
+
+
+def _merge_repeated(frame: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """One assertion id per (task, arm, judge, question, statement): a statement repeated
+    within a question keeps its first id and pools the trials of every occurrence."""
+    has = frame["assertion"].notna()
+    if not has.any():
+        return frame, ()
+    key = [*GROUP, "question", "assertion"]
+    named = frame[has]
+    first = named.groupby(key, dropna=False, sort=False)["assertion_id"].transform("first")
+    merged = (named.groupby(key, dropna=False)["assertion_id"].nunique() - 1).groupby("judge").sum()
+    frame = frame.copy()
+    frame.loc[has, "assertion_id"] = first
+    notes = tuple(f"{judge}: {int(n)} repeated assertion(s) within a question merged into one "
+                  "(trials pooled, as BenchmarkQED groups by question and statement)"
+                  for judge, n in merged.items() if n > 0)
+    return frame, notes
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,54 @@
+"""A statement repeated within a question is one assertion (BenchmarkQED's
+``groupby(["question", "assertion"])`` in ``evaluate_rag_method``), its trials pooled, and the
+merge is counted in a note."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from assay.analysis.assertions import assertion_summary
+
+
+def rows() -> pd.DataFrame:
+    # one question, statements A (id a1), B (a2), A again (a3); two trials each:
+    # a1 passes both, a3 fails both, a2 passes one
+    scores = {"a1": [1.0, 1.0], "a2": [1.0, 0.0], "a3": [0.0, 0.0]}
+    statement = {"a1": "A", "a2": "B", "a3": "A"}
+    return pd.DataFrame([
+        {"item": f"q1#{a}", "cluster": "q1", "arm": "rag", "run": run, "judge": "j",
+         "criterion": "assertion", "score": s, "task": "s",
+         "attributes": json.dumps({"question_id": "q1", "assertion_id": a, "statement": statement[a]})}
+        for a, values in scores.items() for run, s in enumerate(values, start=1)])
+
+
+def test_a_repeated_statement_is_one_assertion_with_pooled_trials():
+    # by hand, as BenchmarkQED: A pools [1, 1, 0, 0], mean 0.5, not above 0.5: fail; B has
+    # [1, 0], mean 0.5: fail. Two assertions, none passed (three, one passed, if counted twice)
+    summary = assertion_summary(rows(), pass_threshold=0.5)
+    by = summary.by_assertion.set_index("assertion")
+    assert sorted(by.index) == ["A", "B"]
+    assert by.loc["A", "score_mean"] == 0.5 and by.loc["A", "n_trials"] == 4
+    assert by.loc["A", "assertion_id"] == "a1"
+    overall = summary.overall.iloc[0]
+    assert (int(overall["total_assertions"]), int(overall["passed_assertions"])) == (2, 0)
+    assert summary.notes == ("j: 1 repeated assertion(s) within a question merged into one (trials "
+                             "pooled, as BenchmarkQED groups by question and statement)",)
+
+
+def test_the_same_statement_in_two_questions_stays_two():
+    frame = rows()
+    other = frame[frame["item"] == "q1#a1"].assign(
+        item="q2#a1", cluster="q2",
+        attributes=json.dumps({"question_id": "q2", "assertion_id": "a1", "statement": "A"}))
+    summary = assertion_summary(pd.concat([frame, other]), pass_threshold=0.5)
+    assert int(summary.overall["total_assertions"].iloc[0]) == 3
+
+
+def test_the_merge_reaches_the_significance_notes():
+    from assay.analysis.assertions import assertion_significance
+
+    frame = pd.concat([rows(), rows().assign(arm="other")])
+    result = assertion_significance(frame, n_resamples=0)
+    assert any("repeated assertion(s) within a question merged" in n for n in result.notes)
