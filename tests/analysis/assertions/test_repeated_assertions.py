@@ -52,3 +52,22 @@ def test_the_merge_reaches_the_significance_notes():
     frame = pd.concat([rows(), rows().assign(arm="other")])
     result = assertion_significance(frame, n_resamples=0)
     assert any("repeated assertion(s) within a question merged" in n for n in result.notes)
+
+
+def test_two_arms_with_normal_differences_take_the_paired_t_test():
+    # BenchmarkQED's _compare_two_groups_paired: Shapiro-Wilk on the per-question differences,
+    # p > alpha -> scipy's ttest_rel (oracle: scipy on the same per-question pass rates)
+    import numpy as np
+    from scipy import stats
+
+    from assay.analysis.winrates import assertion_comparisons
+
+    a = np.array([0.75, 0.5, 1.0, 0.25, 0.75, 0.5, 1.0, 0.5])
+    b = np.array([0.5, 0.5, 0.75, 0.25, 0.25, 0.25, 0.75, 0.5])
+    assert stats.shapiro(a - b).pvalue > 0.05
+    table = pd.DataFrame({"question": [f"q{i}" for i in range(8)] * 2, "arm": ["a"] * 8 + ["b"] * 8,
+                          "pass_rate": np.concatenate([a, b])})
+    (pair,) = assertion_comparisons(table, n_resamples=0).pairs
+    want = stats.ttest_rel(a, b)
+    assert pair.test == "paired_t"
+    assert pair.wilcoxon_statistic == want.statistic and pair.wilcoxon_p_value == want.pvalue

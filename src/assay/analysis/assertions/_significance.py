@@ -111,7 +111,7 @@ class AssertionSignificance(Rendered):
                     rows += [_row(t.metric, "omnibus", "friedman", "", "", f.statistic, f.p_value,
                                   f.significant, None, None, task, judge, f.n, f.p_value)
                              for f in c.friedman if f.task == task]
-                    rows += [_row(t.metric, "pairwise", "wilcoxon_signed_rank", p.arm, p.opponent,
+                    rows += [_row(t.metric, "pairwise", p.test, p.arm, p.opponent,
                                   p.wilcoxon_statistic, p.wilcoxon_p_adjusted, p.significant_wilcoxon,
                                   p.mean_arm, p.mean_opponent, task, judge, p.n, p.wilcoxon_p_value)
                              for p in c.pairs if p.task == task]

@@ -35,6 +35,7 @@ from assay.stats.significance import (
     PairedTestResult,
     cluster_permutation_test,
     friedman_test,
+    normality_test,
     pairwise_wilcoxon,
 )
 
@@ -83,6 +84,10 @@ class AssertionPair:
     n_resamples: int
     significant_wilcoxon: bool | None
     significant_permutation: bool | None
+    test: str = "wilcoxon_signed_rank"
+    """The paired test behind the ``wilcoxon_*`` fields: ``wilcoxon_signed_rank``, or
+    ``paired_t`` (two arms whose per-question differences pass Shapiro-Wilk, as BenchmarkQED
+    chooses; ``wilcoxon_statistic`` is then t)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -208,7 +213,12 @@ def assertion_comparisons(
             friedman.append(FriedmanRecord(label, tuple(arms), f.n, f.statistic, f.p_value, f.df,
                                            None if math.isnan(f.p_value) else bool(f.p_value < alpha)))
         for pw in pairwise_wilcoxon(complete.to_numpy(dtype=np.float64)):
-            pending.append((label, arms[pw.first], arms[pw.second], complete, pw.result))
+            result = pw.result
+            if len(arms) == 2:  # BenchmarkQED's two-arm branch: paired t when d looks normal
+                result = _paired_t_if_normal(complete[arms[pw.first]].to_numpy(dtype=np.float64),
+                                             complete[arms[pw.second]].to_numpy(dtype=np.float64),
+                                             alpha=alpha) or result
+            pending.append((label, arms[pw.first], arms[pw.second], complete, result))
     rng_streams = np.random.SeedSequence(seed).spawn(len(pending))
     pairs: list[AssertionPair] = []
     keyed = table.set_index([question, arm])
@@ -253,7 +263,25 @@ def _pair(task: str | None, a: str, b: str, complete: pd.DataFrame, keyed: pd.Da
         mean_arm=float(complete[a].mean()), mean_opponent=float(complete[b].mean()),
         difference=estimate, wilcoxon_statistic=w.statistic, wilcoxon_p_value=w.p_value,
         wilcoxon_p_adjusted=NAN, permutation_p_value=p_value, permutation_p_adjusted=NAN,
-        n_resamples=n_resamples, significant_wilcoxon=None, significant_permutation=None)
+        n_resamples=n_resamples, significant_wilcoxon=None, significant_permutation=None,
+        test="paired_t" if w.method == "paired_t" else "wilcoxon_signed_rank")
+
+
+def _paired_t_if_normal(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], *,
+                        alpha: float) -> PairedTestResult | None:
+    """BenchmarkQED's test of two arms on the same questions (``_compare_two_groups_paired``):
+    Student's paired t test (``scipy.stats.ttest_rel``) when the differences a - b pass the
+    normality check (Shapiro-Wilk, or Kolmogorov-Smirnov past 5000, p > alpha; fewer than 3
+    or constant differences do not), else None (Wilcoxon's test stays)."""
+    from scipy import stats
+
+    check = normality_test(a - b)
+    if not check.p_value > alpha:  # NaN: undefined, not normal
+        return None
+    t = stats.ttest_rel(a, b)
+    return PairedTestResult(estimate=float(np.mean(a - b)), statistic=float(t.statistic),
+                            p_value=float(t.pvalue), method="paired_t", n=int(a.size),
+                            df=float(a.size - 1))
 
 
 def _adjust_pairs(pairs: list[AssertionPair], *, per_group: bool, alpha: float,
