@@ -71,3 +71,26 @@ def test_two_arms_with_normal_differences_take_the_paired_t_test():
     want = stats.ttest_rel(a, b)
     assert pair.test == "paired_t"
     assert pair.wilcoxon_statistic == want.statistic and pair.wilcoxon_p_value == want.pvalue
+
+
+def test_passed_metrics_of_the_hierarchical_summary_by_hand():
+    # BenchmarkQED's *_passed metrics: over the passed globals only, per question then averaged.
+    # q1: g1 passes with 2 supporting (1 passed), no discovery; g2 fails.
+    # q2: g1 passes with 1 supporting (1 passed) and discovery.
+    # support_level_passed = mean(0.5, 1.0) = 0.75; supporting_pass_rate_passed =
+    # mean(1/2, 1/1) = 0.75; discovery_rate_passed = mean(0, 1) = 0.5
+    from assay.analysis.assertions import hierarchical_summary
+
+    base = {"arm": "rag", "judge": "j", "run": 1, "task": "s"}
+    rows = []
+    for q, g, glob, sups, disc in (("q1", "g1", 1.0, [1.0, 0.0], 0.0), ("q1", "g2", 0.0, [0.0], 0.0),
+                                   ("q2", "g1", 1.0, [1.0], 1.0)):
+        rows.append({**base, "item": f"{q}#{g}", "cluster": q, "criterion": "global_assertion", "score": glob})
+        rows.append({**base, "item": f"{q}#{g}", "cluster": q, "criterion": "discovery", "score": disc})
+        for k, s in enumerate(sups):
+            rows.append({**base, "item": f"{q}#{g}/s{k}", "cluster": q, "criterion": "supporting_assertion",
+                         "score": s, "attributes": json.dumps({"supporting_id": f"s{k}"})})
+    overall = hierarchical_summary(pd.DataFrame(rows)).overall.iloc[0]
+    assert overall["support_level_passed"] == 0.75
+    assert overall["supporting_pass_rate_passed"] == 0.75
+    assert overall["discovery_rate_passed"] == 0.5

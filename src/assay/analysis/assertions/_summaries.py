@@ -201,7 +201,10 @@ class HierarchicalSummary:
     overall: pd.DataFrame
     """task, arm, judge, total_assertions, passed_assertions, overall_accuracy (micro),
     num_questions, avg_question_pass_rate (macro), avg_support_level, supporting_pass_rate
-    (over unique supporting assertions pooled), discovery_rate, n_overridden."""
+    (over unique supporting assertions pooled), discovery_rate, n_overridden, then
+    BenchmarkQED's metrics of the passed globals only: support_level_passed,
+    supporting_pass_rate_passed, discovery_rate_passed (means over questions of the
+    per-question means; empty when no global passed)."""
     pass_threshold: float
 
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
@@ -379,4 +382,22 @@ def hierarchical_summary(
             "n_overridden",
         ]
     ]
+    overall = overall.merge(_passed_metrics(aggregated), on=GROUP, how="left")
     return HierarchicalSummary(aggregated, by_question, overall, pass_threshold)
+
+
+def _passed_metrics(aggregated: pd.DataFrame) -> pd.DataFrame:
+    """BenchmarkQED's conditional metrics (``aggregation.py``, passed globals only), per
+    (task, arm, judge): the mean over questions of each question's mean support level, its
+    pooled supporting pass rate (passed / supporting, questions with supporting assertions)
+    and its share of globals with discovery."""
+    passed = aggregated[aggregated["global_score"] == 1]
+    per_q = passed.groupby([*GROUP, "question"], dropna=False).agg(
+        support=("support_level", "mean"), discovery=("has_discovery", "mean"),
+        n_sup=("n_supporting", "sum"), n_sup_passed=("n_supporting_passed", "sum"))
+    per_q["rate"] = per_q["n_sup_passed"] / per_q["n_sup"].where(per_q["n_sup"] > 0)
+    out = per_q.groupby(level=GROUP, dropna=False).agg(
+        support_level_passed=("support", "mean"), supporting_pass_rate_passed=("rate", "mean"),
+        discovery_rate_passed=("discovery", "mean"))
+    groups = aggregated[GROUP].drop_duplicates()
+    return groups.merge(out.reset_index(), on=GROUP, how="left")
