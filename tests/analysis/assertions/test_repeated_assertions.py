@@ -85,7 +85,8 @@ def test_passed_metrics_of_the_hierarchical_summary_by_hand():
     rows = []
     for q, g, glob, sups, disc in (("q1", "g1", 1.0, [1.0, 0.0], 0.0), ("q1", "g2", 0.0, [0.0], 0.0),
                                    ("q2", "g1", 1.0, [1.0], 1.0)):
-        rows.append({**base, "item": f"{q}#{g}", "cluster": q, "criterion": "global_assertion", "score": glob})
+        rows.append({**base, "item": f"{q}#{g}", "cluster": q, "criterion": "global_assertion",
+                     "score": glob})
         rows.append({**base, "item": f"{q}#{g}", "cluster": q, "criterion": "discovery", "score": disc})
         for k, s in enumerate(sups):
             rows.append({**base, "item": f"{q}#{g}/s{k}", "cluster": q, "criterion": "supporting_assertion",
