@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 
 from assay.analysis.assertions import assertion_summary
 
@@ -95,3 +96,36 @@ def test_passed_metrics_of_the_hierarchical_summary_by_hand():
     assert overall["support_level_passed"] == 0.75
     assert overall["supporting_pass_rate_passed"] == 0.75
     assert overall["discovery_rate_passed"] == 0.5
+
+
+def test_passed_metrics_are_benchmark_qeds_on_the_same_aggregation():
+    # oracle: benchmark_qed's compute_hierarchical_eval_summary on assay's per-global aggregation
+    # (each global's supporting results as BenchmarkQED lists them)
+    import numpy as np
+
+    from assay.analysis.assertions import hierarchical_summary
+    from tests.analysis.winrates._qed_oracle import qed, quietly
+
+    rng = np.random.default_rng(4)
+    base = {"arm": "rag", "judge": "j", "run": 1, "task": "s"}
+    rows = []
+    for q in range(6):
+        for g in range(3):
+            item = f"q{q}#g{g}"
+            rows.append({**base, "item": item, "cluster": f"q{q}", "criterion": "global_assertion",
+                         "score": float(rng.random() < 0.7)})
+            rows.append({**base, "item": item, "cluster": f"q{q}", "criterion": "discovery",
+                         "score": float(rng.random() < 0.4)})
+            for k in range(int(rng.integers(1, 4))):
+                rows.append({**base, "item": f"{item}/s{k}", "cluster": f"q{q}",
+                             "criterion": "supporting_assertion", "score": float(rng.random() < 0.6),
+                             "attributes": json.dumps({"supporting_id": f"g{g}s{k}"})})
+    summary = hierarchical_summary(pd.DataFrame(rows))
+    agg = summary.aggregated.assign(support_results=[
+        [{"passed": True}] * int(p) + [{"passed": False}] * int(n - p)
+        for n, p in zip(summary.aggregated["n_supporting"], summary.aggregated["n_supporting_passed"],
+                        strict=True)])
+    want = quietly(qed("autoe.assertion.aggregation").compute_hierarchical_eval_summary, agg)
+    got = summary.overall.iloc[0]
+    for name in ("support_level_passed", "supporting_pass_rate_passed", "discovery_rate_passed"):
+        assert got[name] == pytest.approx(want[name], rel=1e-12), name
