@@ -135,6 +135,7 @@ def test_every_kind_writes_its_files(tmp_path, capsys):
                             "summary.txt", "judges.json", "composite.json", "robust.json",
                             "coverage.json", "calibration.json", "calibration_params.json",
                             "winrates.json", "win_rates.csv", "winrates_sig_tests.csv",
+                            "winrates_cluster_tests.csv",
                             "systems.json", "leaderboard.json", "skipped.json", "cost.json",
                             "teachers.json", "calibration_curves.json", "sampling.json",
                             "ensemble.json", "factors.json"])

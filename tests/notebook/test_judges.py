@@ -53,7 +53,8 @@ def test_pairwise_is_the_cli_win_rates_csv(server, tmp_path, capsys):
     want = cli_csv(server, tmp_path, [PAIRWISE], "win_rates.csv")
     assert server.stats.requests == 24  # the CLI's run has its own cache: asked again, same verdicts
     capsys.readouterr()
-    assert list(got.columns) == ["score_id", "question", "criteria", "short_score", "long_score", "reasoning",
+    assert list(got.columns) == ["score_id", "question", "answer_1_name", "answer_1", "answer_2_name",
+                                 "answer_2", "criteria", "short_score", "long_score", "reasoning",
                                  "trial", "base_name", "other_name", "question_set", "judge"]
     assert len(got) == 12
     # score ids (judgment keys) included: the same judgments, in the same (plan) order, though the
@@ -78,7 +79,7 @@ def test_the_summary_is_the_win_rate_report_of_the_store(server, tmp_path):
     report.write_csvs(tmp_path / "report")
     want = pd.read_csv(tmp_path / "report" / "winrates_sig_tests.csv", keep_default_na=False, na_values=[""])
     columns = ["criteria", "base_name", "other_name", "base_mean", "other_mean", "p_value", "test",
-               "corrected_p_value", "n", "lower", "upper"]
+               "corrected_p_value", "n"]
     assert_frame_equal(summary[columns], want[columns])
     # by hand: the base's win rate is the mean of its question-level means
     by_question = scores.groupby("question")["short_score"].mean()
@@ -98,7 +99,7 @@ def test_reference_and_its_summary_are_the_cli_csvs(server, tmp_path):
     assert_frame_equal(summary, want, check_dtype=False)
     for _, row in summary.iterrows():  # by hand: mean and sample SD of the scores
         scores = got[got["criteria"] == row["criteria"]]["score"]
-        assert row["mean"] == pytest.approx(scores.mean()) and row["std"] == pytest.approx(scores.std(ddof=1))
+        assert row["mean"] == pytest.approx(scores.mean()) and row["std"] == pytest.approx(scores.std(ddof=0))
 
 
 def test_differential_tables(server, tmp_path):

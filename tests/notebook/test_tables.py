@@ -50,8 +50,9 @@ def test_reference_summary_by_hand():
     assert list(summary.columns) == ["question_set", "criteria", "reference", "generated", "judge", "mean",
                                      "std"]
     assert list(summary["criteria"]) == ["completeness", "correctness"]  # sorted, as BenchmarkQED's groupby
-    assert summary.iloc[1]["mean"] == 5.0 and summary.iloc[1]["std"] == pytest.approx(3.605551275463989)
-    assert summary.iloc[0]["mean"] == 7.0 and pd.isna(summary.iloc[0]["std"])  # one score: no SD
+    # population SD as BenchmarkQED's np.std: deviations 9 + 1 + 16 = 26, sqrt(26 / 3)
+    assert summary.iloc[1]["mean"] == 5.0 and summary.iloc[1]["std"] == pytest.approx(2.943920288775949)
+    assert summary.iloc[0]["mean"] == 7.0 and summary.iloc[0]["std"] == 0.0  # one score: np.std gives 0
 
 
 def test_reference_summary_does_not_follow_the_order_judgments_were_answered_in():

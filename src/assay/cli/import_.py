@@ -87,7 +87,7 @@ def import_command(
     overview = table_overview(judgments)  # before writing: nothing is written for a table that fails
     written = judgments.save(out)
     console.print(overview, markup=False, highlight=False, soft_wrap=True)
-    for note in judgments.read_notes:  # how repeats and undeclared scales were read
+    for note in judgments.read_notes:  # how repeats, undeclared scales and skipped files were read
         console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)

@@ -48,7 +48,8 @@ class Judgments:
     read_notes: tuple[str, ...] = ()
     """How the table was read where nothing declared it: the scale of each undeclared
     criterion (``score: values 0 and 1 read as binary ...``), runs numbered from 0. The
-    reports say them aloud. Also how repeated records were read (``--duplicates``)."""
+    reports say them aloud. Also how repeated records were read (``--duplicates``) and what
+    an importer left out of the source and why."""
     inferred_scales: dict[str, str] = field(default_factory=dict)
     """Criterion -> the note of its scale, for the criteria whose scale was read from their
     scores (so that tables read from several files can agree on one scale)."""

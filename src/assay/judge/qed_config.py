@@ -19,6 +19,13 @@ assertion (``generated``, ``assertions``)
     ``inputs``: the generated condition's answers and ``assertions_path``; one ``assertion``
     judge with ``pass_threshold`` and ``trials``.
 
+Significance settings (assertion scoring): ``run_significance_test`` -> ``significance.enabled``,
+``significance_alpha`` -> ``significance.alpha``, ``significance_correction`` (holm, bonferroni,
+fdr_bh) -> ``significance.correction``, ``n_permutations`` -> ``significance.permutations``
+(0 when ``run_clustered_permutation`` is false), ``permutation_seed`` -> ``significance.seed``.
+``detect_discovery``: BenchmarkQED 0.4 declares it but its scoring never reads it (discovery
+is always asked for); assay asks for it too, and a note says so when it is false.
+
 ``llm_config``: ``model``; ``init_args.api_base`` -> ``base_url``; ``api_key:
 ${VAR}`` -> ``api_key_env: VAR`` (a literal key is never copied); ``call_args`` ->
 ``params``; ``concurrent_requests`` -> ``max_concurrency`` (BenchmarkQED's is a
@@ -113,6 +120,27 @@ def _prompt_notes(settings: Mapping[str, Any], folder: Path) -> list[str]:
             f"{', '.join(left)}"] if left else []
 
 
+def _significance(settings: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+    """The ``significance`` section of BenchmarkQED's significance settings (module doc)."""
+    out: dict[str, Any] = {}
+    if "run_significance_test" in settings:
+        out["enabled"] = bool(settings["run_significance_test"])
+    if "significance_alpha" in settings:
+        out["alpha"] = settings["significance_alpha"]
+    if "significance_correction" in settings:
+        out["correction"] = settings["significance_correction"]
+    if "n_permutations" in settings:
+        out["permutations"] = settings["n_permutations"]
+    if settings.get("run_clustered_permutation") is False:
+        out["permutations"] = 0
+    if settings.get("permutation_seed") is not None:
+        out["seed"] = settings["permutation_seed"]
+    if settings.get("detect_discovery") is False:
+        notes.append("detect_discovery: false is declared by BenchmarkQED 0.4 but never read by "
+                     "its scoring (discovery is always asked for); assay asks for it too")
+    return out
+
+
 def qed_settings_to_config(settings: Any, *, source: str = "settings", folder: str | Path = ".",
                            out_folder: str | Path | None = None) -> tuple[dict[str, Any],
                                                                         list[str]]:
@@ -203,6 +231,9 @@ def qed_settings_to_config(settings: Any, *, source: str = "settings", folder: s
             moved = os.path.relpath(Path(folder) / inputs[key], out_folder)
             inputs[key] = Path(moved).as_posix()
     config = {"version": 1, "llm": llm, "inputs": inputs, "judges": [judge]}
+    significance = _significance(settings, notes)
+    if significance:
+        config["significance"] = significance
     from assay.judge.engine.config import parse_config
 
     parse_config(config, base_dir=out_folder, source=source)  # as assay judge will read it

@@ -19,9 +19,11 @@ judgments, ``joint_vs_separate_by_model.csv`` one row per judge model in config 
 file, when, with which columns:
 
 Pairwise judges (``kind: pairwise``)
-    ``win_rates.csv``: score_id, question, criteria, ``{base}_score``, ``{other}_score``,
-    reasoning, trial, base_name, other_name, question_set, judge (one file for all pairs, so
-    the score columns of arms not in a row's pair are empty).
+    ``win_rates.csv``: score_id, question (its text), answer_1_name, answer_1, answer_2_name,
+    answer_2 (the answers in the order the judge saw them, with their texts), criteria,
+    ``{base}_score``, ``{other}_score``, reasoning, trial, base_name, other_name,
+    question_set, judge (one file for all pairs, so the score columns of arms not in a row's
+    pair are empty).
     ``{question_set}_{base}--{other}.csv``: the same rows, one file per (question set, base,
     other) as BenchmarkQED saves each ``get_pairwise_scores`` result, with only the pair's two
     score columns (``all`` for the question set when the inputs have none). A name part that
@@ -61,7 +63,8 @@ Reference judges (``kind: reference``)
     ``reference_scores.csv``: score_id, question, criteria, score, reasoning, trial, reference,
     generated, question_set, judge; ``{question_set}_{reference}--{generated}.csv``: its rows
     per (question set, reference, generated); ``reference_scores_summary.csv``:
-    question_set, criteria, reference, generated, judge, mean, std (sample SD, ddof = 1).
+    question_set, criteria, reference, generated, judge, mean, std (BenchmarkQED's
+    ``summarize_reference_scores``: ``np.std``, the population SD, ddof = 0).
 
 Assertion judges
     Standard: ``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
@@ -76,7 +79,9 @@ Assertion judges
     formatted_p_value, question_set, judge, n, p_value_raw): Friedman's test (three or more
     arms, ``level`` omnibus) and the pairwise Wilcoxon tests of each metric's per-question
     values, then the clustered permutation tests (``<metric>_clustered``); Holm within one
-    judge, metric and question set; 10 000 sign patterns, seed 42 (BenchmarkQED's notebook) unless the
+    judge, metric and question set (or the config's ``significance.correction``:
+    bonferroni, fdr_bh; flags at ``significance.alpha``); 10 000 sign patterns, seed 42
+    (BenchmarkQED's notebook) unless the
     config's ``significance`` section says otherwise (``permutations: 0`` leaves the permutation
     rows out, ``enabled: false`` the file).
     Metrics: ``pass_rate`` (standard), ``global_pass_rate``, ``support_level``,
@@ -142,6 +147,21 @@ def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[
             )
     kinds = {part.judge.name: part for part in plan.judges}
     question = {item: a.question for answers in inputs.answers.values() for item, a in answers.items()}
+
+    def shown(row: dict[str, Any]) -> dict[str, Any]:
+        """answer_1_name, answer_1, answer_2_name, answer_2: the order the judge saw (empty
+        for a judgment without a position)."""
+        arm, opponent, position = row["arm"], row["opponent"], row.get("position")
+        if position not in (1, 2, 1.0, 2.0):
+            return {"answer_1_name": None, "answer_1": None, "answer_2_name": None, "answer_2": None}
+        first, second = (arm, opponent) if position == 1 else (opponent, arm)
+
+        def text(name: str) -> str | None:
+            answer = inputs.answers.get(name, {}).get(row["item"])
+            return None if answer is None else answer.text
+
+        return {"answer_1_name": first, "answer_1": text(first), "answer_2_name": second,
+                "answer_2": text(second)}
     pairwise: list[dict[str, Any]] = []
     reference: list[dict[str, Any]] = []
     differential: dict[str, list[dict[str, Any]]] = {}
@@ -165,7 +185,10 @@ def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[
                 target = differential.setdefault(name, [])
             target.append(
                 {
-                    **common,
+                    "score_id": common["score_id"],
+                    "question": common["question"],
+                    **shown(row),
+                    "criteria": common["criteria"],
                     f"{row['arm']}_score": row["score"],
                     f"{row['opponent']}_score": 1.0 - float(row["score"]),
                     "reasoning": row.get("reasoning"),
@@ -248,15 +271,18 @@ def _per_pair_files(records: list[dict[str, Any]], folder: Path, pair: tuple[str
         present = [c for c in dict.fromkeys(k for r in rows for k in r)
                    if any(r.get(c) is not None and r.get(c) != "" for r in rows)]
         scores = [c for c in (f"{first}_score", f"{second}_score") if c in present]
-        rest = [c for c in present if c not in scores and c not in ("score_id", "question", "criteria")]
+        head = [c for c in ("score_id", "question", "answer_1_name", "answer_1", "answer_2_name", "answer_2")
+                if c in present]
+        rest = [c for c in present if c not in scores and c not in (*head, "criteria")]
         stem = f"{'all' if _missing(qs) else safe_name(qs)}_{safe_name(first)}--{safe_name(second)}"
         name = names.claim(stem, ".csv", tag=kind)
-        written.append(write_csv(folder / name, rows, ["score_id", "question", "criteria", *scores, *rest]))
+        written.append(write_csv(folder / name, rows, [*head, "criteria", *scores, *rest]))
     return written
 
 
 def reference_summary_records(reference: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Mean and sample SD (ddof 1; empty for one score) per (question set, criterion, pair, judge).
+    """Mean and SD per (question set, criterion, pair, judge), the SD as BenchmarkQED's
+    ``summarize_reference_scores`` computes it (``np.std``: ddof 0, 0 for one score).
 
     Rows are sorted by question set, reference, generated, judge, then criterion (as
     BenchmarkQED's per-pair ``groupby("criteria")`` sorts criteria), never by the order the
@@ -265,7 +291,7 @@ def reference_summary_records(reference: list[dict[str, Any]]) -> list[dict[str,
     >>> rows = [{"question_set": "s", "criteria": c, "reference": "r", "generated": "g", "judge": "j",
     ...          "score": v} for c, v in [("z", 1), ("a", 2), ("z", 3)]]
     >>> [(r["criteria"], r["mean"], r["std"]) for r in reference_summary_records(rows)]
-    [('a', 2.0, None), ('z', 2.0, 1.4142135623730951)]
+    [('a', 2.0, 0.0), ('z', 2.0, 1.0)]
     """
     import statistics
 
@@ -275,7 +301,7 @@ def reference_summary_records(reference: list[dict[str, Any]]) -> list[dict[str,
         group = tuple("" if k == "question_set" and _missing(record[k]) else record[k] for k in keys)
         groups.setdefault(group, []).append(float(record["score"]))
     return [{**dict(zip(keys, group, strict=True)), "mean": statistics.fmean(scores),
-             "std": statistics.stdev(scores) if len(scores) > 1 else None}
+             "std": statistics.pstdev(scores)}
             for group, scores in sorted(groups.items(), key=lambda item: _summary_order(item[0]))]
 
 
@@ -427,7 +453,8 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
     if found["assertion"]:
         a = found["assertion"]
         written += AssertionSummary(stack(x.by_assertion for x in a), stack(x.by_question for x in a),
-                                    stack(x.overall for x in a), a[0].pass_threshold).write_csvs(folder)
+                                    stack(x.overall for x in a), a[0].pass_threshold,
+                                    tuple(n for x in a for n in x.notes)).write_csvs(folder)
     if found["assertion_hierarchical"]:
         h = found["assertion_hierarchical"]
         written += HierarchicalSummary(stack(x.aggregated for x in h), stack(x.by_question for x in h),
@@ -440,6 +467,8 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
     significance = plan.config.significance
     if tested and significance.enabled:
         written += assertion_significance(tested, correction="holm-per-group",
+                                          alpha=significance.alpha,
+                                          method=significance.correction,
                                           n_resamples=significance.permutations,
                                           seed=significance.seed).write_csvs(folder)
     return written

@@ -4,7 +4,8 @@ Each function runs one judge of ``assay judge`` (:mod:`assay.notebook._run`) and
 CSV ``assay judge`` writes for it, with BenchmarkQED's columns:
 
 * :func:`judge_pairwise`: ``win_rates.csv`` (``get_pairwise_scores``): score_id, question,
-  criteria, ``{base}_score``, ``{other}_score``, reasoning, trial, base_name, other_name,
+  answer_1_name, answer_1, answer_2_name, answer_2, criteria, ``{base}_score``,
+  ``{other}_score``, reasoning, trial, base_name, other_name,
   question_set, judge.
 * :func:`judge_differential`: ``differential_pairwise_scores.csv`` (joint) or
   ``separate_differential_scores.csv`` (separate), the same columns.

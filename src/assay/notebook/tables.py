@@ -1,10 +1,10 @@
 """The tables BenchmarkQED's notebook prints, from the frames the notebook functions return.
 
 Each function returns a data frame (print it, or ``display`` it); none prints. The statistics
-are assay's: :func:`winrate_summary` is :func:`assay.analysis.winrates.win_rates` with
-BenchmarkQED's choice of test (``test="auto"``: Shapiro-Wilk, then the t test or Wilcoxon's)
-and its Holm family (one question set, criterion and judge), in ``winrates_sig_tests.csv``'s
-columns (BenchmarkQED's ``analyze_criteria``).
+are assay's: :func:`winrate_summary` is ``winrates_sig_tests.csv`` of
+:func:`assay.analysis.winrates.win_rates`, BenchmarkQED's ``analyze_criteria`` computed as it
+computes it (Shapiro-Wilk, then the paired t test or Wilcoxon's; Holm within one question set,
+criterion and judge).
 """
 
 from __future__ import annotations
@@ -52,9 +52,8 @@ def pairwise_judgments(frame: pd.DataFrame) -> pd.DataFrame:
 
 def winrate_summary(frame: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
     """The win-rate summary of pairwise scores, one row per (question set, criterion, pair,
-    judge) and one per (criterion, pair, judge) over all sets (question_set ``ALL``), in
-    ``winrates_sig_tests.csv``'s columns: base_mean, other_mean, p_value, test, statistic,
-    corrected_p_value, formatted_corrected_p_value, ..., judge, n, standard_error, lower, upper.
+    judge), in ``winrates_sig_tests.csv``'s columns (BenchmarkQED's ``analyze_criteria``:
+    base_mean, other_mean, p_value, test, statistic, corrected_p_value, ..., then judge, n).
 
     ``frame``: what :func:`~assay.notebook.judges.judge_pairwise` or
     :func:`~assay.notebook.judges.judge_differential` returns (frames of several calls may be
@@ -72,7 +71,7 @@ def winrate_summary(frame: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame
 
 
 def reference_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean and sample SD (ddof 1; empty for one score) of the reference scores per (question
+    """Mean and SD (ddof 0, as BenchmarkQED's ``np.std``) of the reference scores per (question
     set, criterion, reference, generated, judge): ``reference_scores_summary.csv`` and the table
     BenchmarkQED's notebook prints ("Reference Scores Summary")."""
     import pandas as pd

@@ -196,7 +196,7 @@ def test_demo_seed_csvs_feed_the_seed_notebook(demo, tmp_path) -> None:
     # other method's; with every question its own cluster, our cluster t test is that test
     frame = demo.frame.assign(cluster=demo.frame["item"])
     report = win_rates(replace(demo, frame=frame))
-    trials_csv, sig_csv = report.write_csvs(tmp_path)
+    trials_csv, _, sig_csv = report.write_csvs(tmp_path)  # assay's own: winrates_cluster_tests.csv
     raw = pd.read_csv(trials_csv)
     sig = pd.read_csv(sig_csv).set_index(["question_set", "base_name", "other_name"])
     for (qs, base, other), group in raw.groupby(["question_set", "base_name", "other_name"]):

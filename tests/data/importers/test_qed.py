@@ -22,9 +22,11 @@ def test_pairwise_reproduces_analyze_criteria_means_and_p_value():
     j = import_qed([FIXTURE / "win_rates.csv"])
     report = win_rates(j, test="auto")
     rates = {r.criterion: r for r in report.records}
-    # analyze_criteria: other_mean 0.53125 (comprehensiveness), 0.6458333333333334 (diversity)
-    assert rates["comprehensiveness"].win_rate == pytest.approx(0.53125, abs=1e-12)
-    assert rates["diversity"].win_rate == pytest.approx(0.6458333333333334, abs=1e-12)
+    # analyze_criteria: other_mean 0.53125 (comprehensiveness), 0.6458333333333334 (diversity);
+    # the records are read from the base's side (base_mean = 1 - other_mean), as BenchmarkQED's
+    assert {(r.arm, r.opponent) for r in report.records} == {("vector_rag", "graph_rag")}
+    assert rates["comprehensiveness"].win_rate == pytest.approx(1 - 0.53125, abs=1e-12)
+    assert rates["diversity"].win_rate == pytest.approx(1 - 0.6458333333333334, abs=1e-12)
     # its paired t-test on diversity (normal question means): p = 0.022758351113340573
     assert rates["diversity"].p_value == pytest.approx(0.022758351113340573, rel=1e-9)
 
@@ -61,3 +63,17 @@ def test_another_csv_is_refused(tmp_path):
     path.write_text("item,arm,score\nq,a,1\n")
     with pytest.raises(InputError, match="not a BenchmarkQED score file"):
         import_qed([path])
+
+
+def test_base_and_other_keep_their_names_in_winrates_sig_tests(tmp_path):
+    # the fixture's base is vector_rag; analyze_criteria's rows read base_name vector_rag,
+    # other_mean 0.53125 / 0.6458333 and the paired t p = 0.022758 on diversity
+    import pandas as pd
+
+    win_rates(import_qed([FIXTURE / "win_rates.csv"])).write_csvs(tmp_path)
+    sig = pd.read_csv(tmp_path / "winrates_sig_tests.csv").set_index("criteria")
+    assert set(sig["base_name"]) == {"vector_rag"} and set(sig["other_name"]) == {"graph_rag"}
+    assert sig.loc["comprehensiveness", "other_mean"] == pytest.approx(0.53125, abs=1e-12)
+    assert sig.loc["diversity", "other_mean"] == pytest.approx(0.6458333333333334, abs=1e-12)
+    assert sig.loc["diversity", "test"] == "paired t-test"
+    assert sig.loc["diversity", "p_value"] == pytest.approx(0.022758351113340573, rel=1e-9)

@@ -50,3 +50,40 @@ def test_a_score_other_than_0_or_1_names_file_row_and_field(tmp_path):
         import_qed([path])
     problem = info.value.problems[0]
     assert (problem.row, problem.column) == (1, "score")
+
+
+def test_an_output_folder_with_its_significance_files_imports_with_a_note(tmp_path, capsys):
+    # BenchmarkQED's assertion output folder holds its significance tests and summaries beside
+    # the score files; they are derived from the scores, skipped and named
+    import shutil
+
+    from tests.cli._judge_helpers import run
+
+    folder = tmp_path / "out"
+    shutil.copytree(FIXTURE, folder)
+    derived = {"significance_group_stats.csv": "group,mean\nvector_rag,0.4\n",
+               "significance_omnibus.csv": "test_name,statistic,p_value\nwilcoxon,3,0.2\n",
+               "significance_pairwise.csv": "group1,group2,p_value\nvector_rag,graph_rag,0.2\n",
+               "vector_rag_summary_by_question.csv": "question,success,fail\nq,1,2\n"}
+    for name, text in derived.items():
+        (folder / "data_local" / name).write_text(text)
+    table = import_qed([folder])
+    assert len(table.frame) == 2 * 8 * 3 * 2  # the scores, all of them
+    skipped = [n for n in table.read_notes if "derives from its scores" in n]
+    assert len(skipped) == 1 and "4 file(s)" in skipped[0]
+    assert all(name in skipped[0] for name in derived)
+    assert run(["import", "qed", str(folder), "-o", str(tmp_path / "a.parquet")]) == 0
+    out = capsys.readouterr().out
+    assert "note: 4 file(s) BenchmarkQED derives" in out and "significance_pairwise.csv" in out
+
+
+def test_a_csv_that_is_neither_scores_nor_derived_is_still_refused(tmp_path):
+    import shutil
+
+    from assay.errors import InputError
+
+    folder = tmp_path / "out"
+    shutil.copytree(FIXTURE, folder)
+    (folder / "data_local" / "notes.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(InputError, match="not a BenchmarkQED score file"):
+        import_qed([folder])

@@ -48,6 +48,10 @@ def test_pairwise_end_to_end_resume_and_report(server, write_config, tmp_path, c
     assert list(seed_csv.columns) == [
         "score_id",
         "question",
+        "answer_1_name",
+        "answer_1",
+        "answer_2_name",
+        "answer_2",
         "criteria",
         "short_score",
         "long_score",
@@ -60,6 +64,19 @@ def test_pairwise_end_to_end_resume_and_report(server, write_config, tmp_path, c
     ]
     assert (seed_csv["short_score"] + seed_csv["long_score"] == 1.0).all()
     assert seed_csv["score_id"].nunique() == 12
+    # the answers in the order the judge saw them, with their texts (trial 1: the base first)
+    first = seed_csv["trial"] == 1
+    assert (seed_csv.loc[first, "answer_1_name"] == "short").all()
+    assert (seed_csv.loc[~first, "answer_1_name"] == "long").all()
+    for _, row in seed_csv.iterrows():
+        shown = {row["answer_1_name"]: row["answer_1"], row["answer_2_name"]: row["answer_2"]}
+        assert shown["short"] in ANSWERS["short"].values() and shown["long"] in ANSWERS["long"].values()
+        assert row["question"] != row["answer_1"]  # the question's text, not an id
+    (per_pair_file,) = out.glob("*_short--long.csv")
+    per_pair = pd.read_csv(per_pair_file)
+    assert list(per_pair.columns[:9]) == ["score_id", "question", "answer_1_name", "answer_1",
+                                          "answer_2_name", "answer_2", "criteria", "short_score",
+                                          "long_score"]
     # resume: a rerun sends nothing
     assert run(["judge", str(config), "--out", str(out), "--display", "plain"]) == 0
     assert server.stats.requests == 12
@@ -189,7 +206,7 @@ def test_reference_rubric_and_metric_judges_in_one_config(server, write_config, 
         "std",
     ]
     assert summary.loc[0, "mean"] == pytest.approx(ref["score"].mean())
-    assert summary.loc[0, "std"] == pytest.approx(ref["score"].std(ddof=1))
+    assert summary.loc[0, "std"] == pytest.approx(ref["score"].std(ddof=0))
     detail = pd.read_csv(out / "reference_scores.csv")
     assert detail["score_id"].str.fullmatch(r"[0-9a-f]{32}").all()
 

@@ -179,7 +179,8 @@ def test_every_prompt_sent_once_and_a_rerun_sends_nothing(workflow):
 
 def test_pairwise_win_rates_and_holm_against_scipy_and_statsmodels(workflow):
     seed_csv = pd.read_csv(workflow.folder / "win_rates.csv")
-    assert list(seed_csv.columns[:3]) == ["score_id", "question", "criteria"]
+    assert list(seed_csv.columns[:7]) == ["score_id", "question", "answer_1_name", "answer_1",
+                                          "answer_2_name", "answer_2", "criteria"]
     records = json.loads((workflow.report / "winrates.json").read_text())
     pairwise = [r for r in records if r["judge"] == MODEL_A and r["task"] is None]
     assert {r["criterion"] for r in pairwise} == set(DIFF_CRITERIA)
@@ -208,7 +209,7 @@ def test_reference_summary_matches_the_scores(workflow):
         values = s["score"].to_numpy(float)
         n = len(values)
         assert row["mean"] == pytest.approx(values.sum() / n)
-        assert row["std"] == pytest.approx(math.sqrt(((values - values.sum() / n) ** 2).sum() / (n - 1)))
+        assert row["std"] == pytest.approx(math.sqrt(((values - values.sum() / n) ** 2).sum() / n))
 
 
 def test_standard_assertion_summary_by_hand(workflow):

@@ -102,7 +102,8 @@ def test_per_pair_files_hold_each_pairs_rows(seed_run):
     stored = _rows(t, MODEL_A)
     for qs, other in itertools.product(QUESTION_SETS, OTHERS):
         part = pd.read_csv(folder / f"{qs}_vector_rag--{other}.csv")
-        assert list(part.columns) == ["score_id", "question", "criteria", "vector_rag_score",
+        assert list(part.columns) == ["score_id", "question", "answer_1_name", "answer_1",
+                                      "answer_2_name", "answer_2", "criteria", "vector_rag_score",
                                       f"{other}_score", "reasoning", "trial", "base_name",
                                       "other_name", "question_set", "judge"]
         assert len(part) == N_QUESTIONS * 4 * TRIALS  # 4 criteria

@@ -156,9 +156,10 @@ def test_score_files_do_not_depend_on_the_order_judgments_were_answered_in(small
 def test_win_rates_csv_lists_judgments_in_plan_order(small_stores):
     """Not only the same in both: the order the config asks for them (pairs as configured,
     questions as the inputs list them, criteria as configured, then trials)."""
-    lines = (small_stores[0] / "win_rates.csv").read_text(encoding="utf-8").splitlines()
-    header = lines[0].split(",")
-    pairwise = [dict(zip(header, line.split(","), strict=False)) for line in lines[1:]]
+    import csv
+
+    with (small_stores[0] / "win_rates.csv").open(encoding="utf-8", newline="") as handle:
+        pairwise = list(csv.DictReader(handle))  # answer texts hold commas
     assert list(dict.fromkeys(r["other_name"] for r in pairwise)) == ["reference", "graph_rag"]  # config's
     assert list(dict.fromkeys(r["question_set"] for r in pairwise)) == ["data_local", "data_global"]
     assert [(r["criteria"], r["trial"]) for r in pairwise[:4]] == [

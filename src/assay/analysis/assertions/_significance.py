@@ -111,7 +111,7 @@ class AssertionSignificance(Rendered):
                     rows += [_row(t.metric, "omnibus", "friedman", "", "", f.statistic, f.p_value,
                                   f.significant, None, None, task, judge, f.n, f.p_value)
                              for f in c.friedman if f.task == task]
-                    rows += [_row(t.metric, "pairwise", "wilcoxon_signed_rank", p.arm, p.opponent,
+                    rows += [_row(t.metric, "pairwise", p.test, p.arm, p.opponent,
                                   p.wilcoxon_statistic, p.wilcoxon_p_adjusted, p.significant_wilcoxon,
                                   p.mean_arm, p.mean_opponent, task, judge, p.n, p.wilcoxon_p_value)
                              for p in c.pairs if p.task == task]
@@ -183,6 +183,7 @@ def assertion_significance(
     correction: Correction = "holm",
     n_resamples: int = 10_000,
     seed: int = 42,
+    method: str = "holm",
 ) -> AssertionSignificance:
     """Compare the arms of every assertion judge on its per-question metrics.
 
@@ -194,9 +195,9 @@ def assertion_significance(
         already made (each judge's own threshold).
     pass_threshold : float, default 0.5
         Used only when `source` is a table.
-    alpha, correction, n_resamples, seed
-        As :func:`~assay.analysis.winrates._assertions.assertion_comparisons`; every (judge,
-        metric) uses the same `seed`.
+    alpha, correction, n_resamples, seed, method
+        As :func:`~assay.analysis.winrates._assertions.assertion_comparisons` (`method`: holm,
+        bonferroni or fdr_bh within each family); every (judge, metric) uses the same `seed`.
 
     Returns
     -------
@@ -213,11 +214,13 @@ def assertion_significance(
         summaries = list(source)
     tests: list[AssertionTest] = []
     for summary in summaries:
+        if isinstance(summary, AssertionSummary):
+            notes += list(summary.notes)
         kind: Kind = "standard" if isinstance(summary, AssertionSummary) else "hierarchical"
         metrics = per_question_metrics(summary)
         for (judge, metric), table in metrics.groupby(["judge", "metric"], sort=False):
             test = _test(str(judge), kind, str(metric), table, alpha=alpha, correction=correction,
-                         n_resamples=n_resamples, seed=seed, notes=notes)
+                         n_resamples=n_resamples, seed=seed, notes=notes, method=method)
             if test is not None:
                 tests.append(test)
     return AssertionSignificance(tests=tests, alpha=float(alpha), correction=correction,
@@ -226,7 +229,7 @@ def assertion_significance(
 
 def _test(judge: str, kind: Kind, metric: str, table: pd.DataFrame, *, alpha: float,
           correction: Correction, n_resamples: int, seed: int,
-          notes: list[str]) -> AssertionTest | None:
+          notes: list[str], method: str = "holm") -> AssertionTest | None:
     arms = table.groupby("task", sort=False)["arm"].nunique()
     single = [str(t) for t, k in arms.items() if k < 2]
     if single:
@@ -244,7 +247,7 @@ def _test(judge: str, kind: Kind, metric: str, table: pd.DataFrame, *, alpha: fl
     comparisons = assertion_comparisons(
         table, question="question", arm="arm", value="value",
         n_assertions="n" if same_count else None, task="task", alpha=alpha, correction=correction,
-        n_resamples=n_resamples, seed=seed)
+        n_resamples=n_resamples, seed=seed, method=method)
     notes += [f"{judge} / {metric}: {n}" for n in comparisons.notes]
     return AssertionTest(judge=judge, kind=kind, metric=metric, comparisons=comparisons,
                          assertion_level=same_count)

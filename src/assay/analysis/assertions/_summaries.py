@@ -14,6 +14,9 @@ Readings chosen where BenchmarkQED's documentation leaves it open
 * Micro accuracy (``overall_accuracy``) = passed assertions / scored assertions, pooled
   over questions; macro accuracy (``avg_question_pass_rate``) = mean over questions of
   each question's pass rate.
+* A statement repeated within a question (the same text under two assertion ids) is one
+  assertion, its trials pooled, as BenchmarkQED's ``groupby(["question", "assertion"])``
+  merges them; ``notes`` counts the merged ids.
 * ``top_k`` keeps, per question, the k assertions of lowest ``rank`` (ties and missing
   ranks in assertion-id order).
 * Hierarchical: per (arm, global assertion) over trials, a supporting assertion passes when
@@ -68,6 +71,8 @@ class AssertionSummary:
     """task, arm, judge, total_assertions, passed_assertions, failed_assertions,
     overall_accuracy (micro), num_questions, avg_question_pass_rate (macro), n_unscored."""
     pass_threshold: float
+    notes: tuple[str, ...] = ()
+    """Repeated statements merged (how many, per judge)."""
 
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
@@ -98,7 +103,7 @@ def assertion_summary(
     """
     if not 0.0 <= pass_threshold < 1.0:
         raise ValueError(f"pass_threshold: expected a number in [0, 1), got {pass_threshold}")
-    frame = assertion_rows(data, [criterion])
+    frame, notes = _merge_repeated(assertion_rows(data, [criterion]))
     keys = [*GROUP, "question", "assertion_id"]
     scored = frame[frame["scored"]]
     stats = scored.groupby(keys, dropna=False)["score"].agg(
@@ -160,7 +165,25 @@ def assertion_summary(
             "n_unscored",
         ]
     ]
-    return AssertionSummary(by_assertion, by_question, overall, pass_threshold)
+    return AssertionSummary(by_assertion, by_question, overall, pass_threshold, notes)
+
+
+def _merge_repeated(frame: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """One assertion id per (task, arm, judge, question, statement): a statement repeated
+    within a question keeps its first id and pools the trials of every occurrence."""
+    has = frame["assertion"].notna()
+    if not has.any():
+        return frame, ()
+    key = [*GROUP, "question", "assertion"]
+    named = frame[has]
+    first = named.groupby(key, dropna=False, sort=False)["assertion_id"].transform("first")
+    merged = (named.groupby(key, dropna=False)["assertion_id"].nunique() - 1).groupby("judge").sum()
+    frame = frame.copy()
+    frame.loc[has, "assertion_id"] = first
+    notes = tuple(f"{judge}: {int(n)} repeated assertion(s) within a question merged into one "
+                  "(trials pooled, as BenchmarkQED groups by question and statement)"
+                  for judge, n in merged.items() if n > 0)
+    return frame, notes
 
 
 @dataclass(frozen=True)
@@ -178,7 +201,10 @@ class HierarchicalSummary:
     overall: pd.DataFrame
     """task, arm, judge, total_assertions, passed_assertions, overall_accuracy (micro),
     num_questions, avg_question_pass_rate (macro), avg_support_level, supporting_pass_rate
-    (over unique supporting assertions pooled), discovery_rate, n_overridden."""
+    (over unique supporting assertions pooled), discovery_rate, n_overridden, then
+    BenchmarkQED's metrics of the passed globals only: support_level_passed,
+    supporting_pass_rate_passed, discovery_rate_passed (means over questions of the
+    per-question means; empty when no global passed)."""
     pass_threshold: float
 
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
@@ -356,4 +382,22 @@ def hierarchical_summary(
             "n_overridden",
         ]
     ]
+    overall = overall.merge(_passed_metrics(aggregated), on=GROUP, how="left")
     return HierarchicalSummary(aggregated, by_question, overall, pass_threshold)
+
+
+def _passed_metrics(aggregated: pd.DataFrame) -> pd.DataFrame:
+    """BenchmarkQED's conditional metrics (``aggregation.py``, passed globals only), per
+    (task, arm, judge): the mean over questions of each question's mean support level, its
+    pooled supporting pass rate (passed / supporting, questions with supporting assertions)
+    and its share of globals with discovery."""
+    passed = aggregated[aggregated["global_score"] == 1]
+    per_q = passed.groupby([*GROUP, "question"], dropna=False).agg(
+        support=("support_level", "mean"), discovery=("has_discovery", "mean"),
+        n_sup=("n_supporting", "sum"), n_sup_passed=("n_supporting_passed", "sum"))
+    per_q["rate"] = per_q["n_sup_passed"] / per_q["n_sup"].where(per_q["n_sup"] > 0)
+    out = per_q.groupby(level=GROUP, dropna=False).agg(
+        support_level_passed=("support", "mean"), supporting_pass_rate_passed=("rate", "mean"),
+        discovery_rate_passed=("discovery", "mean"))
+    groups = aggregated[GROUP].drop_duplicates()
+    return groups.merge(out.reset_index(), on=GROUP, how="left")

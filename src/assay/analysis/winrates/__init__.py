@@ -7,6 +7,7 @@ from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._assertions": ["AssertionComparisons", "assertion_comparisons"],
+    "._criteria": ["CriteriaTest", "criteria_tests"],
     "._data": ["question_values"],
     "._report": ["RECORD_FIELDS", "WinRateReport", "win_rates"],
     "._stats": ["Correction"],

@@ -30,13 +30,17 @@ import pandas as pd
 from assay._display import Rendered
 from assay.analysis.winrates._stats import CORRECTIONS, NAN, Correction
 from assay.errors import ConfigError, DesignError
-from assay.stats.contrasts import holm_adjust
+from assay.stats.contrasts import bh_adjust, bonferroni_adjust, holm_adjust
 from assay.stats.significance import (
     PairedTestResult,
     cluster_permutation_test,
     friedman_test,
+    normality_test,
     pairwise_wilcoxon,
 )
+
+_METHODS = {"holm": holm_adjust, "bonferroni": bonferroni_adjust, "fdr_bh": bh_adjust}
+"""The adjustments a family of pairs can take (BenchmarkQED's ``significance_correction``)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,10 @@ class AssertionPair:
     n_resamples: int
     significant_wilcoxon: bool | None
     significant_permutation: bool | None
+    test: str = "wilcoxon_signed_rank"
+    """The paired test behind the ``wilcoxon_*`` fields: ``wilcoxon_signed_rank``, or
+    ``paired_t`` (two arms whose per-question differences pass Shapiro-Wilk, as BenchmarkQED
+    chooses; ``wilcoxon_statistic`` is then t)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,6 +130,7 @@ def assertion_comparisons(
     correction: Correction = "holm",
     n_resamples: int = 10_000,
     seed: int = 42,
+    method: str = "holm",
 ) -> AssertionComparisons:
     """Compare arms on per-question assertion pass rates (BenchmarkQED's significance tests).
 
@@ -143,7 +152,9 @@ def assertion_comparisons(
     alpha : float, default 0.05
         Level of the ``significant`` flags.
     correction : {"holm", "holm-per-group"}, default "holm"
-        Holm over every pair shown, or within each task.
+        The family: every pair shown, or the pairs of each task.
+    method : {"holm", "bonferroni", "fdr_bh"}, default "holm"
+        The adjustment within the family (BenchmarkQED's ``significance_correction``).
     n_resamples : int, default 10_000
         Random sign patterns of each permutation test; 0 switches the permutation tests off
         (``permutation_p_value`` NaN, ``difference`` still the statistic).
@@ -164,6 +175,8 @@ def assertion_comparisons(
     """
     if correction not in CORRECTIONS:
         raise ConfigError(f"correction must be one of {', '.join(CORRECTIONS)}; got {correction!r}")
+    if method not in _METHODS:
+        raise ConfigError(f"method must be one of {', '.join(_METHODS)}; got {method!r}")
     if not 0 < alpha < 1:
         raise ConfigError(f"alpha must be in (0, 1); got {alpha!r}")
     columns = [c for c in (question, arm, value, n_assertions, cluster, task) if c is not None]
@@ -200,7 +213,12 @@ def assertion_comparisons(
             friedman.append(FriedmanRecord(label, tuple(arms), f.n, f.statistic, f.p_value, f.df,
                                            None if math.isnan(f.p_value) else bool(f.p_value < alpha)))
         for pw in pairwise_wilcoxon(complete.to_numpy(dtype=np.float64)):
-            pending.append((label, arms[pw.first], arms[pw.second], complete, pw.result))
+            result = pw.result
+            if len(arms) == 2:  # BenchmarkQED's two-arm branch: paired t when d looks normal
+                result = _paired_t_if_normal(complete[arms[pw.first]].to_numpy(dtype=np.float64),
+                                             complete[arms[pw.second]].to_numpy(dtype=np.float64),
+                                             alpha=alpha) or result
+            pending.append((label, arms[pw.first], arms[pw.second], complete, result))
     rng_streams = np.random.SeedSequence(seed).spawn(len(pending))
     pairs: list[AssertionPair] = []
     keyed = table.set_index([question, arm])
@@ -212,7 +230,8 @@ def assertion_comparisons(
         pairs.append(_pair(label, a, b, complete, keyed, w, n_assertions=n_assertions,
                            cluster=cluster, n_resamples=n_resamples,
                            rng=np.random.default_rng(stream)))
-    pairs = _adjust_pairs(pairs, per_group=correction == "holm-per-group", alpha=alpha)
+    pairs = _adjust_pairs(pairs, per_group=correction == "holm-per-group", alpha=alpha,
+                          method=method)
     return AssertionComparisons(friedman=friedman, pairs=pairs, alpha=float(alpha),
                                 correction=correction, n_resamples=int(n_resamples), seed=int(seed),
                                 notes=notes)
@@ -244,11 +263,30 @@ def _pair(task: str | None, a: str, b: str, complete: pd.DataFrame, keyed: pd.Da
         mean_arm=float(complete[a].mean()), mean_opponent=float(complete[b].mean()),
         difference=estimate, wilcoxon_statistic=w.statistic, wilcoxon_p_value=w.p_value,
         wilcoxon_p_adjusted=NAN, permutation_p_value=p_value, permutation_p_adjusted=NAN,
-        n_resamples=n_resamples, significant_wilcoxon=None, significant_permutation=None)
+        n_resamples=n_resamples, significant_wilcoxon=None, significant_permutation=None,
+        test="paired_t" if w.method == "paired_t" else "wilcoxon_signed_rank")
 
 
-def _adjust_pairs(pairs: list[AssertionPair], *, per_group: bool,
-                  alpha: float) -> list[AssertionPair]:
+def _paired_t_if_normal(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], *,
+                        alpha: float) -> PairedTestResult | None:
+    """BenchmarkQED's test of two arms on the same questions (``_compare_two_groups_paired``):
+    Student's paired t test (``scipy.stats.ttest_rel``) when the differences a - b pass the
+    normality check (Shapiro-Wilk, or Kolmogorov-Smirnov past 5000, p > alpha; fewer than 3
+    or constant differences do not), else None (Wilcoxon's test stays)."""
+    from scipy import stats
+
+    check = normality_test(a - b)
+    if not check.p_value > alpha:  # NaN: undefined, not normal
+        return None
+    t = stats.ttest_rel(a, b)
+    return PairedTestResult(estimate=float(np.mean(a - b)), statistic=float(t.statistic),
+                            p_value=float(t.pvalue), method="paired_t", n=int(a.size),
+                            df=float(a.size - 1))
+
+
+def _adjust_pairs(pairs: list[AssertionPair], *, per_group: bool, alpha: float,
+                  method: str = "holm") -> list[AssertionPair]:
+    adjust_p = _METHODS[method]
     groups = [p.task if per_group else None for p in pairs]
 
     def holm(p: npt.NDArray[np.float64]) -> list[tuple[float, bool | None]]:
@@ -257,7 +295,7 @@ def _adjust_pairs(pairs: list[AssertionPair], *, per_group: bool,
             idx = np.array([i for i, x in enumerate(groups) if x == g and math.isfinite(p[i])],
                            dtype=np.int64)
             if idx.size:
-                adjusted[idx] = holm_adjust(p[idx])
+                adjusted[idx] = adjust_p(p[idx])
         return [(float(q), None if math.isnan(q) else bool(q < alpha)) for q in adjusted]
 
     wil = holm(np.array([x.wilcoxon_p_value for x in pairs], dtype=np.float64))

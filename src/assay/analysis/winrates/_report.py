@@ -56,6 +56,12 @@ from assay.analysis.winrates._assertions import (
     FriedmanRecord,
     assertion_comparisons,
 )
+from assay.analysis.winrates._criteria import (
+    CRITERIA_CORRECTIONS,
+    CriteriaCorrection,
+    CriteriaTest,
+    criteria_tests,
+)
 from assay.analysis.winrates._data import KEYS, oriented_trials, pairwise_rows, question_values
 from assay.analysis.winrates._judges import JudgeComparison, judge_comparisons
 from assay.analysis.winrates._position import (
@@ -81,6 +87,7 @@ __all__ = [
     "AADeviation",
     "AssertionComparisons",
     "AssertionPair",
+    "CriteriaTest",
     "FriedmanRecord",
     "JudgeComparison",
     "PositionDirection",
@@ -130,6 +137,11 @@ class WinRateReport(Rendered):
     notes: list[str] = field(default_factory=list)
     trials: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     """The oriented trials (one row per judgment) behind the records, for ``win_rates.csv``."""
+    criteria: list[CriteriaTest] = field(default_factory=list)
+    """BenchmarkQED's tests of the same trials (its ``analyze_criteria``: normality-chosen
+    paired t or Wilcoxon test, questions as units, corrected per judge, question set and
+    criterion), for ``winrates_sig_tests.csv``."""
+    criteria_correction: str = "holm"
 
     def to_records(self) -> list[dict[str, Any]]:
         """``winrates.json``: a record per (judge, criterion, task, arm, opponent); NaN as None.
@@ -179,12 +191,16 @@ class WinRateReport(Rendered):
 
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
         """Write BenchmarkQED's ``win_rates.csv`` (one row per trial) and ``winrates_sig_tests.csv``
-        (one row per record) into `out_dir`; return their paths
-        (:mod:`assay.report.files.qed`)."""
+        (:attr:`criteria`: BenchmarkQED's tests), and assay's ``winrates_cluster_tests.csv`` (one
+        row per record) into `out_dir`; return their paths (:mod:`assay.report.files.qed`)."""
         return write_files(self, out_dir)
 
 
-def _check_options(test: str, alpha: float, correction: str, conf: float) -> None:
+def _check_options(test: str, alpha: float, correction: str, conf: float,
+                   criteria_correction: str = "holm") -> None:
+    if criteria_correction not in CRITERIA_CORRECTIONS:
+        raise ConfigError(f"criteria_correction must be one of {', '.join(CRITERIA_CORRECTIONS)}; "
+                          f"got {criteria_correction!r}")
     if test not in TESTS:
         raise ConfigError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
     if correction not in CORRECTIONS:
@@ -201,6 +217,7 @@ def win_rates(
     alpha: float = 0.05,
     correction: Correction = "holm",
     conf: float = 0.95,
+    criteria_correction: CriteriaCorrection = "holm",
 ) -> WinRateReport:
     """Win rates with intervals and Holm-adjusted paired tests, from pairwise judgments.
 
@@ -224,6 +241,9 @@ def win_rates(
         Holm over every record shown, or within each (judge, criterion, task).
     conf : float, default 0.95
         Confidence level of the intervals.
+    criteria_correction : {"holm", "bonferroni", "fdr_bh"}, default "holm"
+        The correction of BenchmarkQED's tests (:attr:`WinRateReport.criteria`, at level
+        `alpha`), within each judge, question set and criterion.
 
     Returns
     -------
@@ -236,7 +256,7 @@ def win_rates(
     DesignError
         No pairwise rows, or a pairwise score outside [0, 1].
     """
-    _check_options(test, alpha, correction, conf)
+    _check_options(test, alpha, correction, conf, criteria_correction)
     frame = judgments.frame if isinstance(judgments, Judgments) else judgments
     notes: list[str] = []
     rows = pairwise_rows(frame, notes)
@@ -263,7 +283,9 @@ def win_rates(
     return WinRateReport(records=records, aa=aa_deviations(records), position=position,
                          position_direction=direction, judges=judges, test=test,
                          correction=correction, alpha=float(alpha), conf=float(conf), notes=notes,
-                         trials=trials)
+                         trials=trials,
+                         criteria=criteria_tests(trials, alpha=alpha, correction=criteria_correction),
+                         criteria_correction=criteria_correction)
 
 
 def _records(trials: pd.DataFrame, values: pd.DataFrame, *, test: Test, alpha: float,

@@ -6,12 +6,13 @@ one row per (question, criterion, trial) as ``get_pairwise_scores`` writes it::
     score_id, question, answer_1_name, answer_1, answer_2_name, answer_2, criteria,
     {base}_score, {other}_score, reasoning, trial, base_name, other_name[, question_set]
 
-becomes one pairwise row: ``arm`` = other_name, ``opponent`` = base_name, ``criterion`` =
-criteria, ``score`` = ``{other}_score`` (1 / 0.5 / 0) on ``range:0,1``, ``item`` =
-``cluster`` = a stable id of the question text, ``task`` = question_set, ``run`` =
-trial // 2 + 1 and ``position`` = where the other answer was shown (answer_1_name, else
-BenchmarkQED's order: base first on even trials), so the two orders of a run pair up;
-``judge`` = the ``judge`` column when there is one.
+becomes one pairwise row: ``arm`` = base_name, ``opponent`` = other_name (as a judge run
+stores them, so reports and ``winrates_sig_tests.csv`` read each pair from the base's side,
+as BenchmarkQED does), ``criterion`` = criteria, ``score`` = 1 - ``{other}_score`` (the base's
+score: 1 / 0.5 / 0) on ``range:0,1``, ``item`` = ``cluster`` = a stable id of the question
+text, ``task`` = question_set, ``run`` = trial // 2 + 1 and ``position`` = where the base
+answer was shown (answer_1_name, else BenchmarkQED's order: base first on even trials), so
+the two orders of a run pair up; ``judge`` = the ``judge`` column when there is one.
 
 Reference scores (``reference_scores-{name}.csv``), one row per (question, criterion,
 trial)::
@@ -62,6 +63,9 @@ ASSERTION_SUFFIX = "assertion_scores.csv"
 READING = ("as BenchmarkQED's evaluate_rag_method merges a statement repeated within a "
            "question: it groups the scores by question and assertion text, so the copies' "
            "trials pool into one assertion")
+DERIVED = ("significance_", "winrates_sig_tests.csv", "model_usage")
+"""Name starts of the files BenchmarkQED derives from its scores (tests, summaries): an
+output folder holds them beside the score files; they are skipped with a note."""
 LAYOUT = "BenchmarkQED's win_rates.csv, {question_set}_{base}--{other}.csv, " \
     "reference_scores-{name}.csv or {question_set}/{rag}_assertion_scores.csv"
 
@@ -77,15 +81,23 @@ def csv_kind(columns: Sequence[str], name: str) -> str | None:
     return None
 
 
+def _derived(file: Path) -> bool:
+    """A file BenchmarkQED computes from its scores (significance tests, summaries)."""
+    return file.name.startswith(DERIVED) or "summary" in file.stem
+
+
 def import_qed(sources: Sequence[str | Path], *,
                scales: Mapping[str, Scale] | None = None,
                duplicates: str | None = None) -> Judgments:
-    """Read BenchmarkQED pairwise and reference score CSVs into one table.
+    """Read BenchmarkQED pairwise, reference and assertion score CSVs into one table.
 
     ``duplicates`` None reads a statement repeated within a question of an assertion file
     as BenchmarkQED's scorer does (``keep``: its trials pool into one assertion) and
-    refuses repeats in other files (``error``)."""
+    refuses repeats in other files (``error``). The files BenchmarkQED derives from its
+    scores (``significance_*.csv``, ``winrates_sig_tests.csv``, the ``*summary*.csv`` files)
+    are skipped and named in the table's notes: assay recomputes them from the scores."""
     files = source_files(sources, "*.csv", LAYOUT)
+    skipped: list[Path] = []
     problems: list[Problem] = []
     rows: list[dict[str, Any]] = []
     numbers: list[int] = []
@@ -95,6 +107,9 @@ def import_qed(sources: Sequence[str | Path], *,
     for file in files:
         header, records = _read_csv(file)
         kind = csv_kind(header, file.name)
+        if kind is None and _derived(file):
+            skipped.append(file)
+            continue
         if kind is None:
             raise InputError(str(file), f"not a BenchmarkQED score file: expected the columns "
                              f"{', '.join(PAIRWISE)} (pairwise) or a reference_scores-NAME.csv "
@@ -117,8 +132,16 @@ def import_qed(sources: Sequence[str | Path], *,
     assertions_only = kinds == {"assertion"}
     if duplicates is None:
         duplicates = "keep" if assertions_only else "error"
-    return build(rows, numbers, problems, files, {**declared, **(scales or {})},
-                 duplicates=duplicates, reading=READING if assertions_only else "")
+    read = [f for f in files if f not in skipped]
+    table = build(rows, numbers, problems, read or files, {**declared, **(scales or {})},
+                  duplicates=duplicates, reading=READING if assertions_only else "")
+    if skipped:
+        from dataclasses import replace
+
+        table = replace(table, read_notes=(*table.read_notes,
+                        f"{len(skipped)} file(s) BenchmarkQED derives from its scores skipped "
+                        f"(assay recomputes them): {', '.join(str(f) for f in skipped)}"))
+    return table
 
 
 def _read_csv(file: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
@@ -182,12 +205,12 @@ def _pairwise(rec: Mapping[str, str], file: Path, number: int,
                                 f"expected 1, 0.5 or 0, got {rec[column]!r}"))
         return []
     first = (rec.get("answer_1_name") or "").strip()
-    position = (1 if first == other else 2) if first in (other, base) else (
-        2 if trial % 2 == 0 else 1)
+    position = (1 if first == base else 2) if first in (other, base) else (
+        1 if trial % 2 == 0 else 2)
     item = instruction_id(str(values["question"]))
-    return [{"item": item, "cluster": item, "arm": other, "opponent": base,
+    return [{"item": item, "cluster": item, "arm": base, "opponent": other,
              "position": position, "run": trial // 2 + 1, "criterion": values["criteria"],
-             "score": score, "judge": (rec.get("judge") or "").strip() or None,
+             "score": 1.0 - score, "judge": (rec.get("judge") or "").strip() or None,
              "task": (rec.get("question_set") or "").strip() or None,
              "reasoning": rec.get("reasoning") or None}]
 

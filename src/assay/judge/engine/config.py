@@ -119,6 +119,11 @@ class SignificanceConfig(BaseModel):
     (the Friedman and Wilcoxon rows are still written)."""
     seed: int = 42
     """Seed of the permutation streams."""
+    alpha: float = Field(0.05, gt=0, lt=1)
+    """Level of the ``is_significant`` flags (BenchmarkQED's ``significance_alpha``)."""
+    correction: Literal["holm", "bonferroni", "fdr_bh"] = "holm"
+    """Adjustment of the pairwise p-values within each judge, metric and question set
+    (BenchmarkQED's ``significance_correction``)."""
 
 
 class AssayConfig(BaseModel):

@@ -13,8 +13,8 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     "assay.report.text.aggregate": ["format_summary"],
     ".aggregate": ["write_aggregate_files"],
     ".coeval": ["write_calibration_params"],
-    ".qed": ["sig_test_rows", "trial_rows", "write_tables", "write_winrate_comparison",
-             "write_winrate_csvs"],
+    ".qed": ["CRITERIA_COLUMNS", "criteria_rows", "sig_test_rows", "trial_rows", "write_tables",
+             "write_winrate_comparison", "write_winrate_csvs"],
 })
 
 WRITERS: dict[tuple[str, str], str] = {

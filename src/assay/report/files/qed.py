@@ -9,10 +9,19 @@ text) and ``answer_1``/``answer_2`` are empty (nor answer texts); ``trial`` numb
 comparison's trials from 0 in (run, position) order; a failed trial has empty scores, a
 trial without a position empty answer names.
 
-``winrates_sig_tests.csv`` has one row per win-rate record in the columns of BenchmarkQED's
-``analyze_criteria`` (``question_set`` is ``ALL`` for all tasks together; ``test`` names the
-test actually used; ``corrected_p_value`` is the report's Holm adjustment), then ``judge``,
-``n``, ``standard_error``, ``lower`` and ``upper``.
+``winrates_sig_tests.csv`` is BenchmarkQED's ``analyze_criteria`` output, computed as it
+computes it (:attr:`WinRateReport.criteria <assay.analysis.winrates.WinRateReport.criteria>`):
+one row per (question set, criterion, base, other) in its columns (``question_set``,
+``criteria``, ``base_name``, ``other_name``, ``base_mean``, ``shapiro_base``,
+``base_normal``, ``other_mean``, ``shapiro_other``, ``other_normal``, ``p_value``, ``test``
+(``paired t-test`` or ``wilcoxon``), ``statistic`` (t, or Wilcoxon's z as scipy reports it),
+``uncorrected_significance``, ``formatted_p_value``, ``corrected_p_value`` (Holm, or the
+configured correction, within each question set and criterion),
+``corrected_significance``, ``formatted_corrected_p_value``), then ``judge`` and ``n``
+(questions). ``winrates_cluster_tests.csv`` is assay's own: one row per record of the report
+(cluster-robust test by default, ``question_set`` ``ALL`` for all question sets together,
+Holm over every comparison shown), the same columns with ``standard_error``, ``lower``,
+``upper``, then ``method`` naming the test and ``correction`` naming the family.
 
 The assertion summaries write their tables under BenchmarkQED's file names
 (``assertion_scores_*.csv``, ``hierarchical_*.csv``, ``chunk_coverage*.csv``,
@@ -42,7 +51,9 @@ if TYPE_CHECKING:
     from assay.analysis.winrates import WinRateReport
 
 __all__ = [
+    "CRITERIA_COLUMNS",
     "PAIR_KEYS",
+    "criteria_rows",
     "sig_test_rows",
     "trial_rows",
     "write_assertion_tables",
@@ -106,8 +117,45 @@ def trial_rows(trials: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+CRITERIA_COLUMNS = ["question_set", "criteria", "base_name", "other_name", "base_mean",
+                    "shapiro_base", "base_normal", "other_mean", "shapiro_other", "other_normal",
+                    "p_value", "test", "statistic", "uncorrected_significance",
+                    "formatted_p_value", "corrected_p_value", "corrected_significance",
+                    "formatted_corrected_p_value", "judge", "n"]
+"""``winrates_sig_tests.csv``: BenchmarkQED's ``analyze_criteria`` columns, then judge and n."""
+
+
+def _below(p: float, alpha: float) -> bool | None:
+    return None if math.isnan(p) else bool(p < alpha)
+
+
+def _above(p: float, alpha: float) -> bool:
+    return bool(p > alpha)  # NaN (fewer than 3 questions) is not normal, as BenchmarkQED
+
+
+def criteria_rows(report: WinRateReport) -> pd.DataFrame:
+    """``winrates_sig_tests.csv``: BenchmarkQED's tests, one row per (question set, criterion,
+    base, other, judge) in :data:`CRITERIA_COLUMNS`."""
+    a = report.alpha
+    rows = [dict(zip(CRITERIA_COLUMNS, (
+        "" if r.question_set is None else r.question_set, r.criterion, r.base, r.other,
+        r.base_mean, r.shapiro_base, _above(r.shapiro_base, a), r.other_mean, r.shapiro_other,
+        _above(r.shapiro_other, a), r.p_value, r.test, r.statistic, _below(r.p_value, a),
+        _qed_p(r.p_value), r.p_adjusted, _below(r.p_adjusted, a), _qed_p(r.p_adjusted),
+        r.judge, r.n), strict=True)) for r in report.criteria]
+    return pd.DataFrame(rows, columns=CRITERIA_COLUMNS)
+
+
+def _family(report: WinRateReport) -> str:
+    n = sum(1 for r in report.records if not r.is_aa and math.isfinite(r.p_value))
+    if report.correction == "holm-per-group":
+        return "holm within judge, criterion and question set"
+    return f"holm over all {n} comparisons shown (A/A apart)"
+
+
 def sig_test_rows(report: WinRateReport) -> pd.DataFrame:
-    """``winrates_sig_tests.csv``: one row per record in BenchmarkQED's columns."""
+    """``winrates_cluster_tests.csv`` (assay's tests) and the summaries of
+    ``original_vs_differential_comparison.csv``: one row per record."""
     rows = []
     for r in report.records:
         normal = None if math.isnan(r.normality_p_value) else r.normality_p_value > report.alpha
@@ -123,16 +171,18 @@ def sig_test_rows(report: WinRateReport) -> pd.DataFrame:
             "corrected_significance": r.significant,
             "formatted_corrected_p_value": _qed_p(r.p_adjusted),
             "judge": r.judge, "n": r.n, "standard_error": r.standard_error, "lower": r.lower,
-            "upper": r.upper,
+            "upper": r.upper, "method": r.test, "correction": _family(report),
         })
     return pd.DataFrame(rows)
 
 
 def write_winrate_csvs(report: WinRateReport, out_dir: Path) -> list[Path]:
-    """Write ``win_rates.csv`` and ``winrates_sig_tests.csv``; return their paths."""
+    """Write ``win_rates.csv``, ``winrates_sig_tests.csv`` (BenchmarkQED's tests) and
+    ``winrates_cluster_tests.csv`` (assay's); return their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     return [write_csv_frame(trial_rows(report.trials), out_dir / "win_rates.csv"),
-            write_csv_frame(sig_test_rows(report), out_dir / "winrates_sig_tests.csv")]
+            write_csv_frame(criteria_rows(report), out_dir / "winrates_sig_tests.csv"),
+            write_csv_frame(sig_test_rows(report), out_dir / "winrates_cluster_tests.csv")]
 
 
 def write_winrate_comparison(report: WinRateReport, out_dir: Path, *,

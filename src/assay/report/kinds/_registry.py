@@ -164,8 +164,8 @@ REPORTS: tuple[ReportKind, ...] = (
         "winrates", "Win rates of pairwise judgments (BenchmarkQED)",
         "win rates of pairwise judgments (BenchmarkQED)",
         WinratesOptions, build.winrates, _BASIC | {"xlsx"},
-        "winrates.json, win_rates.csv, winrates_sig_tests.csv", write_json=build.write_winrates_json,
-        supports=build.pairwise_support),
+        "winrates.json, win_rates.csv, winrates_sig_tests.csv, winrates_cluster_tests.csv",
+        write_json=build.write_winrates_json, supports=build.pairwise_support),
     ReportKind(
         "leaderboard", "Leaderboard: Bradley-Terry ratings with rank intervals (Chatbot Arena), "
         "length-controlled win rates (AlpacaEval 2.0)",

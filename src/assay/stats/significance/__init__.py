@@ -5,6 +5,7 @@ clustered permutation tests.
 from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
+    "._gated": ["GatedTestResult", "normality_gated_paired_test"],
     "._permutation": ["PermutationResult", "cluster_permutation_test"],
     "._paired": [
         "NormalityResult",
