@@ -372,8 +372,10 @@ def _row(task: str, items: pd.DataFrame, natural: pd.Series, texts: Mapping[str,
          rare_threshold: int, max_pairs: int | None, seed: int, notes: list[str],
          target: _Target) -> CoverageRow:
     levels, keys = target.levels, list(target.levels)
-    pairs = bool(levels) and not target.refused and any(
-        a and any(k not in a for k in levels) for a in items["attributes"])
+    # pairs only when no item carries every target attribute (CoEval's sampled subsets); an
+    # item missing one among whole ones is unplaced in the strata and named in a warning
+    pairs = bool(levels) and not target.refused and not any(
+        a and all(k in a for k in levels) for a in items["attributes"])
     count = _pair_counts if pairs else _strata_counts
     size = sum(len(v) for v in levels.values()) if pairs else space_size(levels)
     counts = count(items, levels)
