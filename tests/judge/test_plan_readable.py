@@ -63,7 +63,7 @@ def test_two_rows_a_report_takes_as_one_are_refused():
 @pytest.mark.parametrize(("meta", "words"), [
     ({"usd": "a lot"}, ("column 'usd'", "expected a number")),
     ({"position": 3, "opponent": "b"}, ("column 'position'", "expected 1 or 2")),
-    ({"run": 0}, ("column 'run'", "run number >= 1")),
+    ({"run": -1}, ("column 'run'", "run number >= 1")),  # a whole numbering from 0 reads as 1..R
     ({"split": "holdout"}, ("column 'split'",)),
     ({"attributes": {"domain": "x"}}, ("column 'attributes'", "expected text")),
     ({"arm": None}, ("column 'arm'",)),
