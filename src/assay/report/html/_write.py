@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.analysis.aggregate import AggregateReport
+from assay.analysis.answer import Answer
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.compare import ComparisonReport
 from assay.analysis.composite import CompositeScores
@@ -43,6 +44,7 @@ from assay.analysis.scores import ScoreSummary
 from assay.analysis.systems import FactorBreakdown, SystemsReport
 from assay.analysis.winrates import WinRateReport
 from assay.report.html._aggregate import aggregate_page
+from assay.report.html._answer import answer_context
 from assay.report.html._benchmark import benchmark_page
 from assay.report.html._compare import compare_page
 from assay.report.html._coverage import coverage_page
@@ -193,9 +195,12 @@ def render_html(
     captions = dict(captions or {})
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    pages = _unique_slugs([*(page_for(r) for r in reports), glossary_page()])
+    # An answer is the dashboard's first screen, not a page of its own.
+    answers = [answer_context(r) for r in reports if isinstance(r, Answer)]
+    pages = _unique_slugs([*(page_for(r) for r in reports if not isinstance(r, Answer)),
+                           glossary_page()])
     if single_file:
-        return [_write(out / INDEX, _single_file(pages, captions, dict(skipped or {}),
+        return [_write(out / INDEX, _single_file(pages, captions, dict(skipped or {}), answers,
                                                  partial=partial, title=title))]
     nav = [{"href": f"{p.slug}.html", "title": p.title} for p in pages]
     written = []
@@ -216,7 +221,8 @@ def render_html(
                                 dict(skipped or {}), builder)
     text = render_document("index.html.j2", {
         "heading": title, "caption": "", "facts": [],
-        "nav": [{**link, "current": False} for link in nav], **context}, builder)
+        "nav": [{**link, "current": False} for link in nav], "answers": answers, **context},
+        builder)
     charts = charts or bool(builder.figures)
     index = _write(out / INDEX, text)
     if charts:
@@ -224,8 +230,8 @@ def render_html(
     return [index, *written[:-1]]  # the glossary (last) is an asset, as plotly.min.js
 
 
-def _single_file(pages: list[Page], captions: dict[str, str], skipped: dict[str, str], *,
-                 partial: bool, title: str) -> str:
+def _single_file(pages: list[Page], captions: dict[str, str], skipped: dict[str, str],
+                 answers: list[dict[str, Any]], *, partial: bool, title: str) -> str:
     """One document: the dashboard and each page as a tab (``#slug``), one figure numbering."""
     builder = PageBuilder(partial=partial, inline_plotly=True)
     nav = [{"href": f"#{p.slug}", "title": p.title, "current": False} for p in pages]
@@ -239,7 +245,7 @@ def _single_file(pages: list[Page], captions: dict[str, str], skipped: dict[str,
                                 builder)
     return render_document("single.html.j2", {
         "heading": title, "caption": "", "facts": [], "nav": nav, "tabs": tabs, "home": "#index",
-        **context},
+        "answers": answers, **context},
         builder)
 
 

@@ -88,7 +88,7 @@ REPORTS: tuple[ReportKind, ...] = (
     ReportKind(
         "answer", "Which system is better, by how much, and can the judges be trusted",
         "the systems ranked, every pair compared, the judges' trust, the cost (the default)",
-        AnswerOptions, build.answer, frozenset({"text", "json"}), "answer.json"),
+        AnswerOptions, build.answer, _BASIC, "answer.json"),
     ReportKind(
         "scores", "Scores per criterion, judge and arm",
         "mean score per criterion, judge and arm",
