@@ -18,7 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-SRC = str(Path(__file__).resolve().parents[3] / "src")
+import assay
+
+SRC = str(Path(assay.__file__).resolve().parents[1])  # the assay under test
 FIRST_SCREEN = 800
 SOURCE_NAMES = re.compile(r"coeval|table 7|hr_report|quizz?(?:es)?\b|results aggregator",
                           re.IGNORECASE)
