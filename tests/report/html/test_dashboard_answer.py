@@ -87,8 +87,10 @@ def test_no_card_for_a_report_not_made(small_site):
     text = _html_index(small_site).read_text(encoding="utf-8")
     assert "Not made" not in text and "not made</span>" not in text
     assert 'class="card skipped"' not in text
-    line = re.search(r'<p class="skipped-line"[^>]*>(.*?)</p>', text, re.S)
-    assert line is not None and "--kind list" in line.group(1)
+    # One line says how many and how to see why; the reasons are folded under it.
+    line = re.search(r'<details class="skipped-line"[^>]*><summary>(.*?)</summary>', text, re.S)
+    assert line is not None and "--kind list" in line.group(1), text[-3000:]
+    assert re.match(r"\d+ other reports? not made", line.group(1)), line.group(1)
 
 
 def _visible_text(html: str) -> str:

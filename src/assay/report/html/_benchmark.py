@@ -120,7 +120,7 @@ def benchmark_page(report: BenchmarkReport) -> Page:
     )
     return Page(slug="benchmark", title="Benchmark report", sections=tuple(sections),
                 summary="Accuracy with cluster-robust intervals and ranks, paired differences, "
-                        "pass^k, stability, cost and failures (hr_report).",
+                        "pass^k, stability, cost and failures.",
                 facts=facts, highlights=_highlights(report, pct))
 
 
