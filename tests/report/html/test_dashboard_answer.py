@@ -61,7 +61,8 @@ def first_screen(tab, index: Path) -> dict[str, dict[str, float] | None]:
         if (!el) return null; const r = el.getBoundingClientRect();
         return {top: r.top + window.scrollY, bottom: r.bottom + window.scrollY}; };
       return {verdicts: box('#verdict-table table.systems-ranked'),
-              pairs: box('#verdict-table table.pairs'), trust: box('#trust-panel')};
+              pairs: box('#verdict-table table.pairs'), trust: box('#trust-panel'),
+              trust_heading: box('#trust-panel h2')};
     })()""")
 
 
@@ -119,7 +120,8 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 def test_demo_dashboard_opens_on_the_verdict_and_names_no_source(demo_site, tab):
     boxes = first_screen(tab, demo_site / "index.html")
-    for name in ("verdicts", "pairs", "trust"):
+    # The first criterion's verdict whole, and the trust panel begun, on the first screen.
+    for name in ("verdicts", "pairs", "trust_heading"):
         assert boxes[name] is not None and boxes[name]["bottom"] <= FIRST_SCREEN, (name, boxes)
     found = {}
     for page in sorted(demo_site.glob("*.html")):

@@ -221,13 +221,18 @@ def render_html(
                                 dict(skipped or {}), builder)
     text = render_document("index.html.j2", {
         "heading": title, "caption": "", "facts": [],
-        "nav": [{**link, "current": False} for link in nav], "answers": answers, **context},
-        builder)
+        "nav": _dashboard_nav(len(pages) - 1), "answers": answers, **context}, builder)
     charts = charts or bool(builder.figures)
     index = _write(out / INDEX, text)
     if charts:
         _write(out / PLOTLY_FILE, plotly_source())
     return [index, *written[:-1]]  # the glossary (last) is an asset, as plotly.min.js
+
+
+def _dashboard_nav(n_reports: int) -> list[dict[str, Any]]:
+    """The dashboard's navigation: one line, its reports' cards are on the page itself."""
+    return [{"href": "#reports", "title": f"Reports ({n_reports})", "current": False},
+            {"href": "glossary.html", "title": "Glossary", "current": False}]
 
 
 def _single_file(pages: list[Page], captions: dict[str, str], skipped: dict[str, str],
