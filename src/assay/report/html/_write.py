@@ -44,11 +44,10 @@ from assay.analysis.scores import ScoreSummary
 from assay.analysis.systems import FactorBreakdown, SystemsReport
 from assay.analysis.winrates import WinRateReport
 from assay.report.html._aggregate import aggregate_page
-from assay.report.html._answer import answer_context
 from assay.report.html._benchmark import benchmark_page
 from assay.report.html._compare import compare_page
 from assay.report.html._coverage import coverage_page
-from assay.report.html._dashboard import dashboard_context, glossary_page
+from assay.report.html._dashboard import answer_context, dashboard_context, glossary_page
 from assay.report.html._generic import cost_page, generic_page
 from assay.report.html._judges import judges_page
 from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table
