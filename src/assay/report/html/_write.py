@@ -152,7 +152,9 @@ def render_html(
     reports : sequence
         Analysis objects (``ScoreSummary``, ``BenchmarkReport``, any registered type) or
         :class:`Page` objects. Each is written to ``<slug>.html`` (``scores.html``,
-        ``benchmark.html``); a repeated slug gets a suffix (``benchmark-2.html``).
+        ``benchmark.html``); a repeated slug gets a suffix (``benchmark-2.html``). An
+        :class:`~assay.analysis.answer.Answer` is not a page: it opens the dashboard (the
+        verdict table of each criterion and the judges' trust panel).
     out_dir : str or Path
         Folder to write into; created when missing. Files of the same names are replaced.
     partial : bool, default False
@@ -162,7 +164,8 @@ def render_html(
         A line under a page's title, by slug, e.g.
         ``{"benchmark": "judge exact-match, criterion correct"}``.
     skipped : mapping, optional
-        Reports that were not made, with the reason, listed on the dashboard, e.g.
+        Reports that were not made, with the reason: the dashboard counts them in one line
+        and folds the reasons under it, e.g.
         ``{"win rates": "no pairwise judgments"}``.
     title : str
         The dashboard's title.
