@@ -43,7 +43,7 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None) 
     say("\nThe judgments table (loaded from the run folder)", title=True)
     say(table_overview(judgments))
 
-    kinds = resolve_kinds("all")
+    kinds = resolve_kinds("answer,all")
     say(f"\nMaking every report the data support ({', '.join(k.name for k in kinds)}) ...")
     outcome = build_reports(judgments, kinds, {
         "benchmark": BenchmarkOptions(criterion="correct", seed=seed),

@@ -36,9 +36,9 @@ TERMS: tuple[Term, ...] = (
     Term("criterion", "What a score measures (correct, helpfulness, clarity...).",
          column="criterion"),
     Term("item", "One question or prompt that every system answers.", column="item"),
-    Term("question set", "A group of items reported apart: a task, a benchmark or a quiz.",
+    Term("question set", "A group of items reported apart: a task, a benchmark or a test set.",
          column="task"),
-    Term("cluster", "Items that come together (the same document, topic or quiz) and so are "
+    Term("cluster", "Items that come together (the same document, topic or test set) and so are "
          "not independent; intervals treat clusters, not items, as the sampled units.",
          column="cluster"),
     Term("trial", "One repeated answer of a system to an item (a run); a pairwise judgment "
@@ -97,7 +97,7 @@ TERMS: tuple[Term, ...] = (
          "items).", full="bilingual evaluation understudy"),
     Term("Q", "The composite quality score: a system's criteria averaged (or weighted) into "
          "one number per item.", full="composite quality score"),
-    Term("teacher", "The model that generated an item (CoEval's term)."),
+    Term("teacher", "The model that generated an item (wrote the question)."),
     Term("USD", "Cost in US dollars, as the judgments' usd column records it.",
          full="US dollars", column="usd"),
 )

@@ -5,7 +5,8 @@ Run from the repository root (needs Chromium)::
     python -m tests.report.html.screenshots [OUT_DIR]
 
 It writes the pages as ``assay demo`` does (seed 7) and shoots them in a window 1024 CSS
-pixels wide, the narrowest the pages are made for: the top of the dashboard and of the
+pixels wide, the narrowest the pages are made for (the dashboard's first screen at 1280 x 800,
+a laptop's window: the verdict table and the judges' trust panel): the top of the
 benchmark report, and of two reworked pages, the judge consistency page (one judge-pair matrix
 per question set instead of a 2x2 map per statistic) and the aggregation page (a table of 17
 columns that fits with its secondary columns behind "more columns").
@@ -21,9 +22,9 @@ from pathlib import Path
 from tests.report.html._cdp import Chromium, find_chromium
 
 REPO = Path(__file__).resolve().parents[3]
-SHOTS = {"index": ("dashboard.png", 2400), "benchmark": ("benchmark.png", 2400),
-         "judges": ("judges.png", 1500), "aggregate": ("aggregate.png", 1100)}
 WIDTH = 1024
+SHOTS = {"index": ("dashboard.png", 800, 1280), "benchmark": ("benchmark.png", 2400, WIDTH),
+         "judges": ("judges.png", 1500, WIDTH), "aggregate": ("aggregate.png", 1100, WIDTH)}
 
 
 def main(out: Path) -> list[Path]:
@@ -40,12 +41,12 @@ def main(out: Path) -> list[Path]:
         written = []
         try:
             tab = browser.new_tab()
-            for stem, (name, height) in SHOTS.items():
+            for stem, (name, height, width) in SHOTS.items():
                 page = Path(tmp) / "html" / f"{stem}.html"
-                tab.load(page, width=WIDTH)
+                tab.load(page, width=width)
                 if tab.problems():
                     raise SystemExit(f"{page.name}: {tab.problems()}")
-                tab.screenshot(out / name, width=WIDTH, max_height=height)
+                tab.screenshot(out / name, width=width, max_height=height)
                 written.append(out / name)
         finally:
             browser.close()

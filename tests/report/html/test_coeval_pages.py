@@ -38,5 +38,5 @@ def test_each_new_report_has_a_page_and_a_text(tmp_path):
         assert text in paths[name].read_text(encoding="utf-8"), name
     texts = [str(r) for r in results]
     assert "Teacher report" in texts[0] and "(benchmark)" in texts[0]
-    assert "Calibration curves" in texts[1] and "Table 7" in texts[2]
+    assert "Calibration curves" in texts[1] and "Sampling designs compared" in texts[2]
     assert "Outlier judges: c" in texts[3] and "Percentile bands" in texts[4]

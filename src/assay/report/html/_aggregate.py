@@ -110,7 +110,7 @@ def _reliability_section(report: AggregateReport) -> Section:
         Table.from_records(records, RELIABILITY_COLUMNS, caption="Reliability per criterion",
                            name="aggregate-reliability"),),
         intro="ICC(2,1) = ICC(A,1) with its McGraw-Wong interval, MAD and Spearman rho over the "
-              "units every judge scored, with the results aggregator's bands.")
+              "units every judge scored, with the usual interpretation bands.")
 
 
 def aggregate_page(report: AggregateReport) -> Page:
@@ -129,15 +129,15 @@ def aggregate_page(report: AggregateReport) -> Page:
                       "mean": q.mean, "ci_lower": q.ci_lower, "ci_upper": q.ci_upper,
                       "std_dev": q.std_dev, "num_runs": q.num_runs, "n_scores": q.n_scores}
                      for q in report.per_quiz]
-        sections.append(Section(title="Per-quiz breakdown", tables=(Table.from_records(
-            quiz_rows, (Column("quiz", "quiz"), Column("criterion", "criterion"),
+        sections.append(Section(title="Per-topic breakdown", tables=(Table.from_records(
+            quiz_rows, (Column("quiz", "topic"), Column("criterion", "criterion"),
                         Column("judge", "judge"), Column("mean", "mean", "fixed"),
                         Column("ci_lower", "CI lower", "fixed"),
                         Column("ci_upper", "CI upper", "fixed"),
                         Column("std_dev", "std dev", "fixed"), Column("num_runs", "runs", "int"),
                         Column("n_scores", "scores", "int")),
-            caption="Run-level statistics per quiz", name="per-quiz"),),
-            intro="The same bootstrap over run means as above, within each quiz (task)."))
+            caption="Run-level statistics per topic", name="per-quiz"),),
+            intro="The same bootstrap over run means as above, within each topic."))
     flags = Table.from_records([vars(f) for f in report.flags], (
         Column("kind", "flag"), Column("criterion", "criterion"), Column("judge", "judge"),
         Column("message", "message")), caption="Warnings about the runs and the judges",
@@ -146,7 +146,8 @@ def aggregate_page(report: AggregateReport) -> Page:
                             missing=None if report.flags else "No flag was raised."))
     sections.append(Section(title="Notes", notes=tuple(report.notes),
                             missing=None if report.notes else "The analysis left no notes."))
-    facts = (("trials (runs)", str(report.total_runs)), ("clusters (quizzes)", str(len(report.quiz_ids))),
+    facts = (("trials (runs)", str(report.total_runs)),
+             ("topics (clusters)", str(len(report.quiz_ids))),
              ("bootstrap", f"{report.n_resamples} resamples, seed {report.seed}"),
              ("confidence", pct), ("rows left out (not reportable)", str(report.n_not_reportable)),
              ("rows without a score", str(report.n_unscored)))
@@ -159,4 +160,4 @@ def aggregate_page(report: AggregateReport) -> Page:
     return Page(slug="aggregate", title="Aggregation across runs", sections=tuple(sections),
                 facts=facts, highlights=(Highlight("quality", quality, order=40),),
                 summary="Per-run scores with the run-bootstrap and items intervals; judges' "
-                        "reliability (the results aggregator).")
+                        "reliability.")

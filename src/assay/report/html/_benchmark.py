@@ -120,19 +120,19 @@ def benchmark_page(report: BenchmarkReport) -> Page:
     )
     return Page(slug="benchmark", title="Benchmark report", sections=tuple(sections),
                 summary="Accuracy with cluster-robust intervals and ranks, paired differences, "
-                        "pass^k, stability, cost and failures (hr_report).",
+                        "pass^k, stability, cost and failures.",
                 facts=facts, highlights=_highlights(report, pct))
 
 
 def _accuracy(report: BenchmarkReport, pct: str) -> Section:
-    intro = (f"Accuracy per arm (failures count as wrong) with {pct} intervals: "
+    intro = (f"Accuracy per system (failures count as wrong) with {pct} intervals: "
              f"{METHODS.get(report.method, report.method)}. Ranks give the range of places "
              "each arm takes over the cluster bootstrap.")
     if report.descriptive:
         intro = "Below 5 runs per item the report is descriptive: point estimates only."
     return Section(title="Accuracy", intro=intro,
                    figures=(_accuracy_forest(report, report.accuracy, pct),),
-                   tables=(_table(report.accuracy, ACCURACY, "Accuracy per arm", "accuracy"),))
+                   tables=(_table(report.accuracy, ACCURACY, "Accuracy per system", "accuracy"),))
 
 
 def _bayes(report: BenchmarkReport) -> Section:
@@ -140,7 +140,7 @@ def _bayes(report: BenchmarkReport) -> Section:
         return Section(title="Bayesian posterior", missing="Only reported with method = bayes; "
                        f"this report used {method_words(report.method)}.")
     return Section(title="Bayesian posterior",
-                   tables=(_table(report.bayes, BAYES, "Posterior per arm", "bayes"),))
+                   tables=(_table(report.bayes, BAYES, "Posterior per system", "bayes"),))
 
 
 def _contrasts(report: BenchmarkReport, pct: str) -> Section:
@@ -178,7 +178,7 @@ def _pass_k(report: BenchmarkReport, pct: str) -> Section:
     figure = lines_with_errors(series, x_title="k", y_title="pass^k",
                                caption=f"pass^k (all k runs correct) {_with(report, pct, 'BCa ')}")
     return Section(title="pass^k", figures=(figure,),
-                   tables=(_table(report.pass_k, PASS_K, "pass^k per arm and k", "pass-k"),),
+                   tables=(_table(report.pass_k, PASS_K, "pass^k per system and k", "pass-k"),),
                    intro="The chance that k runs of an item are all correct.")
 
 
@@ -189,9 +189,9 @@ def _stability(report: BenchmarkReport) -> Section:
         [r["arm"] for r in report.stability],
         [("flip rate", [r["flip_rate"] for r in report.stability]),
          ("TARa", [r["tara"] for r in report.stability])],
-        y_title="share of items", caption="Flip rate and TARa per arm", barmode="group")
+        y_title="share of items", caption="Flip rate and TARa per system", barmode="group")
     return Section(title="Stability across runs", figures=(figure,),
-                   tables=(_table(report.stability, STABILITY, "Stability per arm", "stability"),),
+                   tables=(_table(report.stability, STABILITY, "Stability per system", "stability"),),
                    intro="Flip rate: share of items whose correctness changes across runs. TARa: "
                          "share of items with the same output on every run. Run SD: standard "
                          "deviation of the per-run accuracies.")
@@ -218,7 +218,7 @@ def _cost(report: BenchmarkReport, pct: str) -> Section:
         return Section(title="Cost", missing="No cost: the judgments have no usd or tokens "
                        "columns.")
     tables = []
-    for prefix, caption in (("usd", "Dollars per arm"), ("tokens", "Tokens per arm")):
+    for prefix, caption in (("usd", "Dollars per system"), ("tokens", "Tokens per system")):
         columns = _cost_columns(report.cost, prefix)
         if len(columns) > 1:
             tables.append(_table(report.cost, columns, caption, f"cost-{prefix}"))
@@ -245,7 +245,7 @@ def _frontier(report: BenchmarkReport) -> Section:
     figure = frontier_figure(points, cost_title="usd per item",
                              caption="Cost against accuracy; arms on the frontier in colour")
     return Section(title="Cost-accuracy frontier", figures=(figure,),
-                   tables=(_table(report.frontier, FRONTIER, "Frontier per arm", "frontier"),),
+                   tables=(_table(report.frontier, FRONTIER, "Frontier per system", "frontier"),),
                    intro="An arm is on the frontier when no other arm is both cheaper and more "
                          "accurate. Frontier share: how often it is over bootstrap resamples.")
 
@@ -299,13 +299,13 @@ def _failures(report: BenchmarkReport) -> Section:
                Column("accuracy_without_parse_refusal", "accuracy without parse/refusal",
                       "fixed"))
     links = _failure_links(report)
-    table = linked(_table(report.failures, columns, "Failures per arm", "failures"),
+    table = linked(_table(report.failures, columns, "Failures per system", "failures"),
                    report.failures, links)
     figures: tuple[Figure, ...] = ()
     if any(r.get("n_failures") for r in report.failures):
         figures = (stacked_bars([r["arm"] for r in report.failures],
                                 [(k, [r.get(k, 0) for r in report.failures]) for k in kinds],
-                                y_title="runs", caption="Failed runs per arm by kind"),)
+                                y_title="runs", caption="Failed runs per system by kind"),)
     intro = ("A failed run (parse error, refusal, timeout, API error) counts as wrong; the "
              "last column shows accuracy without parse errors and refusals, as a sensitivity "
              "check.")
@@ -353,10 +353,10 @@ def _highlights(report: BenchmarkReport, pct: str) -> tuple[Highlight, ...]:
         keys = [c for c in (*_cost_columns(report.cost, "usd"), Column("tokens_per_item",
                                                                        "tokens per item", "sig"))
                 if c.key in ("arm", "tokens_per_item") or c.key.startswith("usd_per")]
-        cost = Section(title="Cost per arm", tables=(_table(report.cost, keys, "Cost per arm",
+        cost = Section(title="Cost per system", tables=(_table(report.cost, keys, "Cost per system",
                                                             "cost"),))
     else:
-        cost = Section(title="Cost per arm", missing="The benchmark report has no cost: the "
+        cost = Section(title="Cost per system", missing="The benchmark report has no cost: the "
                        "judgments have no usd or tokens columns.")
     stability = {r["arm"]: r for r in report.stability}
     joined = [{**f, **stability.get(f["arm"], {})} for f in report.failures]
@@ -371,7 +371,7 @@ def _highlights(report: BenchmarkReport, pct: str) -> tuple[Highlight, ...]:
                                        Column("n_failures", "failed runs", "int"),
                                        Column("flip_rate", "flip rate", "fixed"),
                                        Column("tara", "TARa", "fixed")),
-                              "Failures and stability per arm", "quality"),
+                              "Failures and stability per system", "quality"),
                        joined, {k: v for k, v in _failure_links(report).items()
                                 if k == "n_failures"}),))
     return (Highlight("rankings", rankings, order=0), Highlight("cost", cost, order=0),

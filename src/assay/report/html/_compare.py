@@ -49,7 +49,7 @@ def _section(report: ComparisonReport, judge: str, criterion: str, pct: str) -> 
     if any(not is_missing(p.estimate) for p in points):
         figures = (forest(points, x_title="delta B - A (raw score)" if raw
                           else "delta B - A (normalised score)", reference=0.0,
-                          caption=f"{criterion} ({judge}): B - A per arm with {pct} paired "
+                          caption=f"{criterion} ({judge}): B - A per system with {pct} paired "
                                   "intervals"),)
     table = Table.from_records(records, RANK_COLUMNS, caption=f"{criterion} ({judge}): scores, "
                                "ranks and paired deltas", name=f"compare-{criterion}-{judge}")

@@ -109,8 +109,8 @@ def interaction_page(source: Any) -> Page | None:
             result = interaction_matrix(source)
         except AssayError as exc:
             return Page(slug="interaction", title="Interaction matrix", sections=(
-                Section(title="Teacher x arm", missing=f"Not computed: {exc}."),),
-                summary="Teacher x arm composite scores: not computed (see the page).")
+                Section(title="Question writer x system", missing=f"Not computed: {exc}."),),
+                summary="Question writer x system composite scores: not computed (see the page).")
         if result is None:
             return None
     return _interaction_page(result)
@@ -137,7 +137,7 @@ def _interaction_page(result: InteractionMatrix) -> Page:
                                          "(arms, should be large)")
     pct = f"{100 * result.conf:g}%"
     sections = (
-        Section(title="Teacher x arm", figures=(figure,) if result.cells else (),
+        Section(title="Question writer x system", figures=(figure,) if result.cells else (),
                 tables=(Table.from_records(
             records, (Column("teacher", "teacher"), Column("arm", "arm"),
                       Column("mean", "composite score", "fixed"), Column("lower", "lower", "fixed"),
@@ -161,6 +161,6 @@ def _interaction_page(result: InteractionMatrix) -> Page:
                 missing=None if result.notes else "The analysis left no notes."),
     )
     return Page(slug="interaction", title="Interaction matrix", sections=sections,
-                summary="Teacher x arm composite scores with row and column effects; "
+                summary="Question writer x system composite scores with row and column effects; "
                         "self-teaching cells marked.",
                 facts=(("teachers", str(len(teachers))), ("arms", str(len(arms)))))

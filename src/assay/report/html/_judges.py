@@ -406,5 +406,5 @@ def score_distribution_page(judgments: Any) -> Page:
     if not sections:
         sections.append(Section(title="Scores", missing="The table has no scored reportable rows."))
     return Page(slug="score-distribution", title="Score distribution", sections=tuple(sections),
-                summary="Histograms of judge scores by task, teacher, arm and judge.",
+                summary="Histograms of judge scores by task, question writer, system and judge.",
                 facts=(("scored judgments", str(len(rows))),))

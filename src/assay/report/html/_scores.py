@@ -58,10 +58,10 @@ def _criterion_section(criterion: str, rows: list[ScoreRow], pct: str) -> Sectio
     figures: tuple[Figure, ...] = ()
     if any(not is_missing(r.estimate) for r in rows):
         figures = (forest(points, x_title="mean score" if raw else "mean score (normalised)",
-                          caption=f"{criterion}: mean per arm and judge with {pct} intervals"),)
+                          caption=f"{criterion}: mean per system and judge with {pct} intervals"),)
     records = _records(rows)
     table = linked(Table.from_records(records, _columns(rows),
-                                      caption=f"{criterion}: scores per judge and arm",
+                                      caption=f"{criterion}: scores per judge and system",
                                       name=f"scores-{criterion}"),
                    records, {"n_failed": _failed_link})
     return Section(title=criterion, intro=intro, figures=figures, tables=(table,))
@@ -90,7 +90,7 @@ def scores_page(summary: ScoreSummary) -> Page:
     facts = (("criteria", str(len(by_criterion))), ("rows", str(len(summary.rows))),
              ("confidence", pct), ("invalid records kept aside", str(summary.n_invalid)))
     return Page(slug="scores", title="Score summary", sections=tuple(sections),
-                summary="Mean score per criterion, judge and arm with cluster-robust intervals.",
+                summary="Mean score per criterion, judge and system with cluster-robust intervals.",
                 facts=facts, highlights=_highlights(summary, by_criterion, pct))
 
 

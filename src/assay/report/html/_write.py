@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.analysis.aggregate import AggregateReport
+from assay.analysis.answer import Answer
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.compare import ComparisonReport
 from assay.analysis.composite import CompositeScores
@@ -46,7 +47,7 @@ from assay.report.html._aggregate import aggregate_page
 from assay.report.html._benchmark import benchmark_page
 from assay.report.html._compare import compare_page
 from assay.report.html._coverage import coverage_page
-from assay.report.html._dashboard import dashboard_context, glossary_page
+from assay.report.html._dashboard import answer_context, dashboard_context, glossary_page
 from assay.report.html._generic import cost_page, generic_page
 from assay.report.html._judges import judges_page
 from assay.report.html._model import Column, Figure, Highlight, Page, Section, Table
@@ -151,7 +152,9 @@ def render_html(
     reports : sequence
         Analysis objects (``ScoreSummary``, ``BenchmarkReport``, any registered type) or
         :class:`Page` objects. Each is written to ``<slug>.html`` (``scores.html``,
-        ``benchmark.html``); a repeated slug gets a suffix (``benchmark-2.html``).
+        ``benchmark.html``); a repeated slug gets a suffix (``benchmark-2.html``). An
+        :class:`~assay.analysis.answer.Answer` is not a page: it opens the dashboard (the
+        verdict table of each criterion and the judges' trust panel).
     out_dir : str or Path
         Folder to write into; created when missing. Files of the same names are replaced.
     partial : bool, default False
@@ -161,7 +164,8 @@ def render_html(
         A line under a page's title, by slug, e.g.
         ``{"benchmark": "judge exact-match, criterion correct"}``.
     skipped : mapping, optional
-        Reports that were not made, with the reason, listed on the dashboard, e.g.
+        Reports that were not made, with the reason: the dashboard counts them in one line
+        and folds the reasons under it, e.g.
         ``{"win rates": "no pairwise judgments"}``.
     title : str
         The dashboard's title.
@@ -193,9 +197,12 @@ def render_html(
     captions = dict(captions or {})
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    pages = _unique_slugs([*(page_for(r) for r in reports), glossary_page()])
+    # An answer is the dashboard's first screen, not a page of its own.
+    answers = [answer_context(r) for r in reports if isinstance(r, Answer)]
+    pages = _unique_slugs([*(page_for(r) for r in reports if not isinstance(r, Answer)),
+                           glossary_page()])
     if single_file:
-        return [_write(out / INDEX, _single_file(pages, captions, dict(skipped or {}),
+        return [_write(out / INDEX, _single_file(pages, captions, dict(skipped or {}), answers,
                                                  partial=partial, title=title))]
     nav = [{"href": f"{p.slug}.html", "title": p.title} for p in pages]
     written = []
@@ -216,7 +223,7 @@ def render_html(
                                 dict(skipped or {}), builder)
     text = render_document("index.html.j2", {
         "heading": title, "caption": "", "facts": [],
-        "nav": [{**link, "current": False} for link in nav], **context}, builder)
+        "nav": _dashboard_nav(len(pages) - 1), "answers": answers, **context}, builder)
     charts = charts or bool(builder.figures)
     index = _write(out / INDEX, text)
     if charts:
@@ -224,8 +231,14 @@ def render_html(
     return [index, *written[:-1]]  # the glossary (last) is an asset, as plotly.min.js
 
 
-def _single_file(pages: list[Page], captions: dict[str, str], skipped: dict[str, str], *,
-                 partial: bool, title: str) -> str:
+def _dashboard_nav(n_reports: int) -> list[dict[str, Any]]:
+    """The dashboard's navigation: one line, its reports' cards are on the page itself."""
+    return [{"href": "#reports", "title": f"Reports ({n_reports})", "current": False},
+            {"href": "glossary.html", "title": "Glossary", "current": False}]
+
+
+def _single_file(pages: list[Page], captions: dict[str, str], skipped: dict[str, str],
+                 answers: list[dict[str, Any]], *, partial: bool, title: str) -> str:
     """One document: the dashboard and each page as a tab (``#slug``), one figure numbering."""
     builder = PageBuilder(partial=partial, inline_plotly=True)
     nav = [{"href": f"#{p.slug}", "title": p.title, "current": False} for p in pages]
@@ -239,7 +252,7 @@ def _single_file(pages: list[Page], captions: dict[str, str], skipped: dict[str,
                                 builder)
     return render_document("single.html.j2", {
         "heading": title, "caption": "", "facts": [], "nav": nav, "tabs": tabs, "home": "#index",
-        **context},
+        "answers": answers, **context},
         builder)
 
 

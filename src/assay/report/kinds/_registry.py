@@ -88,7 +88,7 @@ REPORTS: tuple[ReportKind, ...] = (
     ReportKind(
         "answer", "Which system is better, by how much, and can the judges be trusted",
         "the systems ranked, every pair compared, the judges' trust, the cost (the default)",
-        AnswerOptions, build.answer, frozenset({"text", "json"}), "answer.json"),
+        AnswerOptions, build.answer, _BASIC, "answer.json"),
     ReportKind(
         "scores", "Scores per criterion, judge and arm",
         "mean score per criterion, judge and arm",
@@ -98,71 +98,71 @@ REPORTS: tuple[ReportKind, ...] = (
         "own cost", "judges' spend and tokens; the systems' own cost",
         CostOptions, build.cost, _BASIC | {"xlsx"}, "cost.json", supports=build.cost_support),
     ReportKind(
-        "benchmark", "Benchmark report", "accuracy, paired contrasts, pass^k, cost (hr_report)",
+        "benchmark", "Benchmark report", "accuracy, paired contrasts, pass^k, cost",
         BenchmarkOptions, build.benchmark, _BASIC | {"xlsx", "latex", "png"}, "benchmark.json",
         supports=build.benchmark_support),
     ReportKind(
         "aggregate",
-        "Aggregation across runs and the judges' reliability (the results aggregator)",
-        "means across runs, inter-rater reliability (the results aggregator)",
+        "Aggregation across runs and the judges' reliability",
+        "means across runs, inter-rater reliability",
         AggregateOptions, build.aggregate, _BASIC | {"png"},
         "results.json, aggregated.json, summary.txt", write_json=build.write_aggregate_json),
     ReportKind(
-        "agreement", "Agreement between judges (CoEval)",
-        "agreement between judges: ICC, alpha, kappa, drift (CoEval)",
+        "agreement", "Agreement between judges",
+        "agreement between judges: ICC, alpha, kappa, drift",
         AgreementOptions, build.agreement, _BASIC | {"xlsx", "latex"}, "judges.json",
         stem="judges", supports=build.agreement_support),
     ReportKind(
-        "composite", "Composite score per arm (CoEval)", "composite score per arm (CoEval)",
+        "composite", "Composite score per system", "composite score per system",
         CompositeOptions, build.composite, _BASIC | {"xlsx", "latex", "png"}, "composite.json",
         supports=build.pointwise_support),
     ReportKind(
-        "robust", "Robust summary: trimmed means, leave-one-judge-out rankings (CoEval)",
-        "trimmed means, leave-one-judge-out rankings (CoEval)",
+        "robust", "Robust summary: trimmed means, leave-one-judge-out rankings",
+        "trimmed means, leave-one-judge-out rankings",
         RobustOptions, build.robust, _BASIC | {"xlsx", "latex"}, "robust.json",
         supports=build.pointwise_support),
     ReportKind(
-        "coverage", "Coverage of item attributes (CoEval)", "coverage of item attributes (CoEval)",
+        "coverage", "Coverage of item attributes", "coverage of item attributes",
         CoverageOptions, build.coverage, _BASIC | {"xlsx", "latex"}, "coverage.json",
         supports=build.coverage_support),
     ReportKind(
         "systems",
-        "Systems report: per-task scores, rank intervals, head-to-head, by attribute (CoEval)",
-        "per-task scores, rank intervals, head-to-head (CoEval)",
+        "Systems report: per-task scores, rank intervals, head-to-head, by attribute",
+        "per-task scores, rank intervals, head-to-head",
         SystemsOptions, build.systems, _BASIC, "systems.json", supports=build.pointwise_support),
     ReportKind(
-        "calibration", "Calibration of judges against reference scores (CoEval)",
-        "judges calibrated against reference scores (CoEval)",
+        "calibration", "Calibration of judges against reference scores",
+        "judges calibrated against reference scores",
         CalibrationOptions, build.calibration, _BASIC | {"xlsx", "latex"},
         "calibration.json, calibration_params.json", opt_in="--calibrate"),
     ReportKind(
-        "teacher", "Teacher report: coverage, diversity and item quality per teacher (CoEval)",
-        "coverage, diversity, item quality per teacher (CoEval)",
+        "teacher", "Question writers: coverage, diversity and quality of each writer's "
+        "questions", "coverage, diversity, question quality per model that wrote them",
         TeacherOptions, build.teacher, _BASIC | {"xlsx"}, "teachers.json", stem="teachers",
         supports=build.teacher_support),
     ReportKind(
         "calibration-curves", "Calibration curves: judge score against the native metric, "
-        "binned (CoEval)", "judge score vs native metric, binned (CoEval)",
+        "binned", "judge score vs native metric, binned",
         CurvesOptions, build.calibration_curves, _BASIC, "calibration_curves.json",
         stem="calibration_curves", supports=build.reference_support),
     ReportKind(
-        "sampling", "Sampling ablation: random vs frequency-weighted vs stratified (CoEval "
-        "Table 7)", "Table 7: sampling designs' ACR/RAR, ranking stability (CoEval)",
+        "sampling", "Sampling designs compared: random vs frequency-weighted vs stratified",
+        "sampling designs' coverage (ACR/RAR), ranking stability",
         SamplingOptions, build.sampling, _BASIC | {"latex"}, "sampling.json",
         supports=build.coverage_support),
     ReportKind(
-        "ensemble", "Robust ensemble weights and outlier judges (CoEval)",
-        "judges weighted by agreement, outlier judges named (CoEval)",
+        "ensemble", "Robust ensemble weights and outlier judges",
+        "judges weighted by agreement, outlier judges named",
         EnsembleOptions, build.ensemble, _BASIC, "ensemble.json",
         supports=build.ensemble_support),
     ReportKind(
-        "factors", "Scores per system, task and rubric factor; percentile bands (CoEval)",
-        "per-(system, task, factor) scores, heatmap, percentile bands (CoEval)",
+        "factors", "Scores per system, task and rubric factor; percentile bands",
+        "per-(system, task, factor) scores, heatmap, percentile bands",
         FactorsOptions, build.factors, _BASIC | {"xlsx"}, "factors.json",
         supports=build.pointwise_support),
     ReportKind(
-        "winrates", "Win rates of pairwise judgments (BenchmarkQED)",
-        "win rates of pairwise judgments (BenchmarkQED)",
+        "winrates", "Win rates of pairwise judgments",
+        "win rates of pairwise judgments",
         WinratesOptions, build.winrates, _BASIC | {"xlsx"},
         "winrates.json, win_rates.csv, winrates_sig_tests.csv, winrates_cluster_tests.csv",
         write_json=build.write_winrates_json, supports=build.pairwise_support),
@@ -174,7 +174,7 @@ REPORTS: tuple[ReportKind, ...] = (
         supports=build.pairwise_support),
     ReportKind(
         "assertions", "Assertion scores compared across arms: Friedman, Wilcoxon, clustered "
-        "permutation (BenchmarkQED)", "assertion scores compared across arms (BenchmarkQED)",
+        "permutation", "assertion scores compared across arms",
         AssertionsOptions, build.assertions, _BASIC, "assertions.json",
         supports=build.assertions_support),
 )

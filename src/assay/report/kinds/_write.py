@@ -1,7 +1,8 @@
 """Write an :class:`~assay.report.kinds._registry.Outcome` in the file formats asked for.
 
 Shared by ``assay report`` and ``assay demo``: the JSON files of each report (and
-``skipped.json``), the HTML pages with their dashboard (a card per skipped report), the
+``skipped.json``), the HTML pages with their dashboard (the answer first; one line counting the skipped
+reports, their reasons folded under it), the
 Excel workbook, the LaTeX tables and the PNG figures. Each format receives the reports that
 declare it. Text goes to the terminal and is the caller's to print.
 """
@@ -79,7 +80,8 @@ def write_reports(outcome: Outcome, judgments: Judgments, formats: Collection[st
 def _write_html(outcome: Outcome, judgments: Judgments, out: Path, *, partial: bool,
                 single_file: bool) -> list[Path]:
     """A page per report, the table's own pages (judge report, score distribution, interaction
-    matrix) and the dashboard, whose cards list the skipped reports with their reasons."""
+    matrix) and the dashboard, which opens on the answer (when it was made) and counts the
+    skipped reports in one line."""
     from assay.report.html import (
         HTML_ASSETS,
         interaction_page,

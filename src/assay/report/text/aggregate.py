@@ -56,7 +56,7 @@ def format_summary(report: AggregateReport) -> str:
         f"Quizzes Evaluated: {len(report.quiz_ids)}",
         "",
         *textwrap.wrap(
-            f"How to read: '{pct} CI' is the results aggregator's percentile bootstrap over the run means "
+            f"How to read: '{pct} CI' is the percentile bootstrap over the run means "
             f"({report.n_resamples} resamples, seed {report.seed}): how much the mean moves "
             f"from run to run. 'Items' is the mean over items with a cluster-robust t "
             f"interval ({pct}; runs and arms averaged within an item, clusters as the sampling "
@@ -89,7 +89,7 @@ def format_summary(report: AggregateReport) -> str:
                     f"{_fixed(q.std_dev, d)}, N {q.num_runs}", WIDTH, initial_indent="  ",
                     subsequent_indent="    ")
     if report.flags:
-        lines += ["", "WARNINGS (the results aggregator's don'ts found in these results)", thin]
+        lines += ["", "WARNINGS (what these results should not be read as)", thin]
         for flag in report.flags:
             lines += textwrap.wrap(f"{FLAG_TITLES[flag.kind]}: {flag.message}", WIDTH,
                                    initial_indent="  ! ", subsequent_indent="    ")

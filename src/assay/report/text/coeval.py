@@ -52,7 +52,7 @@ def format_sampling(report: SamplingAblation) -> str:
     rows = [[d.design, str(d.sample_size), fixed(d.acr), _interval(d.acr_low, d.acr_high),
              fixed(d.rar), _interval(d.rar_low, d.rar_high), fixed(d.stability),
              fixed(d.tau_with_all_items)] for d in report.designs]
-    return block(f"Sampling ablation, Table 7 ({report.population} items, {report.n_strata} "
+    return block(f"Sampling designs compared ({report.population} items, {report.n_strata} "
                  f"strata, {report.n_rare} rare; seed {report.seed})",
                  columns(["design", "items", "ACR", "2.5-97.5%", "RAR", "2.5-97.5%",
                           "stability", "tau vs all"], rows, indent="  "), report.notes)

@@ -75,7 +75,7 @@ def teacher_page(report: TeacherReport) -> Page:
             Column("method", "method")), caption="Per kind of teacher", name="teacher-kinds"),),
             missing=None if kinds else "No items."),
         _notes(report.notes))
-    return Page(slug="teachers", title="Teacher report (CoEval)", sections=sections,
+    return Page(slug="teachers", title="Question writers: coverage, diversity, quality", sections=sections,
                 summary="Coverage, diversity and item quality per teacher.",
                 facts=(("confidence", pct),))
 
@@ -102,7 +102,7 @@ def curves_page(report: CalibrationCurves) -> Page:
                Column("reference_mean", "reference mean", "fixed"), *INTERVAL,
                Column("n_units", "units", "int"), Column("n_items", "items", "int"),
                Column("n_clusters", "clusters", "int"), Column("method", "method"))
-    return Page(slug="calibration-curves", title="Calibration curves (CoEval)", sections=(
+    return Page(slug="calibration-curves", title="Calibration curves", sections=(
         Section(title="Judge score against the native metric", figures=(figure,) if series else (),
                 tables=(Table.from_records([asdict(b) for b in report.bins], columns,
                                            caption="Bins per judge", name="curves"),),
@@ -124,13 +124,13 @@ def sampling_page(report: SamplingAblation) -> Page:
                Column("stability_min", "min tau", "fixed"),
                Column("tau_with_all_items", "tau with all items", "fixed"))
     table = Section(title="Random vs frequency-weighted vs stratified", tables=(
-        Table.from_records(rows, columns, caption="Table 7", name="sampling"),),
+        Table.from_records(rows, columns, caption="Sampling designs compared", name="sampling"),),
         intro=f"Each design draws {rows[0]['sample_size'] if rows else 0} of the "
               f"{report.population} items {rows[0]['repeats'] if rows else 0} times (seed "
               f"{report.seed} upwards). ACR and RAR over {report.n_strata} strata "
               f"({report.n_rare} rare); stability is the mean Kendall tau-b between the "
               "repeats' rankings of the arms.", missing=None if rows else "No designs.")
-    return Page(slug="sampling", title="Sampling ablation: Table 7 (CoEval)",
+    return Page(slug="sampling", title="Sampling designs compared",
                 sections=(table, _notes(report.notes)),
                 summary="Coverage and ranking stability of three sampling designs.",
                 facts=(("items", str(report.population)), ("seed", str(report.seed))))
@@ -156,7 +156,7 @@ def ensemble_page(report: EnsembleReport) -> Page:
         caption="Arms by weighted score", name="ensemble-arms"),),
         missing=None if arms else "No arms.")
     highlight = Section(title="Outlier judges", intro=f"Outlier judges: {outliers}.")
-    return Page(slug="ensemble", title="Robust ensemble weights and outlier judges (CoEval)",
+    return Page(slug="ensemble", title="Robust ensemble weights and outlier judges",
                 sections=(judge_table, arm_table, _notes(report.notes)),
                 summary=f"Judges weighted by agreement; outliers: {outliers}.",
                 highlights=(Highlight("agreement", highlight, order=80),))
@@ -187,7 +187,7 @@ def factors_page(report: FactorBreakdown) -> Page:
                     Column("criterion", "factor"), Column("estimate", "score", "fixed"),
                     *INTERVAL, Column("n", "units", "int"), Column("n_items", "items", "int"),
                     Column("n_clusters", "clusters", "int"), Column("method", "method"))
-    return Page(slug="factors", title="Scores per system, task and rubric factor (CoEval)",
+    return Page(slug="factors", title="Scores per system, task and rubric factor",
                 sections=(
         Section(title="Rubric factor heatmap", figures=figures,
                 missing=None if cells else "No scores."),
