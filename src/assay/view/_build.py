@@ -409,14 +409,7 @@ def store_index(folder: Path, *, on_build: Callable[[str], None] | None = None,
     """
     store = folder / STORE_FILENAME
     key = hashlib.sha256(str(store.resolve()).encode("utf-8")).hexdigest()[:24]
-    try:
-        cache = cache_folder()
-        cache.mkdir(parents=True, exist_ok=True)
-        probe = cache / f".{key}.probe"
-        probe.touch()
-        probe.unlink()
-    except OSError:
-        cache = Path(tempfile.mkdtemp(prefix="assay-view-"))
+    cache = _cache()
     target = cache / f"{key}.sqlite"
     if target.exists() and _cached_stamp(target) == _stamp(store):
         return target
