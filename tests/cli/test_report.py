@@ -131,7 +131,7 @@ def test_every_kind_writes_its_files(tmp_path, capsys):
                           str(tmp_path / "r"), "--B", "200", "--calibrate"], capsys)
     assert code == 0, err
     names = sorted(p.name for p in (tmp_path / "r").iterdir())
-    assert names == sorted(["scores.json", "benchmark.json", "results.json", "aggregated.json",
+    assert names == sorted(["answer.json", "scores.json", "benchmark.json", "results.json", "aggregated.json",
                             "summary.txt", "judges.json", "composite.json", "robust.json",
                             "coverage.json", "calibration.json", "calibration_params.json",
                             "winrates.json", "win_rates.csv", "winrates_sig_tests.csv",

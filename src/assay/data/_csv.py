@@ -38,6 +38,9 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
 
     kind = "CSV" if sep == "," else "TSV"
     names = _header(p, sep)
+    if p.stat().st_size > MAX_RECORD_BYTES and _has_longer_line(p, MAX_RECORD_BYTES):
+        raise InputError(str(p), f"has a line longer than {mebibytes(MAX_RECORD_BYTES)} (not a "
+                         "table's record: a value too large for a table file)")
     check_complete(p)
     _check_utf8(p)  # before Arrow: it decodes a bad row's text for the handler, which then fails
     invalid: list[Problem] = []
@@ -48,9 +51,6 @@ def read_csv(p: Path, *, sep: str) -> pd.DataFrame:
                                f"fields, got {row.actual_columns}: {quote(row.text, 80)}"))
         return "skip"
 
-    if p.stat().st_size > MAX_RECORD_BYTES and _has_longer_line(p, MAX_RECORD_BYTES):
-        raise InputError(str(p), f"has a line longer than {mebibytes(MAX_RECORD_BYTES)} (not a "
-                         "table's record: a value too large for a table file)")
     columns: list[list[np.ndarray]] = [[] for _ in names]
     # A block never needs to be larger than the file: Arrow's buffers for a block (and the
     # next one it reads ahead) then follow the file's size, not MAX_RECORD_BYTES.

@@ -147,8 +147,10 @@ class LeaderboardReport(Rendered):
         """Ratings and length-controlled records (lists of records), settings and notes."""
         return {
             "ratings": [{k: _plain(v) for k, v in asdict(r).items()} for r in self.ratings],
-            "length_controlled": [{k: _plain(v) for k, v in asdict(r).items()}
+            # each figure's method is a sentence: said once for the records, not in each row
+            "length_controlled": [{k: _plain(v) for k, v in asdict(r).items() if k != "method"}
                                   for r in self.length_controlled],
+            "length_controlled_method": sorted({r.method for r in self.length_controlled}),
             "conf": self.conf, "n_resamples": self.n_resamples, "seed": self.seed,
             "anchor": list(self.anchor) if self.anchor else None, "notes": list(self.notes),
         }

@@ -210,5 +210,8 @@ def _renumber(frame: pd.DataFrame, group: np.ndarray) -> pd.DataFrame:
 
 
 def row_files(files: Sequence[str] | None, path: str, n: int) -> np.ndarray:
-    """Each row's file: as given, or `path` for every row."""
-    return np.asarray(files if files is not None else [path] * n, dtype=object)
+    """Each row's file: as given, or `path` for every row (a read-only view of one cell, so
+    a file of millions of rows costs no pointer per row)."""
+    if files is not None:
+        return np.asarray(files, dtype=object)
+    return np.broadcast_to(np.array([path], dtype=object), (n,))

@@ -230,10 +230,14 @@ def pointwise_support(judgments: Judgments) -> str | None:
 
 
 def agreement_support(judgments: Judgments) -> str | None:
-    """Why agreement between judges cannot be measured (one judge per criterion), or None."""
-    judges = judgments.frame.groupby("criterion", sort=False)["judge"].nunique()
+    """Why agreement between judges cannot be measured (one judge per criterion and no
+    pairwise trials, whose position flips the report also measures), or None."""
+    frame = judgments.frame
+    judges = frame.groupby("criterion", sort=False)["judge"].nunique()
     if (judges >= 2).any():
         return None
+    if "opponent" in frame and frame["opponent"].notna().any():
+        return None  # one judge, but its pairwise trials' position flips are the report's too
     return ("every criterion is scored by one judge only: there is no agreement between "
             "judges to measure")
 
