@@ -1,6 +1,8 @@
 """The answer as text: the systems ranked, every pair read in one line, the judges' trust, the
 cost, and the other reports the data support. It formats :class:`~assay.analysis.answer.Answer`
-and computes nothing: whether a difference is detected is a field of the result."""
+and computes nothing: whether a difference is detected is a field of the result. Its wording
+functions (interval_text, pair_reading, trust_lines, spend_line, plural, what_is_scored) are
+shared with the dashboard (:mod:`assay.report.html._dashboard`), so both say the same words."""
 
 from __future__ import annotations
 
@@ -19,11 +21,11 @@ def _num(value: float | None) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _what(v: Verdict) -> str:
+def what_is_scored(v: Verdict) -> str:
     """What the verdict's numbers are, in the data's units."""
     if v.units == "share":
         return "share of 1s (binary score)"
@@ -35,7 +37,7 @@ def _what(v: Verdict) -> str:
     return f"mean on the scores' own scale{span}"
 
 
-def _interval(lower: float, upper: float, digits: int, *, sign: bool = False) -> str:
+def interval_text(lower: float, upper: float, digits: int, *, sign: bool = False) -> str:
     if not (math.isfinite(lower) and math.isfinite(upper)):
         return "no interval"
     if sign:
@@ -43,18 +45,18 @@ def _interval(lower: float, upper: float, digits: int, *, sign: bool = False) ->
     return f"[{fixed(lower, digits)}, {fixed(upper, digits)}]"
 
 
-def _reading(p: PairDifference, v: Verdict, digits: int) -> str:
+def pair_reading(p: PairDifference, v: Verdict, digits: int) -> str:
     """One line: who beats whom by how much, or that no difference is detected."""
     if p.n_items == 0:
         return f"{p.better} and {p.worse}: no question scored for both, no comparison"
     if v.units == "win_rate":
         size = (f"{p.better} wins {fixed(p.win_rate, digits)} of their comparisons "
-                f"{_interval(p.lower + 0.5, p.upper + 0.5, digits)}")
+                f"{interval_text(p.lower + 0.5, p.upper + 0.5, digits)}")
         beats = f"{p.better} beats {p.worse}: {size.removeprefix(p.better + ' ')}"
     else:
-        size = f"{p.difference:+.{digits}f} {_interval(p.lower, p.upper, digits, sign=True)}"
+        size = f"{p.difference:+.{digits}f} {interval_text(p.lower, p.upper, digits, sign=True)}"
         beats = (f"{p.better} beats {p.worse} by {p.difference:.{digits}f} "
-                 f"{_interval(p.lower, p.upper, digits, sign=True)}")
+                 f"{interval_text(p.lower, p.upper, digits, sign=True)}")
     shown = p_text(p.p_adjusted)
     adjusted = f"adjusted p {shown}" if shown.startswith("<") else f"adjusted p = {shown}"
     if p.detected:
@@ -63,7 +65,7 @@ def _reading(p: PairDifference, v: Verdict, digits: int) -> str:
         why = ("fewer than 2 clusters" if p.method == "too_few_clusters"
                else "no variation between clusters")
         return (f"{p.better} ahead of {p.worse}: {size}, no test ({why}; "
-                f"{_plural(p.n_items, 'shared question')})")
+                f"{plural(p.n_items, 'shared question')})")
     after = " after adjusting for the other pairs" if p.detected_unadjusted else ""
     return (f"no detectable difference between {p.better} and {p.worse}{after}: {size}, "
             f"{adjusted}")
@@ -71,23 +73,23 @@ def _reading(p: PairDifference, v: Verdict, digits: int) -> str:
 
 def _verdict(v: Verdict, conf: float, adjustment: str, digits: int, several: bool) -> list[str]:
     level = f"{conf:.0%}"
-    head = f"{v.criterion}: {_what(v)}" + (f"; judge {v.judge}" if several else "")
+    head = f"{v.criterion}: {what_is_scored(v)}" + (f"; judge {v.judge}" if several else "")
     failed = any(s.n_failed for s in v.systems)
     header = ["rank", "system", "estimate", f"{level} interval", "questions",
               *(["failed"] if failed else [])]
-    rows = [[str(s.rank), s.arm, fixed(s.estimate, digits), _interval(s.lower, s.upper, digits),
+    rows = [[str(s.rank), s.arm, fixed(s.estimate, digits), interval_text(s.lower, s.upper, digits),
              str(s.n_items), *([str(s.n_failed)] if failed else [])] for s in v.systems]
     lines = [head, *columns(header, rows, indent="  ")]
     if v.pairs:
         what = ("win rate" if v.units == "win_rate" else
                 "difference of the first minus the second on the questions both answered")
         lines.append(f"  each pair: {what}, {level} interval; p adjusted by "
-                     f"{adjustment.capitalize()} over {_plural(len(v.pairs), 'pair')}:")
-        lines += [f"  {_reading(p, v, digits)}" for p in v.pairs]
+                     f"{adjustment.capitalize()} over {plural(len(v.pairs), 'pair')}:")
+        lines += [f"  {pair_reading(p, v, digits)}" for p in v.pairs]
     return lines
 
 
-def _trust(checks: tuple[TrustCheck, ...], digits: int) -> list[str]:
+def trust_lines(checks: tuple[TrustCheck, ...], digits: int) -> list[str]:
     failures = [c for c in checks if c.check == "failures"]
     others = [c for c in checks if c.check != "failures"]
     lines = []
@@ -98,14 +100,14 @@ def _trust(checks: tuple[TrustCheck, ...], digits: int) -> list[str]:
         lines += [f"  judge {c.judge}: {c.count} of {c.n} judgments failed ({c.estimate:.1%}), "
                   "left out of the estimates" for c in failures if c.count]
     for c in others:
-        bounds = _interval(c.lower, c.upper, digits)
+        bounds = interval_text(c.lower, c.upper, digits)
         bounds = "" if bounds == "no interval" else f" {bounds}"
         if c.check == "agreement":
             lines.append(f"  agreement between judges {c.judge} on {c.criterion}: {c.statistic} "
                          f"{fixed(c.estimate, digits)}{bounds} over {c.n} shared units")
         elif c.check == "humans":
             lines.append(f"  judge {c.judge} against human labels on {c.criterion}: {c.statistic} "
-                         f"{fixed(c.estimate, digits)}{bounds} ({_plural(c.n, 'comparison')})")
+                         f"{fixed(c.estimate, digits)}{bounds} ({plural(c.n, 'comparison')})")
         else:
             bounds = (f" [{c.lower:.1%}, {c.upper:.1%}]" if bounds else "")
             lines.append(f"  judge {c.judge} on {c.criterion}: {c.estimate:.1%} of verdicts flip "
@@ -127,7 +129,7 @@ def _usd(value: float) -> str:
     return f"${value:.{1 - math.floor(math.log10(abs(value)))}f}"
 
 
-def _spend(spend: Spend | None) -> str:
+def spend_line(spend: Spend | None) -> str:
     if spend is None:
         return "Cost: not recorded (no usd or tokens column, no run store of the judges' calls)"
     parts = []
@@ -143,9 +145,9 @@ def _spend(spend: Spend | None) -> str:
 def format_answer(result: Answer, *, digits: int = 3) -> str:
     """The answer in at most about 10 + 4 systems + 3 pairs lines per verdict."""
     r = result
-    lines = [f"{r.n_judgments} judgments of {_plural(r.n_systems, 'system')} on "
-             f"{_plural(r.n_items, 'question')} in {_plural(r.n_clusters, 'cluster')}, "
-             f"{_plural(r.n_runs, 'run')}, {_plural(r.n_judges, 'judge')}; intervals count "
+    lines = [f"{r.n_judgments} judgments of {plural(r.n_systems, 'system')} on "
+             f"{plural(r.n_items, 'question')} in {plural(r.n_clusters, 'cluster')}, "
+             f"{plural(r.n_runs, 'run')}, {plural(r.n_judges, 'judge')}; intervals count "
              "the clusters, not the questions, as independent"]
     several = len({v.judge for v in r.verdicts}) > 1
     for v in r.verdicts:
@@ -153,15 +155,15 @@ def format_answer(result: Answer, *, digits: int = 3) -> str:
     if not r.verdicts:
         lines.append("No criterion has scores of two or more systems to compare.")
     lines.append("Can the judges be trusted:")
-    lines += _trust(r.trust, digits)
-    lines.append(_spend(r.spend))
+    lines += trust_lines(r.trust, digits)
+    lines.append(spend_line(r.spend))
     lines += [f"note: {n}" for n in r.notes]
     more = []
     if r.available:
         more.append("also available: " + ", ".join(f"--kind {k}" if i == 0 else k
                                                     for i, k in enumerate(r.available)))
     if r.n_unsupported:
-        more.append(f"{_plural(r.n_unsupported, 'other report')} "
+        more.append(f"{plural(r.n_unsupported, 'other report')} "
                     f"{'does' if r.n_unsupported == 1 else 'do'} not fit these data "
                     "(--kind list says why)")
     if more:
