@@ -22,7 +22,6 @@ assertion summaries.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.data.schema import Scale
 from assay.errors import ConfigError, did_you_mean
+from assay.judge._readable import check_readable
 from assay.judge.engine import (
     ChatRequest,
     Progress,
@@ -228,109 +228,6 @@ def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
     plan = Plan(judges=parts, config=config, inputs=inputs)
     check_readable(plan)
     return plan
-
-
-NAME_COLUMNS = ("item", "arm", "opponent", "judge", "criterion")
-"""The names of a judgment a report shows; a blank one is read as missing (or as the default
-judge or criterion)."""
-
-
-def check_readable(plan: Plan) -> None:
-    """Refuse, before its first call, a plan whose judgments a report could not read.
-
-    Every request's rows are built as they would be stored for a failed call (their names,
-    run numbers and cost fields are known before the call) and checked by the report's own
-    reader (:func:`assay.data.validate.build_table`): a required name missing, a value of the
-    wrong type, two judgments a report would take as one. A blank or spaces-only name is
-    refused as well (a report reads it as missing, or as the default judge or criterion), and
-    so is a criterion's scale that does not read back as declared. Otherwise a run would pay
-    for judgments that ``assay report`` then refuses.
-
-    Raises
-    ------
-    ConfigError
-        The first problem, naming the judge, the item and the arm.
-    """
-    from assay.data.schema import KEY_COLUMNS
-
-    scales = plan.scales()
-    for criterion, scale in scales.items():
-        try:
-            readable = Scale.parse(scale.spelling()) == scale
-        except ValueError:
-            readable = False
-        if not readable:
-            raise ConfigError(f"judges: criterion {criterion!r}: its scale {scale.spelling()!r} "
-                              "does not read back as declared (a level holding a comma, or "
-                              "spaces at either end?)")
-    # The report's checks of a row's values do not depend on its item: they run once per
-    # distinct row less its item (a few per judge and arm, unless answers carry their own
-    # costs), so a plan of 100,000 judgments is checked in a moment. Duplicates are found
-    # here over every row, as the report finds them.
-    shapes: dict[tuple[Any, ...], tuple[str, dict[str, Any]]] = {}
-    seen: dict[tuple[Any, ...], str] = {}
-    for part in plan.judges:
-        for request in (*part.requests, *part.followups):
-            unsent = Reply(key=request.key, verdict=None, text=None, failure_kind="api_error",
-                           error="not sent")
-            for row in part.judge.rows(request, unsent):
-                item = row.get("item")
-                if not isinstance(item, str) or not item.strip():
-                    raise ConfigError(_unreadable(part.judge.name, row, "item",
-                                                  f"a blank name ({item!r})"))
-                key = _hashable(tuple(row.get(c) for c in KEY_COLUMNS))
-                if key in seen:
-                    raise ConfigError(_unreadable(
-                        part.judge.name, row, None, "two judgments of the same "
-                        f"{', '.join(KEY_COLUMNS)} (the other of judge {seen[key]}): a report "
-                        "refuses them as duplicates"))
-                seen[key] = part.judge.name
-                rest = dict(row)
-                del rest["item"]
-                rest.pop("cluster", None)
-                shapes.setdefault(_hashable(tuple(rest.items())), (part.judge.name, row))
-    for owner, row in shapes.values():
-        for column in NAME_COLUMNS:
-            value = row.get(column)
-            if (column == "arm" and value is None) or (isinstance(value, str) and not value.strip()):
-                raise ConfigError(_unreadable(owner, row, column, f"a blank name ({value!r})"))
-    if not shapes:
-        return
-    import pandas as pd
-
-    from assay.data._readers import ROW_COLUMN
-    from assay.data.validate import build_table
-
-    kept = list(shapes.values())
-    raw = pd.DataFrame.from_records([{**row, "item": f"#{n}", "cluster": None}
-                                     for n, (_, row) in enumerate(kept)])
-    raw = raw.astype(object).where(raw.notna(), None)
-    raw[ROW_COLUMN] = range(1, len(raw) + 1)
-    problems = build_table(raw, path="the plan", scales=dict(scales)).problems
-    if problems:
-        first = next((p for p in problems if p.row is not None), problems[0])  # a row names more
-        owner, row = ("", {}) if first.row is None else kept[first.row - 1]
-        raise ConfigError(_unreadable(owner, row, first.column, first.message))
-
-
-def _hashable(values: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``values`` as a dictionary key: as they are, or with a JSON object or list (a row's
-    ``attributes``, a pair ``(column, value)`` holding one) as its text."""
-    try:
-        hash(values)
-    except TypeError:
-        return tuple(_hashable(v) if isinstance(v, tuple) else
-                     json.dumps(v, sort_keys=True, default=str) if isinstance(v, dict | list) else v
-                     for v in values)
-    return values
-
-
-def _unreadable(judge: str, row: Mapping[str, Any], column: str | None, message: str) -> str:
-    where = ", ".join(f"{name} {row[name]!r}" for name in ("item", "arm", "opponent", "criterion")
-                      if row.get(name) is not None)
-    return (f"judges: judge {judge or '?'}{', ' + where if where else ''}"
-            f"{f', column {column!r}' if column else ''}: {message}; a report of the run could "
-            "not read it, so nothing was sent")
 
 
 def select_judges(plan: Plan, names: list[str]) -> Plan:
