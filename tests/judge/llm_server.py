@@ -133,6 +133,10 @@ class Behaviour:
     """``failed``: a batch fails as a whole (its input refused)."""
     huge_body_bytes: int = 200_000_000
     """Size of the body of the ``huge_body`` faults (a chat completion whose content is that long)."""
+    huge_gather: int = 0
+    """A ``huge_body`` reply waits (at most ``huge_gather_s``) until this many are open at once
+    before writing its body (0: no wait): a test of many bodies in flight does not hang on timing."""
+    huge_gather_s: float = 10.0
     batch_garble_every: int = 0
     """Every k-th line of a batch is answered (and paid) but its output line is not JSON (0: none)."""
     batch_drop_every: int = 0
@@ -181,6 +185,8 @@ class LLMServer:
         self.behaviour = behaviour or Behaviour()
         self.stats = Stats()
         self.lock = threading.Lock()
+        self.huge_gathered = threading.Condition(self.lock)
+        """Notified each time a ``huge_body`` reply opens (``Behaviour.huge_gather``)."""
         self.batches = Batches()
         """The Batch API's files and batches (emptied by :meth:`reset`)."""
         self._httpd = _HTTPServer((host, port), _Handler)
@@ -458,6 +464,9 @@ class _Handler(BaseHTTPRequestHandler):
         with owner.lock:
             stats.huge_in_flight += 1
             stats.max_huge_in_flight = max(stats.max_huge_in_flight, stats.huge_in_flight)
+            owner.huge_gathered.notify_all()
+            gather, limit_s = owner.behaviour.huge_gather, owner.behaviour.huge_gather_s
+            owner.huge_gathered.wait_for(lambda: stats.max_huge_in_flight >= gather, timeout=limit_s)
         try:
             self._write(head, chunked)
             while left > 0:
