@@ -63,7 +63,7 @@ def test_exit_statuses_dead_endpoint_2_failures_3_unpriced_cost_limit_2(server, 
 
 
 def test_ctrl_c_says_what_is_stored_and_how_to_resume_then_exits_130(server, tmp_path):
-    server.configure(latency_s=0.25)
+    server.configure(latency_s=1.0)  # 11 calls (11 s) left when the signal comes
     config = write_config(tmp_path, server.url, max_concurrency=1)
     child = assay_popen(["judge", config.name, "--out", "run", "--display", "plain"], tmp_path)
     try:
@@ -77,7 +77,7 @@ def test_ctrl_c_says_what_is_stored_and_how_to_resume_then_exits_130(server, tmp
             child.kill()
             child.communicate()
     assert child.returncode == 130, err
-    assert elapsed < 2.0, elapsed
+    assert elapsed < 5.0, elapsed  # it stops at once, not after the 11 calls left (room for a loaded machine)
     assert "Traceback" not in err + out
     kept = stored(tmp_path / "run")
     assert f"interrupted: {kept} of 12 planned judgments are stored in run (0 failed); " \
