@@ -37,7 +37,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from assay.judge import ChatRequest, RunStore, run_requests
-from assay.judge.engine import ClientConfig, LLMClient
+from assay.llm import ClientConfig, LLMClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_engine import start_server

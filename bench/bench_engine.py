@@ -48,7 +48,7 @@ import openai
 from pydantic import BaseModel, ConfigDict
 
 from assay.judge import ChatRequest, ResponseCache, RunStore, judgment_key, run_requests
-from assay.judge.engine import ClientConfig, LLMClient
+from assay.llm import ClientConfig, LLMClient
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out" / "engine"
@@ -145,7 +145,7 @@ async def timed_run(plan: list[ChatRequest], url: str, folder: Path, cache_path:
 
 async def sdk_only(plan: list[ChatRequest], url: str, concurrency: int, how: str) -> dict:
 
-    from assay.judge.engine import response_format
+    from assay.llm import response_format
 
     client = openai.AsyncOpenAI(base_url=url, api_key="not-needed", max_retries=0)
     gate = asyncio.Semaphore(concurrency)

@@ -31,7 +31,7 @@ from tests.judge.conftest import score_requests  # noqa: E402
 from tests.judge.llm_server import Behaviour, LLMServer  # noqa: E402
 
 from assay.judge import ResponseCache, RunStore, run_requests  # noqa: E402
-from assay.judge.engine import ClientConfig, LLMClient  # noqa: E402
+from assay.llm import ClientConfig, LLMClient  # noqa: E402
 
 FAULTS = {"rate_limit": 0.02, "server_error": 0.03, "hang": 0.02, "malformed_body": 0.03,
           "truncated": 0.03, "off_schema": 0.03, "refusal": 0.02, "no_usage": 0.02}

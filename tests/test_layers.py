@@ -25,12 +25,13 @@ ALLOWED = {
     "data": {"data", "stats"},
     "analysis": {"analysis", "data", "stats"},
     "report": {"report", "analysis", "data", "stats"},
-    "judge": {"judge", "analysis", "data", "stats"},
-    "notebook": {"notebook", "judge", "analysis", "data", "stats"},
+    "llm": {"llm", "data", "stats"},
+    "judge": {"judge", "llm", "analysis", "data", "stats"},
+    "notebook": {"notebook", "judge", "llm", "analysis", "data", "stats"},
     "datapoints": {"datapoints", "data", "stats"},
     "view": {"view", "analysis", "data", "stats"},
-    "demo": {"demo", "judge", "report", "analysis", "data", "stats"},
-    "cli": {"cli", "demo", "judge", "datapoints", "report", "view", "analysis", "data", "stats"},
+    "demo": {"demo", "judge", "llm", "report", "analysis", "data", "stats"},
+    "cli": {"cli", "demo", "judge", "llm", "datapoints", "report", "view", "analysis", "data", "stats"},
     "__main__": {"cli"},
 }
 """Layer -> the layers it may import (besides the base modules)."""

@@ -1,7 +1,7 @@
 """One redaction of secrets for every URL assay shows: the LLM endpoint and the warehouse of
 ``--engine ibis://BACKEND-URL`` (``assay._secrets``, a base module both layers import).
 Expected values are written out by hand from the rules in the module's docstrings; the
-LLM client's own cases are in ``tests/judge/engine/test_engine_secrets.py``."""
+LLM client's own cases are in ``tests/llm/test_engine_secrets.py``."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_the_warehouse_and_the_llm_endpoint_are_redacted_by_one_function():
     pytest.importorskip("ibis", reason="needs ibis-framework (pip install 'assay[ibis]')")
     import assay.errors
     from assay.data.engine import IbisEngine
-    from assay.judge.engine import ClientConfig, LLMClient
+    from assay.llm import ClientConfig, LLMClient
 
     hostile = "HTTP://LOCALHOST:80/v1/?api-version=1&token=tok-9&private_key=pk-9"
     shown = "http://localhost/v1?api-version=1&token=***&private_key=***"

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply, RunStore
+from assay.llm import ChatRequest, Reply, RunStore
 from tests.cli._judge_helpers import run
 
 

@@ -75,7 +75,7 @@ def test_judge_leaves_a_line_lost_twice_unstored_and_exits_3(server, tmp_path, c
 
 
 def test_a_direct_run_with_a_planned_judgment_not_stored_exits_3(server, tmp_path, capsys, monkeypatch):
-    from assay.judge.engine.store import RunStore
+    from assay.llm.store import RunStore
 
     put = RunStore.put
     dropped: list[str] = []

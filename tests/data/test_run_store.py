@@ -16,7 +16,7 @@ import pytest
 
 from assay.data.run_store import STORE_FILENAME, load_store
 from assay.errors import InputError
-from assay.judge.engine import ChatRequest, Reply, RunStore
+from assay.llm import ChatRequest, Reply, RunStore
 from tests.cli._subprocess import one_error_line, read_only, run_assay
 
 
@@ -86,7 +86,7 @@ def test_a_damaged_store_is_one_line_naming_the_file(tmp_path, damage):
 
 def test_the_engine_writer_and_the_reader_share_one_layout(tmp_path):
     from assay.data import run_store
-    from assay.judge.engine import store as engine_store
+    from assay.llm import store as engine_store
 
     assert engine_store.STORE_FILENAME is run_store.STORE_FILENAME
     assert engine_store.load_store is run_store.load_store

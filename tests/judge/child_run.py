@@ -11,7 +11,7 @@ from pathlib import Path
 def main(argv: list[str]) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from assay.judge import ResponseCache, RunStore, run_requests
-    from assay.judge.engine import ClientConfig, LLMClient
+    from assay.llm import ClientConfig, LLMClient
     from tests.judge.conftest import score_requests
 
     url, folder, cache_path, n, concurrency = argv[0], argv[1], argv[2], int(argv[3]), int(argv[4])

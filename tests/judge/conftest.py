@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from assay.judge import ChatRequest, Price
-from assay.judge.engine import ClientConfig, LLMClient
+from assay.llm import ClientConfig, LLMClient
 from tests.judge.llm_server import Behaviour, LLMServer
 
 PRICES = {"judge-model": Price(input=2.5, output=10.0)}

@@ -1,7 +1,7 @@
 """An OpenAI-compatible chat-completions server for the tests: a stand-in for the model.
 
 It speaks the real wire format over real HTTP on 127.0.0.1, so the client under test
-(``assay.judge.engine.client``, through ``openai.AsyncOpenAI`` and httpx) is exercised end to
+(``assay.llm.client``, through ``openai.AsyncOpenAI`` and httpx) is exercised end to
 end; only the model is replaced. Replies are deterministic: a verdict is drawn from a
 PRNG seeded by the SHA-256 of (model, messages, response_format), and fills the JSON
 schema it was sent (``response_format={"type": "json_schema", ...}``) or, in text mode,

@@ -175,7 +175,7 @@ def test_parse_score_reads_only_a_score_in_range():
 
 def test_judges_of_the_run_store_are_compared_too(run_folder):
     from assay.judge import ChatRequest, Reply
-    from assay.judge.engine.store import RunStore
+    from assay.llm.store import RunStore
 
     (run_folder / "evaluations.jsonl").unlink()
     # an `assay judge` run store (a trial is its rows' run): judge "rub" scored each (item, arm)
@@ -213,7 +213,7 @@ def test_geval_stops_at_the_cost_limit_and_a_rerun_resumes(server, run_folder):
 def test_assay_run_passes_its_whole_config(server, run_folder, tmp_path):
     from assay.errors import ConfigError
     from assay.judge.baselines import run_baselines
-    from assay.judge.engine.config import parse_config
+    from assay.judge.config import parse_config
 
     server.configure(scores=SCORES)
     whole = {"version": 1, "judges": [],

@@ -11,7 +11,7 @@ from statsmodels.stats.multitest import multipletests
 
 from assay.analysis.assertions import assertion_significance
 from assay.errors import ConfigError
-from assay.judge.engine.config import parse_config
+from assay.judge.config import parse_config
 from assay.judge.qed_config import qed_settings_to_config
 
 ASSERTION_SETTINGS = {

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from assay.judge.engine import ChatRequest, Reply, RunStore
+from assay.llm import ChatRequest, Reply, RunStore
 from assay.view import JudgmentIndex, ViewServer
 
 HOSTILE_ITEM = "<script>window.pwned = 1</script>"

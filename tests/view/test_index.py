@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError, InputError
-from assay.judge.engine import RunStore
+from assay.llm import RunStore
 from assay.view import JudgmentIndex, parse_filter_options, parse_query, view_url
 from tests.view.conftest import HOSTILE_ARM, HOSTILE_ITEM, HOSTILE_REASONING, _put
 
@@ -210,7 +210,7 @@ def _old_store(folder: Path) -> Path:
 
 
 def test_an_old_store_without_prompts_opens_keeps_its_rows_and_says_not_recorded(tmp_path):
-    from assay.judge.engine import ChatRequest, Reply
+    from assay.llm import ChatRequest, Reply
 
     old = _old_store(tmp_path / "old")
     with JudgmentIndex(old) as index:  # read-only: the old file is not changed to show it

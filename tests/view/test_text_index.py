@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.judge.engine import RunStore
+from assay.llm import RunStore
 from assay.view import JudgmentIndex, parse_query
 from assay.view._build import TEXT_TABLE, cache_folder
 from tests.view.big_store import write_big_store

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from assay.judge.engine import Reply, RunStore
 from assay.judge.judges import Answer, JudgeContext, JudgeInputs, PairwiseJudge, PairwiseSettings
+from assay.llm import Reply, RunStore
 from assay.view import JudgmentIndex, Query, ViewServer, export_html
 from tests.view.conftest import open_view, texts, write_csv
 

@@ -17,13 +17,13 @@ from assay.cli._app import err_console
 from assay.cli._terminal import say
 
 if TYPE_CHECKING:
-    from assay.judge.engine import Progress, RunSummary
     from assay.judge.plan import Plan, PlanLine
+    from assay.llm import Progress, RunSummary
 
 
 def stored_counts(plan: Plan, folder: Path) -> tuple[int, int]:
     """(stored, failed) of the plan's judgments in the run folder's store (0, 0 without one)."""
-    from assay.judge.engine import STORE_FILENAME, RunStore
+    from assay.llm import STORE_FILENAME, RunStore
 
     if not (folder / STORE_FILENAME).is_file():
         return 0, 0
@@ -35,7 +35,7 @@ def stored_counts(plan: Plan, folder: Path) -> tuple[int, int]:
 
 def cache_line(plan: Plan, folder: Path, cache: str | None) -> str:
     """Where the run's response cache is, in words."""
-    from assay.judge.engine import cache_path
+    from assay.llm import cache_path
 
     config = plan.config
     where = cache_path(config.cache if cache is None else cache, folder, base_dir=config.base_dir)
@@ -45,7 +45,7 @@ def cache_line(plan: Plan, folder: Path, cache: str | None) -> str:
 def print_plan(plan: Plan, folder: Path, *, cache: str | None, missing: Sequence[str] = ()) -> None:
     """The ``--dry-run`` plan: calls per judge, estimated tokens and cost, the cost total; then
     a note for each credential in ``missing`` (a run needs it, a dry run does not)."""
-    from assay.judge.engine import STORE_FILENAME, RunStore
+    from assay.llm import STORE_FILENAME, RunStore
 
     stored = None
     if (folder / STORE_FILENAME).is_file():
@@ -167,7 +167,7 @@ def print_summary(plan: Plan, summary: RunSummary, folder: Path, *, allow_failur
     """Print how the run ended; return its exit status (0, or 3 when stopped early, when a
     planned judgment is not stored, or when failures are above ``allow_failures``)."""
     from assay.cli._stored import print_notes, print_stored
-    from assay.judge.engine.runner import stored_line
+    from assay.llm.progress import stored_line
 
     print_notes(summary.notes)
     paid_twice = f", {summary.paid_twice} paid twice" if summary.paid_twice else ""

@@ -30,7 +30,7 @@ def print_stored(stored: int, planned: int, noun: str, *, resume: str, failed: i
     """Print ``stored S of P planned NOUN`` (stdout) and, when ``S < P``, what is missing and
     the command that resumes (stderr); return :data:`EXIT_NOT_STORED` then, else 0.
     ``noted``: notes saying why were printed before."""
-    from assay.judge.engine.runner import stored_line
+    from assay.llm.progress import stored_line
 
     said = f" ({failed} failed)" if failed else ""
     say(stored_line(stored, planned, noun) + said)

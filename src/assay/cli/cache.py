@@ -40,7 +40,7 @@ Shared = Annotated[
 
 
 def _cache_file(where: Path | None, shared: bool) -> Path:
-    from assay.judge.engine import CACHE_FILENAME, default_cache_path
+    from assay.llm import CACHE_FILENAME, default_cache_path
 
     if (where is None) == (not shared):
         raise ConfigError("give a run folder or a cache file, or --shared (one of them)")
@@ -58,7 +58,7 @@ def info_command(where: Where = None, shared: Shared = False) -> None:
 
     Example: assay cache info runs/first; assay cache info --shared
     """
-    from assay.judge.engine import ResponseCache
+    from assay.llm import ResponseCache
 
     path = _cache_file(where, shared)
     with ResponseCache(path) as cache:
@@ -84,7 +84,7 @@ def clear_command(
 
     Example: assay cache clear runs/first; assay cache clear --shared --endpoint http://127.0.0.1:8000/v1
     """
-    from assay.judge.engine import ResponseCache, redact_url
+    from assay.llm import ResponseCache, redact_url
 
     path = _cache_file(where, shared)
     with ResponseCache(path) as cache:

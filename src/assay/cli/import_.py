@@ -99,7 +99,7 @@ def _qed_config(sources: list[Path], out: Path) -> None:
 
     from assay.cli._app import check_out_folder
     from assay.errors import ConfigError
-    from assay.judge.engine.config import read_config_text, safe_yaml
+    from assay.judge.config import read_config_text, safe_yaml
     from assay.judge.qed_config import qed_settings_to_config
 
     if len(sources) != 1:

@@ -144,7 +144,7 @@ def judge_command(
 
     Example: assay judge --init exp1; assay judge exp1/assay.yaml --dry-run --limit 2
     """
-    from assay.judge.engine import load_config
+    from assay.judge.config import load_config
     from assay.judge.example import EXAMPLE_CONFIG
 
     if display not in ("rich", "plain"):
@@ -206,7 +206,7 @@ def _judge(plan: Plan, folder: Path, *, cache: str | None, retry_failed: bool, d
            max_failures: int | None, allow_failures: float, resume: str) -> int:
     """Run the plan, write the CSVs, print what happened; return the exit status."""
     from assay.cli._judge_output import print_summary, run_with_progress
-    from assay.judge.engine import FatalAPIError
+    from assay.llm import FatalAPIError
 
     mode: Literal["rich", "plain"] = "plain" if display == "plain" else "rich"
     try:
@@ -246,7 +246,7 @@ def _init(target: Path, example: str) -> None:
 
 
 def _cache_setting(cache: str | None) -> str | None:
-    """``--cache`` as :func:`~assay.judge.engine.cache.cache_path` takes it (a path made absolute:
+    """``--cache`` as :func:`~assay.llm.cache.cache_path` takes it (a path made absolute:
     it was given relative to the working folder, the config's ``cache`` to the config's)."""
     if cache is None or cache in ("run", "shared", "off"):
         return cache

@@ -1,6 +1,6 @@
 """Read a run folder's ``judgments.sqlite`` without writing anything: :func:`load_store`.
 
-The store is written by ``assay judge`` (:class:`assay.judge.engine.RunStore`, which takes its
+The store is written by ``assay judge`` (:class:`assay.llm.RunStore`, which takes its
 table layout from :data:`STORE_TABLES` here); reading it needs no write access:
 
 * a store that was closed cleanly (no ``-wal`` file beside it) is opened with SQLite's

@@ -12,7 +12,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from assay.judge.engine import load_config
+from assay.judge.config import load_config
 from assay.judge.inputs import load_inputs
 from assay.judge.plan import build_plan, execute
 

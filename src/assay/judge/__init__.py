@@ -1,4 +1,7 @@
-"""assay.judge: the LLM engine the judges run on (client, response cache, run store, runner).
+"""assay.judge: the judges, their plans and the run's config (:mod:`assay.judge.config`).
+
+The engine they run on (client, response cache, run store, runner) is :mod:`assay.llm`; its
+names are offered here too, as a judge's author meets them.
 
 How a judge uses it
 -------------------
@@ -49,7 +52,7 @@ loads neither.
 
 from __future__ import annotations
 
-from assay.judge.engine import (
+from assay.llm import (
     STORE_FILENAME,
     CachedResponse,
     ChatRequest,

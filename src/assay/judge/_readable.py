@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.data.schema import Scale
 from assay.errors import ConfigError
-from assay.judge.engine import Reply
+from assay.llm import Reply
 
 if TYPE_CHECKING:
     from assay.judge.plan import Plan

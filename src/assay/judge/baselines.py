@@ -40,8 +40,8 @@ from assay.data.atomic import write_text
 from assay.data.cells import csv_text
 from assay.data.runfolder import NATIVE_SCORES_FILE, read_part
 from assay.errors import ConfigError, InputError
-from assay.judge.engine.client_config import ClientConfig
 from assay.judge.geval import GEvalSettings, GEvalTarget, combine, geval_requests, geval_rows
+from assay.llm.client_config import ClientConfig
 
 METHODS = ("bertscore", "geval")
 BASELINES_JSONL = "baselines.jsonl"
@@ -112,7 +112,7 @@ def load_baselines_config(path: str | Path | None, *, data: Mapping[str, Any] | 
     ``assay run`` config with a ``baselines:`` section (checked the same; the config's
     ``llm`` and ``cache`` apply when the section has none); an ``assay judge`` config
     without one (its ``llm`` and ``cache`` are read, its other keys left to it)."""
-    from assay.judge.engine.config import expand_env, read_config_text, safe_yaml
+    from assay.judge.config import expand_env, read_config_text, safe_yaml
 
     source = "baselines config" if path is None else str(path)
     base = base_dir if base_dir is not None else Path(".") if path is None else Path(path).parent
@@ -323,10 +323,10 @@ def _geval(folder: Path, config: BaselinesConfig, datapoints: Mapping[str, Mappi
 
 
 async def _geval_async(folder: Path, config: BaselinesConfig, targets: list[GEvalTarget]) -> _GEvalRun:
-    from assay.judge.engine.cache import ResponseCache, cache_path
-    from assay.judge.engine.client import LLMClient
-    from assay.judge.engine.runner import count_stored, run_requests
-    from assay.judge.engine.store import RunStore
+    from assay.llm.cache import ResponseCache, cache_path
+    from assay.llm.client import LLMClient
+    from assay.llm.runner import count_stored, run_requests
+    from assay.llm.store import RunStore
 
     if config.llm is None:
         raise ConfigError("geval needs the llm section (model, base_url, ...) in --config")

@@ -33,8 +33,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.judge.engine import ChatRequest, Reply
-from assay.judge.engine.store import judgment_key
+from assay.llm import ChatRequest, Reply
+from assay.llm.store import judgment_key
 from assay.stats.expectation import score_expectation
 
 GEvalHow = Literal["logprob_expectation", "sampled_mean"]

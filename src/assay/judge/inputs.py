@@ -30,7 +30,7 @@ from assay.errors import ConfigError, InputError
 from assay.judge.judges import Answer, JudgeInputs
 
 if TYPE_CHECKING:
-    from assay.judge.engine import AssayConfig, InputsConfig
+    from assay.judge.config import AssayConfig, InputsConfig
 
 
 TABLE_SUFFIXES = (".json", ".jsonl", ".csv", ".tsv", ".parquet")

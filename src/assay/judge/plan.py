@@ -30,7 +30,9 @@ from typing import TYPE_CHECKING, Any
 from assay.data.schema import Scale
 from assay.errors import ConfigError, did_you_mean
 from assay.judge._readable import check_readable
-from assay.judge.engine import (
+from assay.judge.inputs import with_retrieval
+from assay.judge.judges import Judge, JudgeInputs, OfflineJudge
+from assay.llm import (
     ChatRequest,
     Progress,
     Reply,
@@ -40,12 +42,10 @@ from assay.judge.engine import (
     find_price,
     run_requests,
 )
-from assay.judge.engine.client_config import price_factor
-from assay.judge.inputs import with_retrieval
-from assay.judge.judges import Judge, JudgeInputs, OfflineJudge
+from assay.llm.client_config import price_factor
 
 if TYPE_CHECKING:
-    from assay.judge.engine import AssayConfig
+    from assay.judge.config import AssayConfig
 
 REPLY_TOKENS_ESTIMATE = 250
 """Completion tokens assumed per call in the ``--dry-run`` estimate (a reasoning paragraph and a verdict)."""
@@ -273,7 +273,7 @@ def preflight(plan: Plan, *, credentials: bool = True) -> list[str]:
     one with :func:`missing_credentials`), and, with a cost limit, every model called has a
     price. (Inputs and prompts were checked when the plan was built.)
     """
-    from assay.judge.engine.client_config import client_problems
+    from assay.llm.client_config import client_problems
 
     llm = plan.config.llm
     if llm is None or not any(part.requests for part in plan.judges if not part.offline):
@@ -284,7 +284,7 @@ def preflight(plan: Plan, *, credentials: bool = True) -> list[str]:
 def missing_credentials(plan: Plan) -> list[str]:
     """The credentials a run of ``plan`` needs that the environment lacks (the API key's
     variable), one line each, in the words the run refuses with."""
-    from assay.judge.engine.client_config import credential_problems
+    from assay.llm.client_config import credential_problems
 
     llm = plan.config.llm
     if llm is None or not any(part.requests for part in plan.judges if not part.offline):
@@ -325,7 +325,7 @@ async def execute(
 ) -> RunSummary:
     """Run a plan into the run folder ``out`` (created); a rerun resumes.
 
-    The run holds the folder's lock (:class:`~assay.judge.engine.lock.RunLock`) throughout.
+    The run holds the folder's lock (:class:`~assay.llm.lock.RunLock`) throughout.
     Offline judges are answered first, locally; the others go through one
     :class:`~assay.judge.LLMClient` (built by ``client_factory``, default from the config's
     ``llm`` section and response cache): every judge's first stage, then the second stages
@@ -338,7 +338,7 @@ async def execute(
     ----------
     cache
         Where the response cache is: ``run``, ``shared``, ``off`` or a file path
-        (:func:`~assay.judge.engine.cache.cache_path`); None for the config's ``cache``.
+        (:func:`~assay.llm.cache.cache_path`); None for the config's ``cache``.
     max_failures
         Stop once this many judgments of this run have failed (``stopped="max_failures"``).
 
@@ -349,7 +349,7 @@ async def execute(
     RunFolderLocked
         Another process is judging into ``out``.
     """
-    from assay.judge.engine import ResponseCache, RunLock, cache_path
+    from assay.llm import ResponseCache, RunLock, cache_path
 
     config = plan.config
     if client_factory is None:
@@ -378,7 +378,7 @@ async def execute(
         summaries: list[RunSummary] = []
         if online:
             if client_factory is None:
-                from assay.judge.engine import LLMClient
+                from assay.llm import LLMClient
 
                 if config.llm is None:
                     raise ConfigError("llm: the LLM judges need the llm section")

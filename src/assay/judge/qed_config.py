@@ -3,7 +3,7 @@
 BenchmarkQED writes one settings file per scoring command (``benchmark-qed config init
 autoe_pairwise | autoe_reference | autoe_assertion``); :func:`qed_settings_to_config`
 reads one and gives the equivalent assay config (a dict, validated by
-:func:`assay.judge.engine.config.parse_config` before it is returned):
+:func:`assay.judge.config.parse_config` before it is returned):
 
 pairwise (``base``, ``others``, ``question_sets``)
     ``inputs``: ``methods`` = base and others, ``question_sets``, ``input_dir`` = the folder
@@ -234,7 +234,7 @@ def qed_settings_to_config(settings: Any, *, source: str = "settings", folder: s
     significance = _significance(settings, notes)
     if significance:
         config["significance"] = significance
-    from assay.judge.engine.config import parse_config
+    from assay.judge.config import parse_config
 
     parse_config(config, base_dir=out_folder, source=source)  # as assay judge will read it
     return config, notes

@@ -99,8 +99,8 @@ from typing import TYPE_CHECKING, Any
 from assay._display import write_files
 from assay.data.cells import write_csv_frame, write_csv_rows
 from assay.data.filenames import FileNames, safe_name
-from assay.judge.engine import RunStore
 from assay.judge.judges import JudgeInputs
+from assay.llm import RunStore
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -124,7 +124,7 @@ def write_qed_csvs(plan: Plan, inputs: JudgeInputs, folder: str | Path) -> list[
 
     @functools.cache
     def judgments() -> pd.DataFrame:  # the validated table, read once if a comparison needs it
-        from assay.judge.engine import load_store
+        from assay.llm import load_store
 
         return load_store(folder).frame
 
@@ -408,7 +408,7 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
     (the ``judge`` column tells them apart). A judge with no scored judgment is left out.
     Returns the files written.
     """
-    from assay.judge.engine import STORE_FILENAME, load_store
+    from assay.llm import STORE_FILENAME, load_store
 
     folder = Path(folder)
     kinds = ("assertion", "assertion_hierarchical", "chunk_assertion")

@@ -24,7 +24,7 @@ from assay.notebook._llm import LLM
 if TYPE_CHECKING:
     import pandas as pd
 
-    from assay.judge.engine import RunSummary
+    from assay.llm import RunSummary
 
 T = TypeVar("T")
 CONFIG_NAME = "assay.yaml"
@@ -82,8 +82,8 @@ def run_judge(section: Mapping[str, Any], answers: Mapping[str, pd.DataFrame], *
     files to write into the folder's ``inputs`` (assertions), ``inputs`` more keys of the
     config's ``inputs`` section. Prints the run's line and its token totals when ``verbose``.
     """
+    from assay.judge.config import load_config
     from assay.judge.dotenv import dotenv_paths, load_dotenv
-    from assay.judge.engine import load_config
     from assay.judge.inputs import load_inputs
     from assay.judge.plan import build_plan, execute
     from assay.judge.qed_files import write_assertion_csvs, write_qed_csvs

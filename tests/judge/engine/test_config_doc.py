@@ -6,16 +6,15 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from assay.judge.engine import AssayConfig
-from assay.judge.engine.config import _known_keys
-from assay.judge.engine.config_doc import config_reference
+from assay.judge.config import AssayConfig, _known_keys
+from assay.judge.config_doc import config_reference
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "config.md"
 
 
 def test_docs_config_md_is_generated_from_the_models() -> None:
     assert DOC.read_text(encoding="utf-8") == config_reference(), (
-        "docs/config.md is out of date: python -m assay.judge.engine.config_doc > docs/config.md")
+        "docs/config.md is out of date: python -m assay.judge.config_doc > docs/config.md")
 
 
 def test_every_key_a_config_may_hold_is_in_the_page_with_its_default() -> None:

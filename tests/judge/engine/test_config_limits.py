@@ -9,7 +9,7 @@ import time
 import pytest
 
 from assay.errors import ConfigError
-from assay.judge.engine import load_config
+from assay.judge.config import load_config
 from tests.cli._subprocess import one_error_line, run_assay
 
 

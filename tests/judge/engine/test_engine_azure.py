@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from assay.judge import FatalAPIError, ResponseCache
-from assay.judge.engine import client_problems
+from assay.llm import client_problems
 from tests.judge.engine.test_engine_endpoints import TRANSPORTS, ask, client_for
 
 KEY = "azure-KEY-0123456789abcdef"
@@ -86,7 +86,7 @@ def test_a_failing_token_command_is_fatal_without_its_output(server, tmp_path):
 
 
 def test_problems_name_the_token_variable_and_skip_the_key(monkeypatch):
-    from assay.judge.engine import ClientConfig
+    from assay.llm import ClientConfig
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("ASSAY_ENTRA", raising=False)

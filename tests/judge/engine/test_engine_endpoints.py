@@ -17,7 +17,7 @@ import pydantic
 import pytest
 
 from assay.judge import FatalAPIError, ResponseCache
-from assay.judge.engine import ClientConfig, LLMClient
+from assay.llm import ClientConfig, LLMClient
 from tests.judge.conftest import PRICES, score_requests
 from tests.judge.llm_server import Behaviour, LLMServer
 

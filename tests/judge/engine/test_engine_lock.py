@@ -19,12 +19,12 @@ import pytest
 
 import assay
 from assay.errors import JudgeError
-from assay.judge.engine import LOCK_FILENAME, RunFolderLocked, RunLock
+from assay.llm import LOCK_FILENAME, RunFolderLocked, RunLock
 
 SRC = Path(assay.__file__).resolve().parents[1]
 HOLD = """
 import sys, time
-from assay.judge.engine import RunLock
+from assay.llm import RunLock
 lock = RunLock(sys.argv[1]).acquire()
 print("HOLDING", flush=True)
 time.sleep(60)

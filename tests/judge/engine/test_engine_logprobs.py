@@ -15,9 +15,9 @@ import sqlite3
 import pytest
 
 from assay.judge import ChatRequest, Reply
-from assay.judge.engine import ClientConfig, LLMClient
-from assay.judge.engine.cache import CachedResponse, ResponseCache
-from assay.judge.engine.store import STORE_FORMAT, RunStore
+from assay.llm import ClientConfig, LLMClient
+from assay.llm.cache import CachedResponse, ResponseCache
+from assay.llm.store import STORE_FORMAT, RunStore
 from tests.judge.llm_server import WORDS
 
 SCORES = {"1": 0.1, "2": 0.2, "3": 0.4, "4": 0.2, "5": 0.1}

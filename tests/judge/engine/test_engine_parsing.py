@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
-from assay.judge.engine import (
+from assay.llm import (
     AdaptiveLimiter,
     full_jitter,
     json_candidates,

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from assay.judge import RunStore, run_requests
-from assay.judge.engine import ClientConfig, LLMClient
+from assay.llm import ClientConfig, LLMClient
 from tests.cli._judge_helpers import child_env, write_config
 from tests.judge.conftest import score_requests
 

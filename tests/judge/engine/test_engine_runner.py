@@ -24,7 +24,7 @@ from assay.judge import (
     load_store,
     run_requests,
 )
-from assay.judge.engine import ClientConfig
+from assay.llm import ClientConfig
 from tests.judge.conftest import score_requests, sigkill_when
 
 FAULTS_20 = {"rate_limit": 0.02, "server_error": 0.03, "hang": 0.02, "malformed_body": 0.03,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from assay.judge.engine import chat_completions_url, parse_config, redact_text, redact_url
+from assay.judge.config import parse_config
+from assay.llm import chat_completions_url, redact_text, redact_url
 
 
 @pytest.mark.parametrize(("url", "shown"), [
@@ -64,7 +65,7 @@ def test_the_recorded_config_holds_no_credential_of_the_base_url():
 
 def test_a_run_store_records_no_secret_of_any_config_it_is_given(tmp_path, monkeypatch):
     # issue 22, item 3: the answers' and the teacher's stores recorded their configs as given
-    from assay.judge.engine import RunStore
+    from assay.llm import RunStore
 
     monkeypatch.setenv("ASSAY_TEST_KEY", "kq7Vr2Lw9Xe4Zt8Nb3")
     config = {"generate": [{"name": "a", "base_url": "http://127.0.0.1:8000/v1?token=tq5Hm8Jd2Ws6",

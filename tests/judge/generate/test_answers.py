@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
-from assay.judge.engine import parse_config
+from assay.judge.config import parse_config
 from assay.judge.generate import generate_answers, generated_inputs
 from assay.judge.inputs import load_inputs
 

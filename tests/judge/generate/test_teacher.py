@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from assay.judge.engine import parse_config
+from assay.judge.config import parse_config
 from assay.judge.generate import teacher_datapoints
 
 

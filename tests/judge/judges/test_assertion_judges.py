@@ -237,8 +237,8 @@ def test_differential_separate_one_call_per_criterion(server, make_client):
 def test_differential_score_reads_through_position(server, make_client):
     server.reset(Behaviour())
     judge = DifferentialJudge(name="j", base="short", mode="separate", trials=2)
-    from assay.judge.engine import Reply
     from assay.judge.judges import CriterionVerdict
+    from assay.llm import Reply
 
     ext = ExtractionVerdict(common="c", unique_answer_1="u1", unique_answer_2="u2")
     inputs = _inputs()

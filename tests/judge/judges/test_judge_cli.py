@@ -8,7 +8,7 @@ import pytest
 
 import assay
 import assay.cli.judge
-from assay.judge.engine import load_config
+from assay.judge.config import load_config
 from assay.judge.example import EXAMPLE_CONFIG
 from tests.cli._judge_helpers import run
 from tests.judge.judges.conftest import ANSWERS

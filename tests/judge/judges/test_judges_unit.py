@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.judge.engine import Reply, parse_config
+from assay.judge.config import parse_config
 from assay.judge.judges import (
     JUDGE_KINDS,
     Answer,
@@ -25,6 +25,7 @@ from assay.judge.judges import (
     label_verdict,
     score_verdict,
 )
+from assay.llm import Reply
 
 CTX = JudgeContext(model="m")
 

@@ -24,10 +24,11 @@ import pytest
 import yaml
 
 import assay
-from assay.judge.engine import STORE_FILENAME, ChatRequest, Reply, RunStore, load_config
+from assay.judge.config import load_config
 from assay.judge.inputs import load_inputs
 from assay.judge.plan import Plan, build_followups, build_plan
 from assay.judge.qed_files import write_assertion_csvs, write_qed_csvs
+from assay.llm import STORE_FILENAME, ChatRequest, Reply, RunStore
 from tests.cli._judge_helpers import run
 from tests.judge.llm_server import _Instance
 from tests.judge.workflow._dataset import METHODS, write_dataset

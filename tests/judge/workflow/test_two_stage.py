@@ -9,7 +9,7 @@ import pytest
 
 import assay
 from assay.errors import ConfigError
-from assay.judge.engine import load_config, parse_config
+from assay.judge.config import load_config, parse_config
 from assay.judge.inputs import load_inputs
 from assay.judge.judges import JUDGE_KINDS
 from assay.judge.plan import build_plan

@@ -19,8 +19,8 @@ from assay.cli._terminal import say
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
+    from assay.judge.config import AssayConfig
     from assay.judge.describe import GenerationLine
-    from assay.judge.engine import AssayConfig
     from assay.judge.judges import JudgeInputs
 
 
@@ -42,10 +42,11 @@ def describe_command(
 
     Example: assay describe judge.yaml --out plan.html
     """
+    from assay.judge.config import load_config
     from assay.judge.describe import describe_plan
-    from assay.judge.engine import STORE_FILENAME, RunStore, load_config
     from assay.judge.inputs import load_inputs
     from assay.judge.plan import build_followups, build_plan, missing_credentials, preflight
+    from assay.llm import STORE_FILENAME, RunStore
     from assay.report.text.plan import format_plan
 
     if not seconds_per_call > 0:
@@ -95,10 +96,10 @@ def _generation(cfg: AssayConfig, run: Path | None) -> tuple[AssayConfig, JudgeI
     config's sample, or stand-ins for a teacher's items), the generation phase's lines, and
     the answers the judges' plan counts (the run's, else stand-ins of the estimated length)."""
     from assay.cli.pipeline.generate import _sample
-    from assay.judge.engine import STORE_FILENAME, RunStore
     from assay.judge.generate import GENERATION_FOLDER, TEACHER_FOLDER, generated_inputs, read_datapoints
     from assay.judge.generate.plan import describe_generation, placeholder_inputs, teacher_placeholders
     from assay.judge.inputs import load_inputs
+    from assay.llm import STORE_FILENAME, RunStore
 
     section: Any = cfg.datapoints
     if run is not None and (run / "datapoints.jsonl").is_file():

@@ -14,8 +14,9 @@ from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.datapoints import DatapointSample
-    from assay.judge.engine import AssayConfig, Progress
+    from assay.judge.config import AssayConfig
     from assay.judge.generate import Generation
+    from assay.llm import Progress
 
 EXIT_INCOMPLETE = 3
 
@@ -56,8 +57,9 @@ def generate_command(
 
     Example: assay generate eval.yaml --out runs/exp1 --dry-run
     """
+    from assay.judge.config import load_config
     from assay.judge.dotenv import dotenv_paths, load_dotenv
-    from assay.judge.engine import RunLock, load_config
+    from assay.llm import RunLock
 
     load_dotenv(dotenv_paths(config))  # keys from .env, never over a variable already set
     cfg = load_config(config)

@@ -23,7 +23,7 @@ from assay.cli._terminal import say
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
-    from assay.judge.engine import AssayConfig
+    from assay.judge.config import AssayConfig
 
 
 @dataclass(frozen=True)
@@ -133,8 +133,8 @@ def run_command(
 
     Example: assay run eval.yaml --out runs/exp1
     """
+    from assay.judge.config import load_config
     from assay.judge.dotenv import dotenv_paths, load_dotenv
-    from assay.judge.engine import load_config
 
     load_dotenv(dotenv_paths(config))  # keys from .env, never over a variable already set
     cfg = load_config(config)

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from assay._secrets import redact_text
-from assay.judge.engine import (
+from assay.judge.generate.config import Endpoint, SystemConfig
+from assay.llm import (
     ChatRequest,
     ClientConfig,
     ClientStats,
@@ -24,8 +25,7 @@ from assay.judge.engine import (
     cache_path,
     run_requests,
 )
-from assay.judge.engine._types import utc_now
-from assay.judge.generate.config import Endpoint, SystemConfig
+from assay.llm._types import utc_now
 
 RowsFn = Callable[[ChatRequest, Reply], Sequence[Mapping[str, Any]]]
 
@@ -58,7 +58,7 @@ def run_phase(requests: Sequence[ChatRequest], make_client: Callable[[Any], Any]
               progress: Callable[[Progress], None] | None = None) -> RunSummary:
     """Ask ``requests`` the store does not hold through the client ``make_client(cache)``
     builds, storing each reply as it comes (a rerun resumes)."""
-    from assay.judge.engine import ResponseCache
+    from assay.llm import ResponseCache
 
     async def go() -> RunSummary:
         responses = None if cache is None else ResponseCache(cache)

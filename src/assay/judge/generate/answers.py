@@ -35,8 +35,9 @@ from assay.data.atomic import write_text
 from assay.judge.generate._engine import CommandClient, client_config, messages, phase_cache, run_phase
 
 if TYPE_CHECKING:
-    from assay.judge.engine import AssayConfig, ChatRequest, Progress, Reply, RunSummary
+    from assay.judge.config import AssayConfig
     from assay.judge.generate.config import SystemConfig
+    from assay.llm import ChatRequest, Progress, Reply, RunSummary
 
 GENERATION_FOLDER = "generation"
 """The sub-folder of a run folder holding the answers' run store."""
@@ -82,7 +83,7 @@ def _sha(text: str) -> str:
 def system_hash(system: SystemConfig) -> str:
     """What decides a system's answers (model, endpoint, parameters, system prompt, command);
     not its price or time-out."""
-    from assay.judge.engine import config_hash
+    from assay.llm import config_hash
 
     return config_hash(system.model_dump(mode="json", include={"model", "base_url", "params",
                                                               "system_prompt", "command"}))
@@ -90,7 +91,7 @@ def system_hash(system: SystemConfig) -> str:
 
 def answer_requests(system: SystemConfig, datapoints: list[Mapping[str, Any]]) -> list[ChatRequest]:
     """One request per datapoint for ``system``, keyed by system, datapoint and prompt."""
-    from assay.judge.engine import ChatRequest, judgment_key
+    from assay.llm import ChatRequest, judgment_key
 
     digest = system_hash(system)
     out = []
@@ -149,7 +150,7 @@ def system_problems(config: AssayConfig, *, credentials: bool = True) -> list[st
     description sends nothing and needs none)."""
     import os
 
-    from assay.judge.engine import client_problems
+    from assay.llm import client_problems
 
     return [f"systems[{index}] ({system.name}): {problem}"
             for index, system in enumerate(config.systems)
@@ -162,7 +163,7 @@ def system_problems(config: AssayConfig, *, credentials: bool = True) -> list[st
 def system_credentials(config: AssayConfig) -> list[str]:
     """The keys the systems need that the environment lacks, one line each naming the system
     (what a run refuses with; a dry run says them as notes)."""
-    from assay.judge.engine.client_config import credential_problems
+    from assay.llm.client_config import credential_problems
 
     return [f"systems[{index}] ({system.name}): {problem}"
             for index, system in enumerate(config.systems) if system.command is None
@@ -181,7 +182,7 @@ def generate_answers(config: AssayConfig, run: Path, datapoints: list[Mapping[st
     starts. ``dry_run`` counts what would be
     asked and sends nothing.
     """
-    from assay.judge.engine import LLMClient, RunStore
+    from assay.llm import LLMClient, RunStore
 
     plans = [(system, answer_requests(system, datapoints)) for system in config.systems]
     folder = Path(run) / GENERATION_FOLDER

@@ -2,7 +2,7 @@
 from (``datapoints``), which systems answer them (``systems``), and the steps ``assay run``
 takes after judging (``native_scores``, ``baselines``, ``report``, ``export``).
 
-They are fields of :class:`~assay.judge.engine.config.AssayConfig`, so one file declares a
+They are fields of :class:`~assay.judge.config.AssayConfig`, so one file declares a
 whole evaluation and ``assay judge`` reads the same file. Unknown keys are refused.
 
 Examples
@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from assay.judge.engine.pricing import Price
+from assay.llm.pricing import Price
 
 _MODEL = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True,
                     hide_input_in_errors=True)
@@ -55,7 +55,7 @@ class Endpoint(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _base_url(cls, value: str) -> str:
-        from assay.judge.engine.client_config import check_base_url
+        from assay.llm.client_config import check_base_url
 
         return check_base_url(value)
 

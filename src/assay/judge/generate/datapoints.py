@@ -16,7 +16,8 @@ from assay.data.atomic import write_text
 from assay.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
-    from assay.judge.engine import AssayConfig, Progress
+    from assay.judge.config import AssayConfig
+    from assay.llm import Progress
 
 DATAPOINTS_FILE = "datapoints.jsonl"
 

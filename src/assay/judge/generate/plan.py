@@ -16,7 +16,7 @@ from assay.judge.describe import GenerationLine
 from assay.judge.generate._engine import messages
 
 if TYPE_CHECKING:
-    from assay.judge.engine import AssayConfig
+    from assay.judge.config import AssayConfig
     from assay.judge.generate.config import Endpoint
     from assay.judge.judges import JudgeInputs
 
@@ -32,7 +32,7 @@ def _reply_tokens(endpoint: Endpoint) -> int:
 
 
 def _tokens_in(endpoint: Endpoint, prompt: str) -> int:
-    from assay.judge.engine import estimate_tokens
+    from assay.llm import estimate_tokens
 
     return sum(estimate_tokens(text) for _, text in messages(endpoint, prompt))
 

@@ -27,8 +27,9 @@ from assay.data.atomic import write_text
 from assay.judge.generate._engine import client_config, messages, phase_cache, run_phase
 
 if TYPE_CHECKING:
-    from assay.judge.engine import AssayConfig, ChatRequest, Progress, Reply
+    from assay.judge.config import AssayConfig
     from assay.judge.generate.config import TeacherDatapoints, TeacherTask
+    from assay.llm import ChatRequest, Progress, Reply
 
 TEACHER_FOLDER = "teacher"
 """The sub-folder of a run folder holding the teacher's run store."""
@@ -128,7 +129,7 @@ def teacher_prompt(section: TeacherDatapoints, task: TeacherTask, stratum: Strat
 
 
 def _requests(section: TeacherDatapoints) -> list[tuple[Stratum, ChatRequest]]:
-    from assay.judge.engine import ChatRequest, config_hash, judgment_key
+    from assay.llm import ChatRequest, config_hash, judgment_key
 
     digest = config_hash(section.model_dump(mode="json", include={"model", "base_url", "params",
                                                                  "system_prompt", "items_per_stratum"}))
@@ -153,7 +154,7 @@ def teacher_datapoints(config: AssayConfig, run: Path, *, cache: str | None = No
                        progress: Callable[[Progress], None] | None = None) -> TeacherOutcome:
     """Ask the teacher for every stratum (what is stored is not asked again) and write the
     items as ``RUN/datapoints.jsonl`` and the declared space as ``attribute_space.json``."""
-    from assay.judge.engine import LLMClient, RunStore
+    from assay.llm import LLMClient, RunStore
 
     section: Any = config.datapoints
     asked = _requests(section)

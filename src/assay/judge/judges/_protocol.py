@@ -40,7 +40,7 @@ from typing import Annotated, Any, ClassVar, Protocol, runtime_checkable
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply, judgment_key
+from assay.llm import ChatRequest, Reply, judgment_key
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -253,7 +253,7 @@ def settings_hash(settings: JudgeSettings, context: JudgeContext) -> str:
     The section's fields (less ``engine_fields`` and ``prompt``, whose text enters the
     key through the prompt's hash instead of its path), the model and the parameters.
     """
-    from assay.judge.engine import config_hash
+    from assay.llm import config_hash
 
     section = settings.model_dump(mode="json", exclude={"prompt", *settings.engine_fields})
     return config_hash({"section": section, "model": context.model, "params": dict(context.params)})

@@ -43,7 +43,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay._templates import sandbox
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply, judgment_key
 from assay.judge.judges._protocol import (
     Answer,
     JudgeContext,
@@ -53,6 +52,7 @@ from assay.judge.judges._protocol import (
     settings_hash,
 )
 from assay.judge.prompts import check_sandboxed, prompt_texts, render_errors
+from assay.llm import ChatRequest, Reply, judgment_key
 
 __all__ = [
     "SELECTION_FIELDS",

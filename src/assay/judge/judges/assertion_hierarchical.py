@@ -46,7 +46,6 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply, judgment_key
 from assay.judge.judges._protocol import (
     Answer,
     JudgeContext,
@@ -69,6 +68,7 @@ from assay.judge.judges.assertion import (
     score_row,
     select_inputs,
 )
+from assay.llm import ChatRequest, Reply, judgment_key
 
 __all__ = [
     "DISCOVERY",

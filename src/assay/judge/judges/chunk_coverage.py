@@ -30,7 +30,6 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply, judgment_key
 from assay.judge.judges._protocol import JudgeContext, JudgeInputs, JudgeSettings, judge_name, settings_hash
 from assay.judge.judges.assertion import (
     SELECTION_FIELDS,
@@ -42,6 +41,7 @@ from assay.judge.judges.assertion import (
     prompt_override,
     score_row,
 )
+from assay.llm import ChatRequest, Reply, judgment_key
 
 __all__ = ["GRADE_SCORES", "ChunkAssertionSettings", "ChunkCoverageJudge", "ChunkVerdict", "ordered_chunks"]
 

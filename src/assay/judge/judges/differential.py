@@ -46,7 +46,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply, config_hash, judgment_key
 from assay.judge.judges._protocol import (
     Answer,
     CriterionSpec,
@@ -66,6 +65,7 @@ from assay.judge.judges.assertion import (
     prompt_override,
     score_row,
 )
+from assay.llm import ChatRequest, Reply, config_hash, judgment_key
 
 __all__ = [
     "DEFAULT_DIFFERENTIAL_CRITERIA",

@@ -19,7 +19,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply, judgment_key
 from assay.judge.judges._protocol import (
     JudgeContext,
     JudgeInputs,
@@ -33,6 +32,7 @@ from assay.judge.judges._protocol import (
 )
 from assay.judge.judges.reference import reference_answer
 from assay.judge.judges.verdicts import MetricVerdict
+from assay.llm import ChatRequest, Reply, judgment_key
 
 MetricName = Literal["exact_match", "token_f1", "rouge_l", "bleu"]
 

@@ -16,7 +16,6 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply
 from assay.judge.judges._protocol import (
     Answer,
     CriterionSpec,
@@ -31,6 +30,7 @@ from assay.judge.judges._protocol import (
 )
 from assay.judge.judges.verdicts import PairwiseVerdict, field_name, joint_pairwise_verdict
 from assay.judge.prompts import Prompt, load_prompt
+from assay.llm import ChatRequest, Reply
 
 DEFAULT_CRITERIA: dict[str, str] = {
     "comprehensiveness": "How fully the answer covers every aspect and detail the question calls for.",

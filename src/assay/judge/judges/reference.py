@@ -15,7 +15,6 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply
 from assay.judge.judges._protocol import (
     Answer,
     CriterionSpec,
@@ -30,6 +29,7 @@ from assay.judge.judges._protocol import (
 )
 from assay.judge.judges.verdicts import score_verdict
 from assay.judge.prompts import Prompt, load_prompt
+from assay.llm import ChatRequest, Reply
 
 DEFAULT_CRITERIA: dict[str, str] = {
     "correctness": "How accurate the generated answer is: are its facts and claims right, as the "

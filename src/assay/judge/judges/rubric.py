@@ -14,7 +14,6 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from assay.data.schema import Scale
-from assay.judge.engine import ChatRequest, Reply
 from assay.judge.judges._protocol import (
     Answer,
     CriterionSpec,
@@ -29,6 +28,7 @@ from assay.judge.judges._protocol import (
 from assay.judge.judges.reference import reference_answer
 from assay.judge.judges.verdicts import label_verdict, score_verdict
 from assay.judge.prompts import Prompt, load_prompt
+from assay.llm import ChatRequest, Reply
 
 DEFAULT_SCALE = "range:0,100"
 """The scale of a criterion that declares none (the results aggregator's 0-100)."""

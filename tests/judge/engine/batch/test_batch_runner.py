@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from assay.judge import FatalAPIError, Price, ResponseCache, RunStore, run_requests
-from assay.judge.engine import ClientConfig, LLMClient
+from assay.llm import ClientConfig, LLMClient
 from tests.judge.conftest import PRICES, score_requests, sigkill_when
 
 
@@ -147,7 +147,7 @@ def test_the_cost_limit_submits_only_what_its_estimate_allows(server, tmp_path):
 
 
 def test_a_run_stopped_between_upload_and_create_finds_its_batch_instead_of_paying_again(server, tmp_path):
-    from assay.judge.engine.batch import BatchAPI, batch_body, batch_input
+    from assay.llm.batch import BatchAPI, batch_body, batch_input
 
     requests = score_requests(5)
     client = client_for(server)

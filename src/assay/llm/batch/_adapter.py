@@ -2,8 +2,8 @@
 
 A Batch API line carries the chat-completions body :func:`batch_body` writes; its result
 is read by :func:`batch_reply` through the same steps as a reply over HTTP
-(:meth:`~assay.judge.engine.client.LLMClient.completion` counts and prices it,
-:meth:`~assay.judge.engine.client.LLMClient.settle` validates it and caches a good one).
+(:meth:`~assay.llm.client.LLMClient.completion` counts and prices it,
+:meth:`~assay.llm.client.LLMClient.settle` validates it and caches a good one).
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from assay.judge.engine._types import ChatRequest, Reply
-from assay.judge.engine._wire import chat_body, error_message
-from assay.judge.engine.batch._lines import TOO_LARGE
-from assay.judge.engine.client import logprob_position
-from assay.judge.engine.client_config import price_factor
-from assay.judge.engine.pricing import CallTally
+from assay.llm._types import ChatRequest, Reply
+from assay.llm._wire import chat_body, error_message
+from assay.llm.batch._lines import TOO_LARGE
+from assay.llm.client import logprob_position
+from assay.llm.client_config import price_factor
+from assay.llm.pricing import CallTally
 
 if TYPE_CHECKING:
-    from assay.judge.engine.client import LLMClient
+    from assay.llm.client import LLMClient
 
 
 def batch_body(client: LLMClient, request: ChatRequest) -> dict[str, Any]:

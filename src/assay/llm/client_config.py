@@ -1,6 +1,6 @@
 """The ``llm`` section of a judge config: where the judge model is and how hard to try.
 
-Kept apart from :mod:`assay.judge.engine.client` so that reading a config, a plan or a store
+Kept apart from :mod:`assay.llm.client` so that reading a config, a plan or a store
 never loads the HTTP stack or the OpenAI SDK.
 """
 
@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay._secrets import redact_url
-from assay.judge.engine.pricing import Price, find_price
+from assay.llm.pricing import Price, find_price
 
 
 class ClientConfig(BaseModel):

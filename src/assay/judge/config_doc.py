@@ -1,9 +1,9 @@
 """``docs/config.md``: every key of an ``assay judge`` config, its type, default and meaning,
 generated from the pydantic models that read the config (so the page cannot drift from them).
 
-    python -m assay.judge.engine.config_doc > docs/config.md
+    python -m assay.judge.config_doc > docs/config.md
 
-``tests/judge/engine/test_config_doc.py`` fails when the page in the repository differs from
+``tests/llm/test_config_doc.py`` fails when the page in the repository differs from
 what this module generates.
 """
 
@@ -21,7 +21,7 @@ _INTRO = """\
 # The `assay judge` config
 
 Generated from the pydantic models that read the config (`python -m
-assay.judge.engine.config_doc > docs/config.md`); a test keeps this page equal to them.
+assay.judge.config_doc > docs/config.md`); a test keeps this page equal to them.
 `assay judge --init DIR` writes a commented example (`DIR/assay.yaml`) with a tiny input
 set that runs as written. Unknown keys are refused, with the closest known key suggested.
 Strings may read environment variables: `${VAR}` or `${VAR:-default}`. Relative paths are
@@ -63,9 +63,9 @@ def _table(model: type[BaseModel], *, skip: frozenset[str] = frozenset()) -> lis
 
 def config_reference() -> str:
     """The Markdown of ``docs/config.md``: a table per section and per judge kind."""
-    from assay.judge.engine.client_config import ClientConfig
-    from assay.judge.engine.config import AssayConfig, InputsConfig
+    from assay.judge.config import AssayConfig, InputsConfig
     from assay.judge.judges import JUDGE_KINDS, JudgeSettings
+    from assay.llm.client_config import ClientConfig
 
     out = [_INTRO, "## Top level", "", *_table(AssayConfig), "",
            "## `llm`: the judge model's endpoint", "", *_table(ClientConfig), "",

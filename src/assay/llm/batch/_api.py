@@ -1,7 +1,7 @@
 """The Batch API's HTTP calls, through the OpenAI SDK: upload a file, create, check and find a
 batch, download a file.
 
-The SDK client is the one every transport makes (:func:`~assay.judge.engine._transport.openai_client`:
+The SDK client is the one every transport makes (:func:`~assay.llm._transport.openai_client`:
 the key read from the environment and kept only there, the base URL's query kept). A
 refused key, model or permission (401, 403, 404) raises :class:`~assay.judge.FatalAPIError`
 at once; other failures (5xx, 429, no connection) are tried again with exponential back-off,
@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from assay._secrets import redact_text, redact_url
-from assay.judge.engine._retry import full_jitter
-from assay.judge.engine._transport import ReplyTooLarge, auth_headers, entra_token, openai_client
-from assay.judge.engine._types import FatalAPIError
-from assay.judge.engine.batch._lines import ENDPOINT, LineReader, LongLine
-from assay.judge.engine.client_config import ClientConfig
+from assay.llm._retry import full_jitter
+from assay.llm._transport import ReplyTooLarge, auth_headers, entra_token, openai_client
+from assay.llm._types import FatalAPIError
+from assay.llm.batch._lines import ENDPOINT, LineReader, LongLine
+from assay.llm.client_config import ClientConfig
 
 T = TypeVar("T")
 
@@ -149,7 +149,7 @@ class BatchAPI:
 
     async def content(self, file_id: str) -> list[bytes | LongLine]:
         """The lines of an output or error file, read as they arrive: a line over
-        ``max_reply_bytes`` is kept as its head only (:class:`~assay.judge.engine.batch._lines.LineReader`),
+        ``max_reply_bytes`` is kept as its head only (:class:`~assay.llm.batch._lines.LineReader`),
         so no line of a broken file can fill memory."""
         openai = self._openai
 

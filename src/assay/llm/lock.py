@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import JudgeError
-from assay.judge.engine._types import utc_now
+from assay.llm._types import utc_now
 
 LOCK_FILENAME = ".judge.lock"
 """The lock file's name inside a run folder."""

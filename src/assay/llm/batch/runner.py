@@ -19,7 +19,7 @@
 6. a result line that cannot be read (not JSON, no ``custom_id``, neither a response nor
    an error) or a request with no result line at all is lost: the lines are counted and
    named (file and line), and their requests are sent again once, in the next batch
-   (:attr:`~assay.judge.engine.runner.RunSummary.paid_twice` counts them: the batch may
+   (:attr:`~assay.llm.runner.RunSummary.paid_twice` counts them: the batch may
    have been paid for each); one lost a second time is left unstored, with a note.
 
 Every note of the run (what was lost, sent again, or not answered) is in the summary's
@@ -41,17 +41,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assay.judge.engine._types import ChatRequest, FatalAPIError
-from assay.judge.engine.batch._adapter import batch_body, batch_reply
-from assay.judge.engine.batch._api import BatchAPI, BatchStatus
-from assay.judge.engine.batch._lines import batch_input, read_results
-from assay.judge.engine.client_config import price_factor
-from assay.judge.engine.pricing import estimate_tokens, find_price
+from assay.llm._types import ChatRequest, FatalAPIError
+from assay.llm.batch._adapter import batch_body, batch_reply
+from assay.llm.batch._api import BatchAPI, BatchStatus
+from assay.llm.batch._lines import batch_input, read_results
+from assay.llm.client_config import price_factor
+from assay.llm.pricing import estimate_tokens, find_price
 
 if TYPE_CHECKING:
-    from assay.judge.engine.client import LLMClient
-    from assay.judge.engine.runner import Progress, RowsFn, RunSummary
-    from assay.judge.engine.store import RunStore
+    from assay.llm.client import LLMClient
+    from assay.llm.progress import Progress, RowsFn, RunSummary
+    from assay.llm.store import RunStore
 
 REPLY_TOKENS_ESTIMATE = 250
 """Tokens a reply is assumed to take when a cost limit decides how much to submit."""
@@ -91,7 +91,7 @@ async def run_batch(plan: Sequence[ChatRequest], pending: Sequence[ChatRequest],
         The server refused the key, the model, a batch's input, or could not be reached
         after the retries (submitted batches stay recorded: a rerun goes on polling them).
     """
-    from assay.judge.engine.runner import Progress, RunSummary
+    from assay.llm.progress import Progress, RunSummary
 
     cfg = client.config
     stats0 = (client.stats.spent_usd, client.stats.unpriced)

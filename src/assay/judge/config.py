@@ -2,7 +2,7 @@
 
 A config (YAML) has a ``version``, an ``llm`` section (the endpoint: base_url,
 api_key_env, model, max_concurrency, timeout_s, params, prices, cost_limit_usd; see
-:class:`~assay.judge.engine.client_config.ClientConfig`), an ``inputs`` section (where the answers,
+:class:`~assay.llm.client_config.ClientConfig`), an ``inputs`` section (where the answers,
 references and assertions are, and their key names) and a list of ``judges``, each with
 a ``kind`` from :data:`assay.judge.judges.kinds.JUDGE_KINDS` and that kind's fields. Unknown keys
 are refused everywhere; a string may use ``${VAR}`` (or ``${VAR:-default}``) to read an
@@ -32,7 +32,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from assay.errors import ConfigError, did_you_mean
 from assay.judge._config_file import read_config_text, safe_yaml
-from assay.judge.engine.client_config import ClientConfig
 from assay.judge.generate.config import (
     DatapointsSection,
     ExportStep,
@@ -42,6 +41,7 @@ from assay.judge.generate.config import (
     datapoints_section,
 )
 from assay.judge.judges import JudgeContext, JudgeSettings
+from assay.llm.client_config import ClientConfig
 
 if TYPE_CHECKING:
     from assay.judge.judges import Judge

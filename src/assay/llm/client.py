@@ -34,7 +34,7 @@ nothing would come of retrying. Error texts are stored and raised without the AP
 bearer tokens or URL credentials (:func:`~assay._secrets.redact_text`), and
 the base URL only as :func:`~assay._secrets.redact_url` gives it.
 
-Transports (:mod:`assay.judge.engine._transport`): ``transport: direct`` (the default) posts
+Transports (:mod:`assay.llm._transport`): ``transport: direct`` (the default) posts
 over one keep-alive aiohttp session, ``transport: openai`` through the SDK's own ``post``,
 whose per-call request building costs more CPU than all of assay's own work for a judgment
 (bench/bench_engine.py). Everything from the status, headers and body on (retries,
@@ -64,14 +64,14 @@ from pydantic import BaseModel
 
 from assay._secrets import redact_text, redact_url
 from assay.errors import ConfigError
-from assay.judge.engine._lookup import CacheLookup, logprob_position
-from assay.judge.engine._parse import (
+from assay.llm._lookup import CacheLookup, logprob_position
+from assay.llm._parse import (
     parse_verdict,
     verdict_schema,
 )
-from assay.judge.engine._retry import AdaptiveLimiter, full_jitter, retry_after_seconds
-from assay.judge.engine._transport import HTTPReply, ReplyTooLarge, Transport, Unreachable, make_transport
-from assay.judge.engine._types import (
+from assay.llm._retry import AdaptiveLimiter, full_jitter, retry_after_seconds
+from assay.llm._transport import HTTPReply, ReplyTooLarge, Transport, Unreachable, make_transport
+from assay.llm._types import (
     ChatRequest,
     CostLimitExceeded,
     FatalAPIError,
@@ -79,7 +79,7 @@ from assay.judge.engine._types import (
     ReplyFailure,
     utc_now,
 )
-from assay.judge.engine._wire import (
+from assay.llm._wire import (
     Completion,
     chat_body,
     error_code,
@@ -88,10 +88,10 @@ from assay.judge.engine._wire import (
     read_completion,
     refuses_schema,
 )
-from assay.judge.engine.cache import CachedResponse, ResponseCache, SingleFlight
-from assay.judge.engine.client_config import ClientConfig, client_problems, request_base_url
-from assay.judge.engine.pricing import CallTally as _Tally
-from assay.judge.engine.pricing import find_price
+from assay.llm.cache import CachedResponse, ResponseCache, SingleFlight
+from assay.llm.client_config import ClientConfig, client_problems, request_base_url
+from assay.llm.pricing import CallTally as _Tally
+from assay.llm.pricing import find_price
 
 logger = logging.getLogger("assay.judge")
 
@@ -158,7 +158,7 @@ class LLMClient:
         """Whether the endpoint ever sent an HTTP reply (a refused connection before that is fatal)."""
         self._transport: Transport | None = None  # made on the first request that is sent
         self._cache_lookup = CacheLookup(config, cache, self.endpoint)
-        """The response cache's keys and hits (:mod:`assay.judge.engine._lookup`)."""
+        """The response cache's keys and hits (:mod:`assay.llm._lookup`)."""
 
     def __repr__(self) -> str:
         return f"<LLMClient {self.config.model} at {self.endpoint}>"
@@ -314,7 +314,7 @@ class LLMClient:
         """The reply one completion gives (a verdict, free text or a refusal, a good one
         remembered in the cache under ``key``), or why it cannot be used: the caller asks
         again with that text (:meth:`_ask`) or stores it as a parse error
-        (:func:`~assay.judge.engine.batch.batch_reply`)."""
+        (:func:`~assay.llm.batch.batch_reply`)."""
         text = got.content
         if got.refusal:
             return self.reply(request, tally, started, got.refusal, "refusal",

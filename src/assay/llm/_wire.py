@@ -2,7 +2,7 @@
 tokens, content parts, the cause behind a reported timeout.
 
 Pure functions on bytes, parsed JSON and exceptions, shared by both transports of
-:mod:`assay.judge.engine.client` (which alone talks to the network).
+:mod:`assay.llm.client` (which alone talks to the network).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assay.judge.engine.pricing import CHARS_PER_TOKEN, estimate_tokens
+from assay.llm.pricing import CHARS_PER_TOKEN, estimate_tokens
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -115,7 +115,7 @@ def chat_body(model: str, messages: list[dict[str, str]], params: Mapping[str, A
     >>> chat_body("m", [{"role": "user", "content": "Q"}], {"seed": 1}, None, structured=True)
     {'model': 'm', 'messages': [{'role': 'user', 'content': 'Q'}], 'seed': 1}
     """
-    from assay.judge.engine._parse import response_format, text_instruction
+    from assay.llm._parse import response_format, text_instruction
 
     body: dict[str, Any] = {"model": model, "messages": messages, **params}
     if verdict_model is not None:

@@ -1,5 +1,10 @@
-"""The engine the judges run on: OpenAI-compatible client (the one transport seam),
-retries, response cache, run store, runner, prices and the run's config.
+"""assay.llm: the engine every LLM call goes through, whoever makes it (the judges, the
+systems answering, the teacher, G-Eval baselines, the notebook API): the OpenAI-compatible
+client (the one transport seam), retries, prices, the response cache, the run store, its
+lock, the runner, the Batch API and an endpoint's config (:class:`ClientConfig`).
+
+It sits below ``assay.judge`` and imports nothing of it: the whole run's config
+(:class:`~assay.judge.config.AssayConfig`) lives in ``assay.judge.config``.
 """
 
 from assay._lazy import attach as _attach
@@ -13,9 +18,9 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
                "SingleFlight", "cache_key", "cache_path", "default_cache_path"],
     ".client": ["ClientStats", "LLMClient"],
     ".client_config": ["ClientConfig", "client_problems"],
-    ".config": ["AssayConfig", "InputsConfig", "load_config", "parse_config"],
     ".lock": ["LOCK_FILENAME", "RunFolderLocked", "RunLock"],
     ".pricing": ["Price", "estimate_tokens", "find_price"],
-    ".runner": ["Progress", "RunSummary", "default_rows", "run_requests"],
+    ".progress": ["Progress", "RunSummary"],
+    ".runner": ["default_rows", "run_requests"],
     ".store": ["RunStore", "STORE_FILENAME", "StoreCounts", "config_hash", "judgment_key", "load_store"],
 })

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from assay.data.run_store import named_failures
-from assay.judge.engine._types import utc_now
+from assay.llm._types import utc_now
 
 CACHE_FORMAT = 3
 """Enters every key: 3 added the endpoint (keys of format 2 are never hit again)."""

@@ -53,8 +53,8 @@ from assay.data.run_store import (
 )
 from assay.data.run_store import load_store as load_store  # re-exported: the reader lives in data
 from assay.data.schema import COLUMNS, Scale
-from assay.judge.engine._types import ChatRequest, Reply, utc_now
-from assay.judge.engine.cache import logprobs_from_json, logprobs_to_json
+from assay.llm._types import ChatRequest, Reply, utc_now
+from assay.llm.cache import logprobs_from_json, logprobs_to_json
 
 if TYPE_CHECKING:  # pandas loads when a frame is asked for, not to judge
     import pandas as pd
@@ -176,7 +176,7 @@ class RunStore:
     Examples
     --------
     >>> import tempfile
-    >>> from assay.judge.engine._types import ChatRequest, Reply
+    >>> from assay.llm._types import ChatRequest, Reply
     >>> folder = tempfile.mkdtemp()
     >>> with RunStore(folder, config={"judge": "m"}) as store:
     ...     req = ChatRequest(key="k1", messages=(("user", "hi"),))

@@ -2,7 +2,7 @@
 
 :class:`CacheLookup` holds what a lookup needs (the client's config, its cache, its
 redacted endpoint) and the hits :meth:`CacheLookup.prefetch` fetched in bulk; the client
-(:class:`~assay.judge.engine.client.LLMClient`) asks it before it sends anything, and the
+(:class:`~assay.llm.client.LLMClient`) asks it before it sends anything, and the
 batch transport through the client's ``cached``. It sends nothing and counts nothing: the
 client keeps the statistics.
 """
@@ -13,11 +13,11 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from assay.judge.engine._parse import parse_verdict, verdict_schema_text
-from assay.judge.engine._types import ChatRequest, Reply, utc_now
-from assay.judge.engine.cache import CachedResponse, ResponseCache, cache_key, canonical_json
-from assay.judge.engine.client_config import ClientConfig
-from assay.judge.engine.pricing import find_price
+from assay.llm._parse import parse_verdict, verdict_schema_text
+from assay.llm._types import ChatRequest, Reply, utc_now
+from assay.llm.cache import CachedResponse, ResponseCache, cache_key, canonical_json
+from assay.llm.client_config import ClientConfig
+from assay.llm.pricing import find_price
 
 
 class CacheLookup:

@@ -6,7 +6,7 @@ URL. :class:`DirectTransport` posts the body over one keep-alive aiohttp session
 those headers; :class:`SDKTransport` through the SDK's own ``post``. Both give the
 client the status, headers and body of the reply, or raise :class:`Unreachable` (no
 HTTP reply), :class:`ReplyTooLarge` (a body over ``max_reply_bytes``, abandoned as it
-arrives) or ``asyncio.TimeoutError``; the client (:mod:`assay.judge.engine.client`)
+arrives) or ``asyncio.TimeoutError``; the client (:mod:`assay.llm.client`)
 does everything else. The request URL is built with :mod:`urllib.parse`, so a query in
 the base URL (Azure's ``api-version``) stays a query.
 """
@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from assay._secrets import chat_completions_url, split_query
 from assay.errors import ConfigError
-from assay.judge.engine._wire import connection_cause, unreachable_reason
-from assay.judge.engine.client_config import ClientConfig, is_azure, request_base_url
+from assay.llm._wire import connection_cause, unreachable_reason
+from assay.llm.client_config import ClientConfig, is_azure, request_base_url
 
 if TYPE_CHECKING:
     import openai
