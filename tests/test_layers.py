@@ -136,3 +136,88 @@ def test_package_sizes():
     for path in SOURCES:
         lines = path.read_text(encoding="utf-8").count("\n")
         assert lines <= 600, f"{path.relative_to(SRC.parent)} has {lines} lines"
+
+
+# -- no import circles ------------------------------------------------------------------------
+MODULES = {_module_name(p): p for p in SOURCES}
+
+
+def _runtime_edges(path: Path) -> set[str]:
+    """The modules of assay that ``path`` imports when it runs: every import statement (also
+    one inside a function) and its lazy map, not those under ``if TYPE_CHECKING:`` (read by
+    type checkers only); ``from pkg import name`` counts ``pkg.name`` when that is a module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(node) for block in ast.walk(tree)
+                   if isinstance(block, ast.If) and getattr(block.test, "id", "") == "TYPE_CHECKING"
+                   for stmt in block.body for node in ast.walk(stmt)}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if sub in MODULES else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    found |= _lazy_targets(path)
+    return {name for name in found if name in MODULES and name != _module_name(path)}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm,
+    iterative): each is a set of modules that import one another in a circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(sorted(component))
+    return circles
+
+
+def test_the_circle_finder_finds_a_circle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _circles(graph) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_modules_import_each_other_in_a_circle():
+    """Besides the named seams: ``print(result)`` of an analysis result reaches the report
+    layer through ``assay._display`` (``SEAMS``), which is a circle by design (report imports
+    the result types); no module of ``report/`` imports the seam back."""
+    graph = {module: {name for name in _runtime_edges(path) if (module, name) not in SEAMS}
+             for module, path in MODULES.items()}
+    circles = _circles(graph)
+    assert not circles, f"modules that import each other in a circle: {circles}"

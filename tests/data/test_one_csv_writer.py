@@ -104,7 +104,7 @@ def test_the_query_engine_reads_the_csv_back_as_the_pandas_reader(tmp_path):
 
 
 def test_a_qed_file_assay_wrote_imports_with_its_names(tmp_path):
-    from assay.data.importers import run_importer
+    from assay.data.io import run_importer
     from assay.judge.qed_files import write_csv
 
     records = [{"question_set": "=qs", "question": "-what?", "trial": t, "base_name": "=A",

@@ -73,7 +73,7 @@ def import_command(
     if fmt == "qed-config":
         _qed_config(sources, out)
         return
-    from assay.data.importers import run_importer
+    from assay.data.io import run_importer
     from assay.report.text import table_overview
 
     check_out_file(out)

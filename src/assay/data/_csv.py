@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from assay.data._limits import MAX_HEADER_BYTES, MAX_RECORD_BYTES, check_columns, mebibytes
-from assay.data._readers import ROW_COLUMN, text_objects
+from assay.data._raw import ROW_COLUMN, text_objects
 from assay.errors import InputError, Problem, ValidationError, quote
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from assay.data._limits import check_cells, check_columns, too_many_containers
-from assay.data._readers import ROW_COLUMN
+from assay.data._raw import ROW_COLUMN
 from assay.data.lines import MAX_JSON_DEPTH, json_lines, unusable_json
 from assay.errors import InputError, Problem, ValidationError
 

@@ -12,17 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from assay.data._limits import check_columns
-from assay.data._sidecar import METADATA_KEY
-from assay.data._sidecar import first_line as _first_line
-from assay.data._sidecar import read_sidecar as _read_sidecar
+from assay.data._raw import METADATA_KEY, ROW_COLUMN, text_objects
+from assay.data._raw import first_line as _first_line
+from assay.data._raw import read_sidecar as _read_sidecar
 from assay.errors import InputError, Problem, storage_error
-
-ROW_COLUMN = "__row__"
-"""Column holding each record's number in its file (1-based; JSONL: the line number)."""
 
 SUFFIXES = {
     ".csv": "csv",
@@ -84,41 +80,6 @@ def read_records(path: str | Path) -> RawTable:
     if len(frame) == 0 and not problems:
         raise InputError(str(p), "the file holds no records")
     return RawTable(frame=frame, path=str(p), metadata=metadata, problems=tuple(problems))
-
-
-LONG_TEXT_BYTES = 512
-"""Above this many bytes a cell on average, a column's values are taken one object each."""
-
-
-def text_objects(column: Any) -> np.ndarray:
-    """An Arrow array or chunked array as an object array, None where missing, that holds
-    each distinct value once (its cells point to the same Python object).
-
-    A cell is then a pointer (8 bytes) instead of its own ``str`` (50 bytes and more): ids,
-    arms, judges and criteria repeat down a table.
-
-    >>> import pyarrow as pa
-    >>> cells = text_objects(pa.array(["a", None, "a"]))
-    >>> cells.tolist(), cells[0] is cells[2]
-    (['a', None, 'a'], True)
-    """
-    import pyarrow as pa
-
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    if len(column) and column.nbytes / len(column) > LONG_TEXT_BYTES:
-        # long texts (reasoning, answers) rarely repeat: a dictionary would only copy them
-        # twice more (its values and its hash table) before they become Python strings
-        out = np.empty(len(column), dtype=object)
-        out[:] = column.to_pylist()
-        return out
-    encoded = column.dictionary_encode()
-    values = np.empty(len(encoded.dictionary) + 1, dtype=object)  # the last one: None
-    values[:-1] = encoded.dictionary.to_pylist()
-    codes = encoded.indices.fill_null(len(values) - 1).to_numpy(zero_copy_only=False)
-    return values[codes]
 
 
 def _read_parquet(p: Path) -> tuple[pd.DataFrame, dict[str, Any]]:

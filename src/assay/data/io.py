@@ -1,20 +1,43 @@
-"""Load judgments from a table file or a run folder: :func:`load`."""
+"""Load judgments from anything assay reads: a table file, a run folder or store, a folder of
+other tools' result files (:func:`load`), or sources in a named format (:func:`run_importer`,
+``assay import FORMAT``).
+
+The format modules of :mod:`assay.data.importers` read one tool's files each; this module is
+above them: a folder may hold table files and other tools' files side by side, and the
+``table`` format reads tables and run folders, so both are read here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from assay.data._readers import read_records
+from assay.data.importers import (
+    IMPORTERS,
+    RECORD_FIELDS,
+    RecordFields,
+    folder_formats,
+    import_alpaca_eval,
+    import_arena_hard,
+    import_bench,
+    import_coeval,
+    import_inspect,
+    import_judgebench,
+    import_lm_eval,
+    import_mt_bench,
+    import_promptfoo,
+    import_qed,
+    import_results_json,
+)
 from assay.data.importers.bench import looks_like_bench
 from assay.data.run_store import load_store, store_path
 from assay.data.runfolder import PARTS, is_run_folder
 from assay.data.schema import Scale, inferred_scale, scales_from_metadata
 from assay.data.table import INVALID_COLUMNS, Judgments, empty_invalid
-from assay.data.validate import build_table, resolve_repeats
+from assay.data.validate import build_table, check_mode, resolve_repeats
 from assay.errors import ConfigError, InputError, Problem, ValidationError
 
 
@@ -79,8 +102,6 @@ def load(
     if p.is_dir() and store_path(p).is_file():
         return _excluding(load_store(p, scales=scales), exclude_self_judging, exclude_self_teaching)
     if is_results_folder(p):
-        from assay.data.importers._detect import import_folder
-
         judgments = import_folder(p, scales=scales)
     elif p.is_dir():
         from assay.data.runfolder import load_run_folder
@@ -216,3 +237,115 @@ def _read_invalid(p: Path) -> pd.DataFrame:
         if column not in frame:
             frame[column] = None
     return frame[list(INVALID_COLUMNS)]
+
+
+# -- foreign formats by name, and folders of mixed result files ----------------------------
+
+def import_table(sources: Sequence[str | Path], *, mapping: Mapping[str, str] | None = None,
+                 constants: Mapping[str, object] | None = None,
+                 scales: Mapping[str, Scale] | None = None,
+                 missing: Mapping[str, Sequence[str]] | None = None,
+                 duplicates: str = "error") -> Judgments:
+    """Any long table (CSV, TSV, JSONL, JSON, Parquet) or run folder, with a column mapping;
+    ``duplicates`` says how rows repeating a judgment key are read."""
+    return load_many(sources, mapping=mapping, constants=constants, scales=scales,
+                     missing=missing, duplicates=duplicates)
+
+
+Importer = Callable[..., Judgments]
+
+_READERS: dict[str, Importer] = {
+    "mt-bench": import_mt_bench,
+    "arena-hard": import_arena_hard,
+    "qed": import_qed,
+    "lm-eval": import_lm_eval,
+    "judgebench": import_judgebench,
+    "inspect": import_inspect,
+    "promptfoo": import_promptfoo,
+    "coeval": import_coeval,
+}
+"""Formats whose reader takes the sources and ``scales`` alone."""
+
+
+def run_importer(fmt: str, sources: Sequence[str | Path], *,
+                 mapping: Mapping[str, str] | None = None,
+                 constants: Mapping[str, object] | None = None,
+                 scales: Mapping[str, Scale] | None = None,
+                 missing: Mapping[str, Sequence[str]] | None = None,
+                 duplicates: str | None = None,
+                 lc_difficulty: str | Path | None = None) -> Judgments:
+    """Import ``sources`` in format ``fmt``; declared ``scales`` override the importer's.
+
+    ``duplicates`` (``error``, ``first``, ``last``, ``mean``, ``keep``) says how records
+    repeating a judgment are read; None reads them as the format's own tool does
+    (:data:`DUPLICATES`). ``lc_difficulty``: alpaca-eval only, AlpacaEval's instruction
+    difficulty file."""
+    if fmt not in IMPORTERS:
+        raise ConfigError(f"unknown import format {fmt!r}: expected one of {', '.join(IMPORTERS)}")
+    if lc_difficulty is not None and fmt != "alpaca-eval":
+        raise ConfigError(f"--lc-difficulty applies to the 'alpaca-eval' format, not {fmt!r}")
+    if duplicates is not None:
+        try:
+            check_mode(duplicates)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+    if fmt != "table" and missing:
+        raise ConfigError(f"--missing applies to the 'table' format, not {fmt!r}")
+    if fmt not in ("table", *RECORD_FIELDS) and (mapping or constants):
+        raise ConfigError(f"--map and --set apply to the 'table' format and to the records of "
+                          f"{', '.join(RECORD_FIELDS)}, not to {fmt!r}")
+    repeats: dict[str, object] = {"duplicates": duplicates} if duplicates is not None else {}
+    if fmt in RECORD_FIELDS:
+        repeats["fields"] = RecordFields(mapping or {}, constants or {})
+    if fmt == "table":
+        return import_table(sources, mapping=mapping, constants=constants, scales=scales,
+                            missing=missing, **repeats)
+    if fmt == "results-json":
+        return import_results_json(sources, scales=scales, **repeats)
+    if fmt == "alpaca-eval":
+        return import_alpaca_eval(sources, scales=scales, difficulty=lc_difficulty, **repeats)
+    if fmt in _READERS:
+        return _READERS[fmt](sources, scales=scales, **repeats)
+    if len(sources) != 1:
+        raise ConfigError("the bench format takes one file")
+    return import_bench(sources[0], scales=scales, **repeats)
+
+
+def import_folder(folder: str | Path, *,
+                  scales: Mapping[str, Scale] | None = None) -> Judgments:
+    """Every result file below `folder`, each read by the importer of its format, stacked."""
+    formats = folder_formats(Path(folder))
+    groups: dict[str, list[Path]] = {}
+    for file, fmt in formats.items():
+        groups.setdefault(fmt, []).append(file)
+    parts = []
+    for fmt, files in groups.items():
+        if fmt == "table":  # table files keep their own scales and sidecars
+            parts.extend(_load_partitioned(Path(folder), f, scales) for f in files)
+        else:
+            parts.append(run_importer(fmt, files, scales=scales))
+    return stack(parts)
+
+
+def _load_partitioned(folder: Path, file: Path,
+                      scales: Mapping[str, Scale] | None) -> Judgments:
+    """A table file of a hive dataset: a key naming a column the file lacks fills it, one
+    naming a column it has must agree with it (as the engines read them); other keys are
+    not read (:func:`unread_partition_keys`)."""
+    from assay.data.engine import partition_agrees, partition_conflict, partition_keys_of
+    from assay.data.schema import COLUMN_BY_NAME
+    from assay.data.validate import MAX_PROBLEMS_PER_CHECK
+    from assay.errors import Problem, ValidationError
+
+    keys = {k: v for k, v in partition_keys_of(folder, file).items() if k in COLUMN_BY_NAME}
+    if not keys:
+        return load(file, scales=scales)
+    frame = read_records(file).frame
+    problems = [Problem(str(file), int(n) + 1, key, partition_conflict(key, value, row))
+                for key, value in keys.items() if key in frame.columns
+                for n, row in zip(range(len(frame)), frame[key].tolist(), strict=True)
+                if not partition_agrees(value, row)]
+    if problems:
+        raise ValidationError(problems[:MAX_PROBLEMS_PER_CHECK])
+    return load(file, scales=scales,
+                constants={k: v for k, v in keys.items() if k not in frame.columns})

@@ -12,8 +12,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from assay.data._raw import METADATA_KEY, sidecar_path
 from assay.data._readers import file_format
-from assay.data._sidecar import METADATA_KEY, sidecar_path
 from assay.data.atomic import atomic_path
 from assay.data.cells import write_csv_frame
 from assay.data.schema import COLUMNS, Scale

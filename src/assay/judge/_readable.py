@@ -84,7 +84,7 @@ def check_readable(plan: Plan) -> None:
         return
     import pandas as pd
 
-    from assay.data._readers import ROW_COLUMN
+    from assay.data._raw import ROW_COLUMN
     from assay.data.validate import build_table
 
     kept = list(shapes.values())

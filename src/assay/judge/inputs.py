@@ -127,7 +127,7 @@ def _check_fields(path: Path, records: list[dict[str, Any]]) -> None:
         return
     import pandas as pd
 
-    from assay.data._readers import ROW_COLUMN
+    from assay.data._raw import ROW_COLUMN
     from assay.data.validate import build_table
 
     raw = pd.DataFrame({

@@ -23,7 +23,8 @@ from typer.testing import CliRunner
 
 from assay.analysis.leaderboard import leaderboard
 from assay.cli import app, main
-from assay.data.importers import import_alpaca_eval, run_importer
+from assay.data.importers import import_alpaca_eval
+from assay.data.io import run_importer
 from assay.errors import ConfigError, InputError, ValidationError
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "alpaca_eval"

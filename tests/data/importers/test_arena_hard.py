@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from assay.analysis.scores import score_summary
-from assay.data.importers import import_arena_hard, run_importer
+from assay.data.importers import import_arena_hard
+from assay.data.io import run_importer
 from assay.errors import ValidationError
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "arena_hard"

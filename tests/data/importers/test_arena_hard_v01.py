@@ -22,7 +22,7 @@ import pytest
 from assay.analysis.leaderboard import leaderboard
 from assay.analysis.scores import score_summary
 from assay.cli._app import main
-from assay.data.importers import run_importer
+from assay.data.io import run_importer
 from assay.errors import ConfigError, InputError
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "arena_hard_v0.1"

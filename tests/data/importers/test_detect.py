@@ -7,7 +7,8 @@ import pytest
 
 from assay.analysis.scores import score_summary
 from assay.cli._app import main
-from assay.data.importers import detect_format, import_folder
+from assay.data.importers import detect_format
+from assay.data.io import import_folder
 from assay.errors import InputError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -12,9 +12,9 @@ from assay.data.importers import (
     import_bench,
     import_results_json,
     results_records,
-    run_importer,
     write_results_json,
 )
+from assay.data.io import run_importer
 from assay.data.schema import Scale
 from assay.errors import ConfigError, InputError, ValidationError
 

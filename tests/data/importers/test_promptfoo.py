@@ -94,7 +94,8 @@ def test_reproduces_promptfoos_printed_counts_tokens_and_scores():
 def test_a_folder_of_mixed_files_reads_the_promptfoo_export_by_its_content(tmp_path):
     import shutil
 
-    from assay.data.importers import folder_formats, import_folder
+    from assay.data.importers import folder_formats
+    from assay.data.io import import_folder
 
     shutil.copy(FIXTURE, tmp_path / "results.json")
     qed = FIXTURE.parents[1] / "qed_assertions" / "data_local" / "graph_rag_assertion_scores.csv"

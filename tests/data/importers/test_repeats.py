@@ -22,7 +22,8 @@ import pytest
 from assay.analysis.composite import composite_score_by_student
 from assay.analysis.scores import score_summary
 from assay.cli._app import main
-from assay.data.importers import import_coeval, import_mt_bench, run_importer
+from assay.data.importers import import_coeval, import_mt_bench
+from assay.data.io import run_importer
 from assay.errors import ConfigError, ValidationError
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

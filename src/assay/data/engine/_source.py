@@ -142,7 +142,7 @@ def _parquet_metadata(files: tuple[str, ...], given: Any = None) -> dict[str, by
     connection ``given`` or a new one."""
     import duckdb
 
-    from assay.data._sidecar import METADATA_KEY
+    from assay.data._raw import METADATA_KEY
 
     connection = duckdb.connect(":memory:") if given is None else given
     try:
@@ -166,7 +166,7 @@ def _metadata_of(file: Path, parquet: dict[str, bytes] | None) -> dict[str, obje
     else from the file's sidecar."""
     import json
 
-    from assay.data._sidecar import read_sidecar
+    from assay.data._raw import read_sidecar
 
     if parquet is None:
         return dict(read_sidecar(file))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Mapping
 from pathlib import Path
 
 from assay.data.importers._records import first_object
@@ -24,8 +23,6 @@ from assay.data.importers.lm_eval import looks_like_lm_eval
 from assay.data.importers.mt_bench import file_kind
 from assay.data.importers.promptfoo import is_promptfoo_json
 from assay.data.importers.qed import csv_kind
-from assay.data.schema import Scale
-from assay.data.table import Judgments
 from assay.errors import InputError
 
 _TABLE = {"item", "arm"}
@@ -90,50 +87,6 @@ def folder_formats(folder: Path) -> dict[Path, str]:
                          + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
                          + " (give the files to 'assay import FORMAT' instead)")
     return {f: str(fmt) for f, fmt in formats.items()}
-
-
-def import_folder(folder: str | Path, *,
-                  scales: Mapping[str, Scale] | None = None) -> Judgments:
-    """Every result file below `folder`, each read by the importer of its format, stacked."""
-    from assay.data.importers import run_importer
-    from assay.data.io import stack
-
-    formats = folder_formats(Path(folder))
-    groups: dict[str, list[Path]] = {}
-    for file, fmt in formats.items():
-        groups.setdefault(fmt, []).append(file)
-    parts = []
-    for fmt, files in groups.items():
-        if fmt == "table":  # table files keep their own scales and sidecars
-            parts.extend(_load_partitioned(Path(folder), f, scales) for f in files)
-        else:
-            parts.append(run_importer(fmt, files, scales=scales))
-    return stack(parts)
-
-
-def _load_partitioned(folder: Path, file: Path,
-                      scales: Mapping[str, Scale] | None) -> Judgments:
-    """A table file of a hive dataset: a key naming a column the file lacks fills it, one
-    naming a column it has must agree with it (as the engines read them); other keys are
-    not read (:func:`unread_partition_keys`)."""
-    from assay.data.engine import partition_agrees, partition_conflict, partition_keys_of
-    from assay.data.io import load, read_records
-    from assay.data.schema import COLUMN_BY_NAME
-    from assay.data.validate import MAX_PROBLEMS_PER_CHECK
-    from assay.errors import Problem, ValidationError
-
-    keys = {k: v for k, v in partition_keys_of(folder, file).items() if k in COLUMN_BY_NAME}
-    if not keys:
-        return load(file, scales=scales)
-    frame = read_records(file).frame
-    problems = [Problem(str(file), int(n) + 1, key, partition_conflict(key, value, row))
-                for key, value in keys.items() if key in frame.columns
-                for n, row in zip(range(len(frame)), frame[key].tolist(), strict=True)
-                if not partition_agrees(value, row)]
-    if problems:
-        raise ValidationError(problems[:MAX_PROBLEMS_PER_CHECK])
-    return load(file, scales=scales,
-                constants={k: v for k, v in keys.items() if k not in frame.columns})
 
 
 def unread_partition_keys(folder: str | Path) -> list[str]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from assay.data._readers import ROW_COLUMN
+from assay.data._raw import ROW_COLUMN
 from assay.data.options import DROP
 from assay.data.schema import (
     COLUMN_BY_NAME,

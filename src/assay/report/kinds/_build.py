@@ -10,7 +10,7 @@ scipy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,22 +30,13 @@ class Made:
 
 
 def answer(judgments: Judgments, options: opt.AnswerOptions) -> Made:
-    """The answer, with the other reports the data support (their support checks, cheap)."""
+    """The answer (the registry adds the other reports the data support, as it knows them)."""
     from assay.analysis.answer import answer as answer_of
     from assay.data.run_store import STORE_FILENAME, judge_calls
-    from assay.report.kinds._registry import REPORTS
 
     stores = [s for s in judgments.sources if Path(s).name == STORE_FILENAME]
     calls = [call for store in stores for call in judge_calls(store)]
-    result = answer_of(judgments, conf=options.conf, calls=calls)
-    others = [kind for kind in REPORTS if kind.name != "answer" and not kind.opt_in]
-    reasons: dict[Any, str | None] = {}
-    for kind in others:
-        if kind.supports not in reasons:
-            reasons[kind.supports] = kind.supports(judgments)
-    available = tuple(kind.name for kind in others if reasons[kind.supports] is None)
-    return Made(replace(result, available=available,
-                        n_unsupported=len(others) - len(available)))
+    return Made(answer_of(judgments, conf=options.conf, calls=calls))
 
 
 def scores(judgments: Judgments, options: opt.ScoresOptions) -> Made:

@@ -10,7 +10,7 @@ do not support is skipped with its reason, and never stops its siblings.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,13 +82,27 @@ class ReportKind:
         return self.stem or self.name
 
 
+def _answer(judgments: Judgments, options: AnswerOptions) -> build.Made:
+    """The answer, with the other reports the data support (their support checks,
+    cheap): it reads :data:`REPORTS`, so it lives beside it."""
+    made = build.answer(judgments, options)
+    others = [kind for kind in REPORTS if kind.name != "answer" and not kind.opt_in]
+    reasons: dict[Any, str | None] = {}
+    for kind in others:
+        if kind.supports not in reasons:
+            reasons[kind.supports] = kind.supports(judgments)
+    available = tuple(kind.name for kind in others if reasons[kind.supports] is None)
+    return build.Made(replace(made.result, available=available,
+                              n_unsupported=len(others) - len(available)), made.caption)
+
+
 _BASIC = frozenset({"text", "json", "html"})
 
 REPORTS: tuple[ReportKind, ...] = (
     ReportKind(
         "answer", "Which system is better, by how much, and can the judges be trusted",
         "the systems ranked, every pair compared, the judges' trust, the cost (the default)",
-        AnswerOptions, build.answer, _BASIC, "answer.json"),
+        AnswerOptions, _answer, _BASIC, "answer.json"),
     ReportKind(
         "scores", "Scores per criterion, judge and arm",
         "mean score per criterion, judge and arm",
@@ -181,6 +195,7 @@ REPORTS: tuple[ReportKind, ...] = (
 """Every report, in the order reports are made and shown."""
 
 KINDS: dict[str, ReportKind] = {kind.name: kind for kind in REPORTS}
+
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "all": tuple(name for name in KINDS if name != "answer"),
