@@ -13,7 +13,7 @@ import pytest
 
 from assay.judge import FatalAPIError, ResponseCache
 from assay.llm import client_problems
-from tests.judge.engine.test_engine_endpoints import TRANSPORTS, ask, client_for
+from tests.llm.test_engine_endpoints import TRANSPORTS, ask, client_for
 
 KEY = "azure-KEY-0123456789abcdef"
 TOKEN = "eyJ0eXAi.entra-TOKEN-0123456789"

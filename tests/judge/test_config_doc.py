@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from assay.judge.config import AssayConfig, _known_keys
 from assay.judge.config_doc import config_reference
 
-DOC = Path(__file__).resolve().parents[3] / "docs" / "config.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "config.md"
 
 
 def test_docs_config_md_is_generated_from_the_models() -> None:
