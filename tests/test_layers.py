@@ -38,9 +38,9 @@ ALLOWED = {
 
 SEAMS: dict[tuple[str, str], str] = {
     ("assay._display", "assay.report.text"): "print(result) of an analysis result: the text "
-    "renderers live in report/ and register themselves when this seam first imports them",
+    "renderers live in report/, named by result type in report/_dispatch.py's table",
     ("assay._display", "assay.report.files"): "result.write_csvs(folder) of an analysis result: "
-    "the writers of other tools' layouts live in report/ and register themselves the same way",
+    "the writers of other tools' layouts live in report/, named the same way",
 }
 """(importing module, imported module) -> why this one import goes against the layers."""
 
