@@ -1,6 +1,7 @@
-"""``assay import qed-config``: a BenchmarkQED AutoE settings YAML (as ``benchmark-qed config
-init autoe_pairwise`` / ``autoe_reference`` lay it out, with its input folder) becomes an assay
-judge config that ``assay judge CONFIG --dry-run`` accepts and plans the same calls for."""
+"""``assay import qed-config``: a BenchmarkQED AutoE settings YAML (each layout of
+``benchmark_qed.autoe.config``, with its input folder) becomes an assay judge config that
+assay's loader reads and ``assay judge CONFIG --dry-run`` plans the same calls for, or is
+refused in one line (exit 2)."""
 
 from __future__ import annotations
 

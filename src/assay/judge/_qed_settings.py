@@ -91,6 +91,8 @@ def llm_section(keys: SettingsKeys, notes: list[str]) -> dict[str, Any]:
         if name == "model":
             continue
         if name == "init_args":
+            if not isinstance(value, dict | None):
+                raise ConfigError(f"{source}: llm_config.init_args: expected a mapping")
             args = dict(value or {})
             base = args.pop("api_base", None)
             if isinstance(base, str) and base:

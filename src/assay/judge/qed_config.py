@@ -222,6 +222,9 @@ def _differential(keys: SettingsKeys, notes: list[str]) -> _Converted:
 def _reference(keys: SettingsKeys, notes: list[str]) -> _Converted:
     reference = conditions(keys, "reference")
     generated = conditions(keys, "generated")
+    if len(reference) != 1 or not generated:
+        raise ConfigError(f"{keys.source}: reference, generated: expected one reference condition "
+                          "and at least one generated")
     everyone = reference + generated
     input_dir = one_folder(everyone, "file", keys.source)
     stems = {PurePosixPath(c["path"]).name for c in everyone}
@@ -251,6 +254,9 @@ def _assertions_file(keys: SettingsKeys) -> str:
 
 def _single_inputs(keys: SettingsKeys) -> dict[str, Any]:
     generated = conditions(keys, "generated")
+    if len(generated) != 1:
+        raise ConfigError(f"{keys.source}: generated: expected the one condition whose answers "
+                          "are scored")
     path = PurePosixPath(generated[0]["path"])
     return {"input_dir": one_folder(generated, "file", keys.source),
             "methods": [generated[0]["name"]], "question_sets": [path.stem],
@@ -296,6 +302,8 @@ def _multi_inputs(keys: SettingsKeys, notes: list[str], default_answers: str,
     if not isinstance(methods, list) or not methods:
         raise ConfigError(f"{keys.source}: rag_methods: expected the RAG methods to score")
     answers = keys.get("answers_path_template", default_answers)
+    if not isinstance(answers, str):
+        raise ConfigError(f"{keys.source}: answers_path_template: expected a path template")
     if "{rag_method}" in answers:
         notes.append("answers_path_template: BenchmarkQED 0.4 fills {generated_rag}, not "
                      "{rag_method} (its own default), so it stops there; assay reads either as "
@@ -318,6 +326,8 @@ def _multi_assertion(keys: SettingsKeys, notes: list[str]) -> _Converted:
         raise ConfigError(f"{keys.source}: question_sets: expected at least one question set")
     inputs["question_sets"] = [str(s) for s in sets]
     assertions = keys.get("assertions_filename_template", "{question_set}_assertions.json")
+    if not isinstance(assertions, str):
+        raise ConfigError(f"{keys.source}: assertions_filename_template: expected a file name template")
     inputs["assertions_path"] = "{input_dir}/" + template(
         assertions, "assertions_filename_template", {"question_set": "question_set"}, keys.source)
     judge: dict[str, Any] = {"kind": "assertion", "trials": keys.get("trials", 4),
@@ -410,10 +420,14 @@ def qed_settings_to_config(settings: Any, *, source: str = "settings", folder: s
     notes: list[str] = []
     llm = llm_section(keys, notes)
     notes.extend(prompt_notes(keys, Path(folder)))
-    if layout == "assertion":
-        inputs, judges, significance = _assertion(keys, notes, Path(folder))
-    else:
-        inputs, judges, significance = _LAYOUTS[layout](keys, notes)
+    try:
+        if layout == "assertion":
+            inputs, judges, significance = _assertion(keys, notes, Path(folder))
+        else:
+            inputs, judges, significance = _LAYOUTS[layout](keys, notes)
+    except (TypeError, AttributeError, KeyError) as exc:  # a value of the wrong shape, not a bug of ours
+        raise ConfigError(f"{source}: a value of the {layout} settings has the wrong type or "
+                          f"lacks a key ({type(exc).__name__}: {exc})") from None
     if significance is None:
         significance = significance_section(keys, notes, multi=False) or None
     for key, why in _NOTED.items():
