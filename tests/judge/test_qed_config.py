@@ -1,6 +1,7 @@
-"""``assay import qed-config``: a BenchmarkQED AutoE settings YAML (as ``benchmark-qed config
-init autoe_pairwise`` / ``autoe_reference`` lay it out, with its input folder) becomes an assay
-judge config that ``assay judge CONFIG --dry-run`` accepts and plans the same calls for."""
+"""``assay import qed-config``: a BenchmarkQED AutoE settings YAML (each layout of
+``benchmark_qed.autoe.config``, with its input folder) becomes an assay judge config that
+assay's loader reads and ``assay judge CONFIG --dry-run`` plans the same calls for, or is
+refused in one line (exit 2)."""
 
 from __future__ import annotations
 
@@ -108,3 +109,198 @@ def test_answers_outside_one_folder_layout_are_refused_by_field(tmp_path, capsys
                       capsys)
     assert code == 2 and "graph_rag" in text and "answer_base_path" in text
     assert "Traceback" not in text and not (tmp_path / "a.yaml").exists()
+
+
+# --- every other layout: benchmark-qed autoe hierarchical-assertion-scores, assertion-scores
+# (multi-RAG), differential-pairwise-scores, chunk-assertion-scores; settings written after
+# benchmark_qed.autoe.config (HierarchicalAssertionConfig, MultiRAGAssertionConfig,
+# MultiRAGHierarchicalAssertionConfig, DifferentialPairwiseConfig) and
+# benchmark_qed.autoe.data_model.chunk_assertion.ChunkAssertionConfig
+
+LLM = 'llm_config: {model: gpt-4.1, api_key: "${QED_KEY}", init_args: {api_base: "http://127.0.0.1:9/v1"}}\n'
+
+
+def _assertions(path: Path, n=3, supporting=True):
+    records = [{"question_id": f"q{i}", "question_text": f"Q{i}?", "assertions": [
+        {"statement": f"Claim {i}.{r}", "rank": r + 1,
+         **({"supporting_assertions": [{"id": f"s{i}{r}{k}", "statement": f"Detail {k}"}
+                                       for k in range(2)]} if supporting else {})}
+        for r in range(2)]} for i in range(n)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(records))
+
+
+def _flat_answers(folder: Path, methods, sets, n=3):
+    for m in methods:
+        for s in sets:
+            path = folder / m / f"{s}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps([{"question_id": f"q{i}", "question_text": f"Q{i}?",
+                                         "answer": f"{m} on {s}: {i}"} for i in range(n)]))
+
+
+def _convert(tmp_path, settings: str, capsys, monkeypatch):
+    """Import the settings, load the config with assay's loader, dry-run it: (config, notes, plan rows)."""
+    from assay.judge.config import load_config
+
+    (tmp_path / "settings.yaml").write_text(settings)
+    out = tmp_path / "assay" / "assay.yaml"
+    code, notes = _run(["import", "qed-config", str(tmp_path / "settings.yaml"), "-o", str(out)],
+                       capsys)
+    assert code in (0, None), notes
+    load_config(out)
+    monkeypatch.setenv("QED_KEY", "not-a-secret")
+    code, text = _run(["judge", str(out), "--dry-run", "--out", str(tmp_path / "run")], capsys)
+    assert code in (0, None), text
+    rows = [line.split() for line in text.splitlines() if line.startswith("gpt-4.1")]
+    # judge, kind, model, calls, pending, stage2<=, ...
+    return yaml.safe_load(out.read_text()), notes, [(r[1], int(r[3]), r[5]) for r in rows]
+
+
+SINGLE = ("generated: {name: vector_rag, answer_base_path: input/vector_rag/data_global.json}\n"
+          "assertions: {assertions_path: input/data_global_assertions.json}\n"
+          "pass_threshold: 0.5\ntrials: 2\n" + LLM)
+
+
+@pytest.mark.parametrize("mode", ["staged", "joint"])
+def test_single_rag_hierarchical_keeps_its_mode(tmp_path, capsys, monkeypatch, mode):
+    _flat_answers(tmp_path / "input", ["vector_rag"], ["data_global"])
+    _assertions(tmp_path / "input" / "data_global_assertions.json")
+    config, notes, plan = _convert(tmp_path, SINGLE + f"mode: {mode}\ndetect_discovery: false\n",
+                                   capsys, monkeypatch)
+    judge = config["judges"][0]
+    assert (judge["kind"], judge["mode"], judge["trials"]) == ("assertion_hierarchical", mode, 2)
+    assert "detect_discovery" in notes
+    # 3 questions x 2 global assertions x 2 trials; STAGED asks the supporting ones of the
+    # passed globals afterwards (at most one call each), JOINT asks all in the one call
+    assert plan == [("assertion_hierarchical", 12, "12" if mode == "staged" else "-")]
+
+
+def test_single_rag_assertion_with_supporting_assertions_says_what_it_made(tmp_path, capsys,
+                                                                          monkeypatch):
+    _flat_answers(tmp_path / "input", ["vector_rag"], ["data_global"])
+    _assertions(tmp_path / "input" / "data_global_assertions.json")
+    config, notes, plan = _convert(tmp_path, SINGLE, capsys, monkeypatch)
+    assert config["judges"][0]["kind"] == "assertion"
+    assert "add mode: staged" in notes  # never silently a plain judge of a hierarchical file
+    assert plan == [("assertion", 12, "-")]
+
+
+def test_multi_rag_assertion_is_one_config_with_every_method(tmp_path, capsys, monkeypatch):
+    _flat_answers(tmp_path / "input", ["vector_rag", "graph_rag"], ["data_local", "data_global"])
+    for s in ("data_local", "data_global"):
+        _assertions(tmp_path / "input" / f"{s}_assertions.json", supporting=False)
+    settings = ("input_dir: input\noutput_dir: output\nrag_methods: [vector_rag, graph_rag]\n"
+                "question_sets: [data_local, data_global]\n"
+                "answers_path_template: '{input_dir}/{generated_rag}/{question_set}.json'\n"
+                "top_k_assertions: 1\ntrials: 2\nsignificance_correction: fdr_bh\n"
+                "significance_alpha: 0.01\n" + LLM)
+    config, notes, plan = _convert(tmp_path, settings, capsys, monkeypatch)
+    assert config["inputs"]["methods"] == ["vector_rag", "graph_rag"]
+    assert config["inputs"]["answers_path"] == "{input_dir}/{method}/{question_set}.json"
+    assert config["judges"][0]["top_k"] == 1
+    # BenchmarkQED's defaults: significance on, no clustered permutation tests
+    assert config["significance"] == {"enabled": True, "alpha": 0.01, "correction": "fdr_bh",
+                                      "permutations": 0}
+    assert "output_dir not carried" in notes
+    assert plan == [("assertion", 2 * 2 * 3 * 1 * 2, "-")]  # methods x sets x questions x top 1 x trials
+
+
+def test_multi_rag_hierarchical_reads_its_one_assertions_file(tmp_path, capsys, monkeypatch):
+    _flat_answers(tmp_path / "input", ["vector_rag", "graph_rag"], ["data_global"])
+    _assertions(tmp_path / "input" / "hierarchical.json")
+    settings = ("input_dir: input\noutput_dir: output\nrag_methods: [vector_rag, graph_rag]\n"
+                "assertions_file: hierarchical.json\n"
+                "answers_path_template: '{input_dir}/{generated_rag}/data_global.json'\n"
+                "mode: joint\ntrials: 2\nrun_clustered_permutation: true\nn_permutations: 500\n"
+                "permutation_seed: 7\n" + LLM)
+    config, _, plan = _convert(tmp_path, settings, capsys, monkeypatch)
+    judge = config["judges"][0]
+    assert (judge["kind"], judge["mode"], judge["supporting_key"]) == (
+        "assertion_hierarchical", "joint", "supporting_assertions")
+    assert config["inputs"]["question_sets"] == ["data_global"]
+    assert config["significance"]["permutations"] == 500 and config["significance"]["seed"] == 7
+    assert plan == [("assertion_hierarchical", 2 * 3 * 2 * 2, "-")]
+
+
+PAIRS = ("others:\n  - {name: a_rag, answer_base_path: input/a_rag}\n"
+         "  - {name: b_rag, answer_base_path: input/b_rag}\n"
+         "  - {name: c_rag, answer_base_path: input/c_rag}\n"
+         "question_sets: [activity]\ntrials: 2\n" + LLM +
+         "prompt_config:\n  extract_user_prompt: {prompt: prompts/pairwise_extract_user_prompt.txt}\n"
+         "  judge_user_prompt: {prompt: prompts/pairwise_unique_judge_user_prompt.txt}\n")
+
+
+def test_differential_with_a_base_is_one_joint_judge(tmp_path, capsys, monkeypatch):
+    _flat_answers(tmp_path / "input", ["base_rag", "a_rag", "b_rag"], ["activity"])
+    settings = "base: {name: base_rag, answer_base_path: input/base_rag}\n" + PAIRS.replace(
+        "  - {name: c_rag, answer_base_path: input/c_rag}\n", "")
+    config, notes, plan = _convert(tmp_path, settings, capsys, monkeypatch)
+    judge = config["judges"][0]
+    assert (judge["kind"], judge["base"], judge["others"], judge["mode"]) == (
+        "differential", "base_rag", ["a_rag", "b_rag"], "joint")
+    assert [c["name"] for c in judge["criteria"]] == [
+        "comprehensiveness", "diversity", "empowerment", "relevance"]  # BenchmarkQED's defaults
+    assert "pairwise_extract_user_prompt.txt" in notes
+    # extractions: 3 questions x 2 pairs x 2 trials; then one joint judging call each
+    assert plan == [("differential", 12, "12")]
+
+
+def test_differential_without_a_base_compares_every_pair(tmp_path, capsys, monkeypatch):
+    _flat_answers(tmp_path / "input", ["a_rag", "b_rag", "c_rag"], ["activity"])
+    config, _, plan = _convert(tmp_path, PAIRS, capsys, monkeypatch)
+    assert [(j["base"], j["others"]) for j in config["judges"]] == [
+        ("a_rag", ["b_rag", "c_rag"]), ("b_rag", ["c_rag"])]  # itertools.combinations order
+    assert plan == [("differential", 12, "12"), ("differential", 6, "6")]
+
+
+def test_chunk_assertion_settings_judge_the_retrieved_chunks(tmp_path, capsys, monkeypatch):
+    _assertions(tmp_path / "input" / "assertions.json", supporting=False)
+    retrieval = [{"question_id": f"q{i}", "text": f"Q{i}?", "context": [
+        {"chunk_id": f"c{i}{k}", "text": f"chunk {k}", "rank": k} for k in range(4)]}
+        for i in range(3)]
+    (tmp_path / "input" / "data_local_retrieval.json").write_text(json.dumps(retrieval))
+    settings = ("generated: {name: my_retriever, retrieval_path: input/data_local_retrieval.json}\n"
+                "assertions: {assertions_path: input/assertions.json}\n"
+                "k_list: [1, 3]\npass_threshold: 0.5\nmax_chunks_per_question: 3\n"
+                "cache_dir: .benchmark_qed_cache/chunk_assertions\n" + LLM)
+    config, notes, plan = _convert(tmp_path, settings, capsys, monkeypatch)
+    judge = config["judges"][0]
+    assert (judge["kind"], judge["k_list"], judge["max_chunks"]) == ("chunk_assertion", [1, 3], 3)
+    assert "cache_dir not carried" in notes
+    assert plan == [("chunk_assertion", 3 * 2 * 3, "-")]  # questions x assertions x 3 chunks
+
+
+def test_every_key_is_carried_or_named(tmp_path, capsys, monkeypatch):
+    _flat_answers(tmp_path / "input", ["vector_rag"], ["data_global"])
+    _assertions(tmp_path / "input" / "data_global_assertions.json")
+    settings = (SINGLE.replace("init_args:", "retry: {max_retries: 3}, llm_provider: "
+                               "azure.openai.chat, init_args:")
+                + "mode: staged\ntrails: 4\noutput_storage: {type: blob}\n")
+    _, notes, _ = _convert(tmp_path, settings, capsys, monkeypatch)
+    for named in ("trails", "output_storage", "retry", "llm_provider", "prompt_config absent"):
+        assert named in notes, named
+
+
+@pytest.mark.parametrize(("settings", "named"), [
+    ("output_dir: out\nrag_methods: [a, b]\nquestion_sets: [q]\n", "assertion-significance"),
+    ("scores_dir: out\nrag_methods: [a, b]\n", "hierarchical-assertion-significance"),
+    ("reference_dir: ref\nclusters_path: c.json\ntext_units_path: t.json\noutput_dir: o\n"
+     "rag_methods: [{name: a, retrieval_results_path: a.json}]\n", "retrieval-scores"),
+    ("questions_path: q.json\ntext_units_path: t.json\noutput_dir: o\n" + LLM,
+     "generate-retrieval-reference"),
+    (SINGLE + "input_storage: {type: blob, container_name: c}\n", "input_storage"),
+    (SINGLE.replace("model: gpt-4.1", "model: gpt-4.1, auth_type: azure_managed_identity"),
+     "auth_type"),
+    ("input_dir: input\nrag_methods: [a]\nquestion_sets: [q]\n"
+     "answers_path_template: '{input_dir}/{rag}/{question_set}.json'\n" + LLM, "{rag}"),
+    ("autoq: {}\n", "not a BenchmarkQED AutoE settings file"),
+])
+def test_what_does_not_convert_is_refused_in_one_line(tmp_path, capsys, settings, named):
+    (tmp_path / "settings.yaml").write_text(settings)
+    out = tmp_path / "a.yaml"
+    code, text = _run(["import", "qed-config", str(tmp_path / "settings.yaml"), "-o", str(out)],
+                      capsys)
+    assert code == 2 and named in text, text
+    assert len(text.strip().splitlines()) == 1 and "Traceback" not in text
+    assert not out.exists()

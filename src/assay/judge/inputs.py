@@ -351,7 +351,7 @@ def load_inputs(config: AssayConfig) -> JudgeInputs:
                 listed = record.get("assertions")
                 new = tuple(listed) if isinstance(listed, list) else (record,)
                 assertions[item] = assertions.get(item, ()) + new
-    if not by_arm:
+    if not by_arm and spec.retrieval_path is None:  # retrieval results alone: chunk-level judges
         raise ConfigError("inputs: no answers to judge (set methods and question_sets, or jsonl)")
     return JudgeInputs(answers=by_arm, references=refs_by_item, assertions=assertions)
 

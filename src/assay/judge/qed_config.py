@@ -1,144 +1,394 @@
 """A BenchmarkQED AutoE settings YAML as an ``assay judge`` config (``assay import qed-config``).
 
-BenchmarkQED writes one settings file per scoring command (``benchmark-qed config init
-autoe_pairwise | autoe_reference | autoe_assertion``); :func:`qed_settings_to_config`
-reads one and gives the equivalent assay config (a dict, validated by
-:func:`assay.judge.config.parse_config` before it is returned):
+BenchmarkQED writes one settings file per scoring command; the file does not say which
+command it is for, so the layout is told from its keys (:func:`qed_layout`).
+:func:`qed_settings_to_config` reads one and gives the assay config that runs the same
+evaluation (a dict, validated by :func:`assay.judge.config.parse_config` before it is
+returned), or refuses it with one line naming the key that cannot be carried and why.
 
-pairwise (``base``, ``others``, ``question_sets``)
+pairwise (``pairwise-scores``: ``base``, ``others``, ``question_sets``)
     ``inputs``: ``methods`` = base and others, ``question_sets``, ``input_dir`` = the folder
     holding every condition's ``answer_base_path`` (``{input_dir}/{name}``), ``answers_path``
-    = ``{input_dir}/{method}/{question_set}.json`` as BenchmarkQED reads it; one ``pairwise``
-    judge with ``base``, ``others``, ``criteria`` and ``trials``.
-reference (``reference``, ``generated``)
-    ``inputs``: ``methods`` = the reference and generated conditions, each answer file
-    ``{input_dir}/{name}/{file name}`` with one question set (the file's stem); one
-    ``reference`` judge with the reference method, ``score_min``, ``score_max``,
-    ``criteria``, ``trials``.
-assertion (``generated``, ``assertions``)
-    ``inputs``: the generated condition's answers and ``assertions_path``; one ``assertion``
-    judge with ``pass_threshold`` and ``trials``.
+    = ``{input_dir}/{method}/{question_set}.json``; one ``pairwise`` judge with ``base``,
+    ``others``, ``criteria``, ``trials`` (no base: every pair of ``others``).
+differential (``differential-pairwise-scores``: the pairwise keys, and ``prompt_config``
+with ``extract_*`` / ``judge_*`` prompts)
+    the pairwise ``inputs``; a ``differential`` judge (``mode: joint``: BenchmarkQED judges
+    every criterion of the unique content in one call) per base; with no base, one per
+    ``others[i]`` against every later one, as BenchmarkQED pairs them. No ``criteria``:
+    BenchmarkQED's four pairwise criteria, with assay's definitions of them.
+reference (``reference-scores``: ``reference``, ``generated``)
+    each answer file ``{input_dir}/{name}/{file}``, one question set (the file's stem); one
+    ``reference`` judge with ``score_min``, ``score_max``, ``criteria``, ``trials``.
+assertion (``assertion-scores``: ``generated``, ``assertions``)
+    the generated condition's answers and ``assertions_path``; one ``assertion`` judge with
+    ``pass_threshold`` and ``trials``.
+hierarchical (``hierarchical-assertion-scores``: the assertion keys and ``mode`` or
+``detect_discovery``)
+    one ``assertion_hierarchical`` judge with ``mode`` (staged, joint), ``pass_threshold``,
+    ``trials``. A file with neither key is an assertion file to BenchmarkQED too; when its
+    assertions have supporting assertions a note says how to make it hierarchical.
+multi-RAG assertion (``assertion-scores``: ``rag_methods``, ``input_dir``, ``question_sets``)
+    one config with every RAG method's answers (``answers_path_template``, its
+    ``{generated_rag}`` or ``{rag_method}`` read as ``{method}``), ``assertions_path`` =
+    ``{input_dir}/`` + ``assertions_filename_template``, the key names; one ``assertion``
+    judge (``top_k_assertions`` -> ``top_k``) and the ``significance`` section.
+multi-RAG hierarchical (``hierarchical-assertion-scores``: ``rag_methods`` and
+``assertions_file``)
+    as multi-RAG assertion, with ``assertions_file`` (in ``input_dir`` unless absolute), one
+    question set named after the answer file (the template has no ``{question_set}``) and an
+    ``assertion_hierarchical`` judge with ``mode`` and ``supporting_key``.
+coverage (``chunk-assertion-scores``: ``generated.retrieval_path``, ``assertions``)
+    ``inputs.retrieval_path`` (no answers: the chunks are judged), one question set (the
+    file's stem); one ``chunk_assertion`` judge with ``k_list``, ``pass_threshold`` and
+    ``max_chunks_per_question`` -> ``max_chunks``.
 
-Significance settings (assertion scoring): ``run_significance_test`` -> ``significance.enabled``,
-``significance_alpha`` -> ``significance.alpha``, ``significance_correction`` (holm, bonferroni,
-fdr_bh) -> ``significance.correction``, ``n_permutations`` -> ``significance.permutations``
-(0 when ``run_clustered_permutation`` is false), ``permutation_seed`` -> ``significance.seed``.
-``detect_discovery``: BenchmarkQED 0.4 declares it but its scoring never reads it (discovery
-is always asked for); assay asks for it too, and a note says so when it is false.
+Refused, one line each: the significance-only layouts (``assertion-significance``,
+``hierarchical-assertion-significance``: they read a scored folder, which ``assay import qed``
+then ``assay report`` do) and the retrieval-metrics layouts (``generate-retrieval-reference``,
+``retrieval-scores``: cluster relevance, which assay has no judge for); ``input_storage``
+(blob storage); ``llm_config`` keys assay cannot authenticate or call with.
 
-``llm_config``: ``model``; ``init_args.api_base`` -> ``base_url``; ``api_key:
-${VAR}`` -> ``api_key_env: VAR`` (a literal key is never copied); ``call_args`` ->
-``params``; ``concurrent_requests`` -> ``max_concurrency`` (BenchmarkQED's is a
-requests-per-second limit, assay's a bound on requests in flight). Anything that cannot be
-expressed (answer paths that do not follow one folder layout, an unknown settings kind) is a
-ConfigError naming the field; BenchmarkQED prompt files (``prompt_config``) are not
-converted (their ``$``-placeholders are not assay's templates): the config uses assay's
-packaged prompts, and the notes say which files were left out.
+Significance (multi-RAG): ``run_significance_test`` -> ``significance.enabled``,
+``significance_alpha`` -> ``alpha``, ``significance_correction`` -> ``correction``,
+``n_permutations`` -> ``permutations`` (0 unless ``run_clustered_permutation``, whose
+default is false), ``permutation_seed`` -> ``seed``. ``detect_discovery``: BenchmarkQED 0.4
+declares it but never reads it (discovery is always asked for); a note says so when false.
+
+``llm_config``: ``model``; ``init_args.api_base`` -> ``base_url``, ``init_args.api_version``
+-> ``api_version``; ``api_key: ${VAR}`` -> ``api_key_env: VAR`` (a literal key is never
+copied); ``call_args`` -> ``params``; ``concurrent_requests`` -> ``max_concurrency``
+(BenchmarkQED's is a requests-per-second limit, assay's a bound on requests in flight).
+
+Nothing is dropped silently: every key is carried or named in a note (``output_dir``,
+``output_storage``, ``cache_dir``, the prompt files, and any key the layout does not have,
+which BenchmarkQED ignores too). Relative paths are read from the settings file's folder.
 """
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Mapping
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from assay.errors import ConfigError
+from assay.judge._qed_settings import (
+    SettingsKeys,
+    conditions,
+    criteria_section,
+    llm_section,
+    one_folder,
+    prompt_notes,
+    rebase,
+    significance_section,
+    template,
+)
 
-_ENV = re.compile(r"^\$\{(\w+)\}$")
+__all__ = ["QedLayout", "qed_layout", "qed_settings_to_config"]
 
+QedLayout = Literal["pairwise", "differential", "reference", "assertion", "hierarchical",
+                    "multi_assertion", "multi_hierarchical", "coverage"]
+"""The settings layouts that convert."""
 
-def _conditions(settings: Mapping[str, Any], key: str, source: str) -> list[dict[str, str]]:
-    value = settings.get(key)
-    items = value if isinstance(value, list) else [value] if value is not None else []
-    out = []
-    for n, item in enumerate(items):
-        where = f"{source}: {key}" + (f"[{n}]" if isinstance(value, list) else "")
-        if not (isinstance(item, dict) and isinstance(item.get("name"), str)
-                and isinstance(item.get("answer_base_path"), str)):
-            raise ConfigError(f"{where}: expected a condition with name and answer_base_path")
-        out.append({"name": item["name"], "path": item["answer_base_path"]})
-    return out
+_Converted = tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]
+"""A layout's ``inputs``, ``judges`` and ``significance`` (None: none)."""
 
-
-def _one_folder(conditions: list[dict[str, str]], layout: str, source: str) -> str:
-    """The folder D such that every condition's path is D/name (pairwise) or D/name/FILE."""
-    parents = set()
-    for c in conditions:
-        path = PurePosixPath(c["path"].replace("\\", "/").rstrip("/"))
-        folder = path if layout == "folder" else path.parent
-        if folder.name != c["name"]:
-            raise ConfigError(
-                f"{source}: condition {c['name']!r}: answer_base_path {c['path']!r} is not "
-                f"<folder>/{c['name']}{'' if layout == 'folder' else '/<file>'}; assay reads "
-                "every method's answers from one folder layout: move or link the answers "
-                "so that each condition's folder is named after it")
-        parents.add(str(folder.parent))
-    if len(parents) != 1:
-        raise ConfigError(f"{source}: the conditions' answers are in different folders "
-                          f"({', '.join(sorted(parents))}); assay reads them from one folder")
-    return parents.pop()
+_REFUSED = {
+    "scores_dir": "a hierarchical-assertion-significance settings file: it tests a scored "
+                  "folder and runs no judge; use 'assay import qed' on the scores, then "
+                  "'assay report --kind assertions'",
+    "reference_dir": "a retrieval-scores settings file: precision, recall and fidelity "
+                     "against cluster references have no assay judge (chunk-level coverage "
+                     "against assertions is chunk-assertion-scores)",
+    "text_units_path": "a generate-retrieval-reference settings file: cluster relevance "
+                       "references have no assay judge",
+}
 
 
-def _llm(settings: Mapping[str, Any], source: str) -> dict[str, Any]:
-    config = settings.get("llm_config") or {}
-    if not isinstance(config, dict) or not isinstance(config.get("model"), str):
-        raise ConfigError(f"{source}: llm_config.model: expected the judge model's name")
-    llm: dict[str, Any] = {"model": config["model"]}
-    base = (config.get("init_args") or {}).get("api_base")
-    if isinstance(base, str) and base:
-        llm["base_url"] = base
-    key = config.get("api_key")
-    match = _ENV.match(key) if isinstance(key, str) else None
-    llm["api_key_env"] = match.group(1) if match else "OPENAI_API_KEY"
-    if isinstance(config.get("concurrent_requests"), int):
-        llm["max_concurrency"] = config["concurrent_requests"]
-    if isinstance(config.get("call_args"), dict) and config["call_args"]:
-        llm["params"] = dict(config["call_args"])
-    return llm
+def qed_layout(settings: dict[str, Any], source: str = "settings") -> QedLayout:
+    """Which BenchmarkQED command a settings document is for, told from its keys.
 
+    Raises
+    ------
+    ConfigError
+        A layout that does not convert, or no AutoE layout: one line naming why.
 
-def _criteria(settings: Mapping[str, Any]) -> dict[str, Any]:
-    criteria = settings.get("criteria")
-    if not criteria:
-        return {}
-    return {"criteria": [{"name": c["name"], "description": c.get("description", "")}
-                         if isinstance(c, dict) else c for c in criteria]}
-
-
-def _prompt_notes(settings: Mapping[str, Any], folder: Path) -> list[str]:
+    Examples
+    --------
+    >>> qed_layout({"generated": {"name": "r", "answer_base_path": "in/r/q.json"},
+    ...             "assertions": {"assertions_path": "in/a.json"}, "mode": "joint"})
+    'hierarchical'
+    >>> qed_layout({"rag_methods": ["a"], "output_dir": "out"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    assay.errors.ConfigError: settings: rag_methods without input_dir: an assertion-significance ...
+    """
+    for key, why in _REFUSED.items():
+        if key in settings:
+            raise ConfigError(f"{source}: {key}: {why}")
     prompts = settings.get("prompt_config")
-    if not isinstance(prompts, dict):
-        return []
-    files = [str(part.get("prompt")) for part in prompts.values()
-             if isinstance(part, dict) and part.get("prompt")]
-    texts = [name for name, part in prompts.items()
-             if isinstance(part, dict) and part.get("prompt_text")]
-    left = [str(folder / f) for f in files] + [f"prompt_config.{t}.prompt_text" for t in texts]
-    return [f"BenchmarkQED prompts not converted (assay's packaged prompts are used): "
-            f"{', '.join(left)}"] if left else []
+    prompt_keys = set(prompts) if isinstance(prompts, dict) else set()
+    if "rag_methods" in settings:
+        if "input_dir" not in settings:
+            raise ConfigError(f"{source}: rag_methods without input_dir: an assertion-significance "
+                              "settings file: it tests a scored folder and runs no judge; use "
+                              "'assay import qed' on the scores, then 'assay report --kind assertions'")
+        hierarchical = {"assertions_file", "supporting_assertions_key", "mode"} & set(settings)
+        return "multi_hierarchical" if hierarchical else "multi_assertion"
+    if "base" in settings or "others" in settings:
+        if any(k.startswith(("extract_", "judge_")) for k in prompt_keys):
+            return "differential"
+        return "pairwise"
+    if "reference" in settings:
+        return "reference"
+    if "generated" in settings and "assertions" in settings:
+        generated = settings["generated"]
+        if (isinstance(generated, dict) and "retrieval_path" in generated) or \
+                {"k_list", "max_chunks_per_question"} & set(settings):
+            return "coverage"
+        if {"mode", "detect_discovery"} & set(settings):
+            return "hierarchical"
+        return "assertion"
+    raise ConfigError(f"{source}: not a BenchmarkQED AutoE settings file: expected base/others "
+                      "(pairwise, differential), reference/generated (reference), "
+                      "generated/assertions (assertion, hierarchical, chunk assertion) or "
+                      "rag_methods/input_dir (multi-RAG assertion, hierarchical)")
 
 
-def _significance(settings: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
-    """The ``significance`` section of BenchmarkQED's significance settings (module doc)."""
-    out: dict[str, Any] = {}
-    if "run_significance_test" in settings:
-        out["enabled"] = bool(settings["run_significance_test"])
-    if "significance_alpha" in settings:
-        out["alpha"] = settings["significance_alpha"]
-    if "significance_correction" in settings:
-        out["correction"] = settings["significance_correction"]
-    if "n_permutations" in settings:
-        out["permutations"] = settings["n_permutations"]
-    if settings.get("run_clustered_permutation") is False:
-        out["permutations"] = 0
-    if settings.get("permutation_seed") is not None:
-        out["seed"] = settings["permutation_seed"]
-    if settings.get("detect_discovery") is False:
+def _mode(keys: SettingsKeys) -> str:
+    mode = keys.get("mode", "staged")
+    if mode not in ("staged", "joint"):
+        raise ConfigError(f"{keys.source}: mode: expected staged or joint, got {mode!r}")
+    return str(mode)
+
+
+def _discovery(keys: SettingsKeys, notes: list[str]) -> None:
+    if keys.get("detect_discovery", True) is False:
         notes.append("detect_discovery: false is declared by BenchmarkQED 0.4 but never read by "
                      "its scoring (discovery is always asked for); assay asks for it too")
-    return out
+
+
+def _pairwise_inputs(keys: SettingsKeys) -> tuple[dict[str, Any], list[dict[str, str]],
+                                                  list[dict[str, str]]]:
+    base = conditions(keys, "base")
+    others = conditions(keys, "others")
+    if not others:
+        raise ConfigError(f"{keys.source}: others: expected at least one condition to compare")
+    sets = keys.get("question_sets", [])
+    if not sets:
+        raise ConfigError(f"{keys.source}: question_sets: expected at least one question set")
+    inputs = {"input_dir": one_folder(base + others, "folder", keys.source),
+              "methods": [c["name"] for c in base + others], "question_sets": list(sets),
+              "answers_path": "{input_dir}/{method}/{question_set}.json",
+              "question_text_key": "question_text"}
+    return inputs, base, others
+
+
+def _pairwise(keys: SettingsKeys, notes: list[str]) -> _Converted:
+    inputs, base, others = _pairwise_inputs(keys)
+    judge: dict[str, Any] = {"kind": "pairwise", "trials": keys.get("trials", 4),
+                             "others": [c["name"] for c in others], **criteria_section(keys)}
+    if base:
+        judge["base"] = base[0]["name"]
+    else:
+        judge["pairs"] = "all"
+    if keys.get("prompt_config") is None:
+        notes.append("base/others converted as pairwise-scores; a differential-pairwise-scores "
+                     "file names its extract_ and judge_ prompts under prompt_config")
+    return inputs, [judge], None
+
+
+def _differential(keys: SettingsKeys, notes: list[str]) -> _Converted:
+    from assay.judge.judges.pairwise import DEFAULT_CRITERIA
+
+    inputs, base, others = _pairwise_inputs(keys)
+    criteria = criteria_section(keys)
+    if not criteria:
+        criteria = {"criteria": [{"name": n, "description": d} for n, d in DEFAULT_CRITERIA.items()]}
+        notes.append("criteria absent: BenchmarkQED judges the unique content on its four pairwise "
+                     "criteria; the config names them with assay's definitions")
+    names = [c["name"] for c in others]
+    pairs = [(base[0]["name"], names)] if base else \
+        [(names[i], names[i + 1:]) for i in range(len(names) - 1)]
+    if not pairs:
+        raise ConfigError(f"{keys.source}: others: without a base, differential scoring compares "
+                          "every pair of others: expected at least two")
+    judges = [{"kind": "differential", "base": b, "others": o, "mode": "joint",
+               "trials": keys.get("trials", 4), **criteria,
+               **({} if base else {"label": f"differential-{b}"})} for b, o in pairs]
+    return inputs, judges, None
+
+
+def _reference(keys: SettingsKeys, notes: list[str]) -> _Converted:
+    reference = conditions(keys, "reference")
+    generated = conditions(keys, "generated")
+    if len(reference) != 1 or not generated:
+        raise ConfigError(f"{keys.source}: reference, generated: expected one reference condition "
+                          "and at least one generated")
+    everyone = reference + generated
+    input_dir = one_folder(everyone, "file", keys.source)
+    stems = {PurePosixPath(c["path"]).name for c in everyone}
+    if len(stems) != 1:
+        raise ConfigError(f"{keys.source}: the answer files have different names "
+                          f"({', '.join(sorted(stems))}); assay reads one question set "
+                          "file name per method")
+    name = PurePosixPath(stems.pop())
+    inputs = {"input_dir": input_dir, "methods": [c["name"] for c in everyone],
+              "question_sets": [name.stem],
+              "answers_path": "{input_dir}/{method}/{question_set}" + name.suffix,
+              "question_text_key": "question_text"}
+    judge = {"kind": "reference", "reference": reference[0]["name"],
+             "generated": [c["name"] for c in generated], "trials": keys.get("trials", 4),
+             "score_min": keys.get("score_min", 1), "score_max": keys.get("score_max", 10),
+             **criteria_section(keys)}
+    return inputs, [judge], None
+
+
+def _assertions_file(keys: SettingsKeys) -> str:
+    assertions = keys.get("assertions", {})
+    path = assertions.get("assertions_path") if isinstance(assertions, dict) else None
+    if not isinstance(path, str):
+        raise ConfigError(f"{keys.source}: assertions.assertions_path: expected a file")
+    return path
+
+
+def _single_inputs(keys: SettingsKeys) -> dict[str, Any]:
+    generated = conditions(keys, "generated")
+    if len(generated) != 1:
+        raise ConfigError(f"{keys.source}: generated: expected the one condition whose answers "
+                          "are scored")
+    path = PurePosixPath(generated[0]["path"])
+    return {"input_dir": one_folder(generated, "file", keys.source),
+            "methods": [generated[0]["name"]], "question_sets": [path.stem],
+            "answers_path": "{input_dir}/{method}/{question_set}" + path.suffix,
+            "assertions_path": _assertions_file(keys), "question_text_key": "question_text"}
+
+
+def _has_supporting(path: Path) -> bool:
+    import json
+
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    listed = [a for r in records if isinstance(r, dict) for a in (r.get("assertions") or [r])
+              if isinstance(a, dict)] if isinstance(records, list) else []
+    return any(a.get("supporting_assertions") for a in listed)
+
+
+def _assertion(keys: SettingsKeys, notes: list[str], folder: Path) -> _Converted:
+    inputs = _single_inputs(keys)
+    if _has_supporting(folder / inputs["assertions_path"]):
+        notes.append("the assertions have supporting assertions but the settings have no mode: "
+                     "converted as assertion-scores (globals only), as BenchmarkQED's "
+                     "assertion-scores reads it; add mode: staged (or joint) for "
+                     "hierarchical-assertion-scores")
+    judge = {"kind": "assertion", "trials": keys.get("trials", 4),
+             "pass_threshold": keys.get("pass_threshold", 0.5)}
+    return inputs, [judge], None
+
+
+def _hierarchical(keys: SettingsKeys, notes: list[str]) -> _Converted:
+    inputs = _single_inputs(keys)
+    _discovery(keys, notes)
+    judge = {"kind": "assertion_hierarchical", "mode": _mode(keys), "trials": keys.get("trials", 4),
+             "pass_threshold": keys.get("pass_threshold", 0.5)}
+    return inputs, [judge], None
+
+
+def _multi_inputs(keys: SettingsKeys, notes: list[str], default_answers: str,
+                  placeholders: dict[str, str]) -> dict[str, Any]:
+    methods = keys.get("rag_methods", [])
+    if not isinstance(methods, list) or not methods:
+        raise ConfigError(f"{keys.source}: rag_methods: expected the RAG methods to score")
+    answers = keys.get("answers_path_template", default_answers)
+    if not isinstance(answers, str):
+        raise ConfigError(f"{keys.source}: answers_path_template: expected a path template")
+    if "{rag_method}" in answers:
+        notes.append("answers_path_template: BenchmarkQED 0.4 fills {generated_rag}, not "
+                     "{rag_method} (its own default), so it stops there; assay reads either as "
+                     "the method")
+    inputs: dict[str, Any] = {
+        "input_dir": str(keys.get("input_dir")), "methods": [str(m) for m in methods],
+        "answers_path": template(answers, "answers_path_template", placeholders, keys.source)}
+    for key in ("question_id_key", "question_text_key", "answer_text_key"):
+        inputs[key] = keys.get(key, {"question_id_key": "question_id",
+                                     "question_text_key": "question_text"}.get(key, "answer"))
+    return inputs
+
+
+def _multi_assertion(keys: SettingsKeys, notes: list[str]) -> _Converted:
+    inputs = _multi_inputs(keys, notes, "{input_dir}/{rag_method}/{question_set}.json",
+                           {"input_dir": "input_dir", "generated_rag": "method",
+                            "rag_method": "method", "question_set": "question_set"})
+    sets = keys.get("question_sets", [])
+    if not sets:
+        raise ConfigError(f"{keys.source}: question_sets: expected at least one question set")
+    inputs["question_sets"] = [str(s) for s in sets]
+    assertions = keys.get("assertions_filename_template", "{question_set}_assertions.json")
+    if not isinstance(assertions, str):
+        raise ConfigError(f"{keys.source}: assertions_filename_template: expected a file name template")
+    inputs["assertions_path"] = "{input_dir}/" + template(
+        assertions, "assertions_filename_template", {"question_set": "question_set"}, keys.source)
+    judge: dict[str, Any] = {"kind": "assertion", "trials": keys.get("trials", 4),
+                             "pass_threshold": keys.get("pass_threshold", 0.5)}
+    if keys.get("top_k_assertions") is not None:
+        judge["top_k"] = keys.get("top_k_assertions")
+    return inputs, [judge], significance_section(keys, notes, multi=True)
+
+
+def _multi_hierarchical(keys: SettingsKeys, notes: list[str]) -> _Converted:
+    inputs = _multi_inputs(keys, notes, "{input_dir}/{rag_method}/data_global.json",
+                           {"input_dir": "input_dir", "generated_rag": "method",
+                            "rag_method": "method"})
+    stem = PurePosixPath(inputs["answers_path"]).stem
+    inputs["question_sets"] = [stem if "{" not in stem else "all"]
+    assertions = keys.get("assertions_file")
+    if not isinstance(assertions, str):
+        raise ConfigError(f"{keys.source}: assertions_file: expected the hierarchical assertions file")
+    inputs["assertions_path"] = assertions if PurePosixPath(assertions).is_absolute() else \
+        "{input_dir}/" + assertions.replace("{", "{{").replace("}", "}}")
+    _discovery(keys, notes)
+    judge = {"kind": "assertion_hierarchical", "mode": _mode(keys), "trials": keys.get("trials", 4),
+             "pass_threshold": keys.get("pass_threshold", 0.5),
+             "supporting_key": keys.get("supporting_assertions_key", "supporting_assertions")}
+    return inputs, [judge], significance_section(keys, notes, multi=True)
+
+
+def _coverage(keys: SettingsKeys, notes: list[str]) -> _Converted:
+    generated = keys.get("generated", {})
+    if not (isinstance(generated, dict) and isinstance(generated.get("name"), str)
+            and isinstance(generated.get("retrieval_path"), str)):
+        raise ConfigError(f"{keys.source}: generated: expected name and retrieval_path (the "
+                          "retrieval results whose chunks are judged)")
+    extra = sorted(set(generated) - {"name", "retrieval_path"})
+    if extra:
+        raise ConfigError(f"{keys.source}: generated.{extra[0]}: not a key of chunk-assertion "
+                          "settings (name, retrieval_path)")
+    path = generated["retrieval_path"]
+    inputs = {"retrieval_path": path.replace("{", "{{").replace("}", "}}"),
+              "retrieval_methods": [generated["name"]],
+              "question_sets": [PurePosixPath(path).stem],
+              "assertions_path": _assertions_file(keys).replace("{", "{{").replace("}", "}}")}
+    judge: dict[str, Any] = {"kind": "chunk_assertion", "arms": [generated["name"]],
+                             "k_list": keys.get("k_list", [5, 10, 20, 50]),
+                             "pass_threshold": keys.get("pass_threshold", 0.5)}
+    if keys.get("max_chunks_per_question") is not None:
+        judge["max_chunks"] = keys.get("max_chunks_per_question")
+    return inputs, [judge], None
+
+
+_LAYOUTS: dict[str, Callable[..., _Converted]] = {
+    "pairwise": _pairwise, "differential": _differential, "reference": _reference,
+    "hierarchical": _hierarchical, "multi_assertion": _multi_assertion,
+    "multi_hierarchical": _multi_hierarchical, "coverage": _coverage,
+}
+
+_NOTED = {
+    "output_dir": "assay writes the run to 'assay judge CONFIG --out FOLDER'",
+    "output_storage": "assay writes the run to a local folder ('assay judge --out')",
+    "cache_dir": "assay caches the replies in the run folder (the config's cache:)",
+}
 
 
 def qed_settings_to_config(settings: Any, *, source: str = "settings", folder: str | Path = ".",
@@ -162,79 +412,39 @@ def qed_settings_to_config(settings: Any, *, source: str = "settings", folder: s
     """
     if not isinstance(settings, dict):
         raise ConfigError(f"{source}: expected a BenchmarkQED settings mapping")
-    llm = _llm(settings, source)
-    trials = settings.get("trials", 4)
-    notes = _prompt_notes(settings, Path(folder))
-    if "base" in settings or "others" in settings:
-        base = _conditions(settings, "base", source)
-        others = _conditions(settings, "others", source)
-        if not others:
-            raise ConfigError(f"{source}: others: expected at least one condition to compare")
-        input_dir = _one_folder(base + others, "folder", source)
-        sets = settings.get("question_sets") or []
-        if not sets:
-            raise ConfigError(f"{source}: question_sets: expected at least one question set")
-        inputs = {"input_dir": input_dir, "methods": [c["name"] for c in base + others],
-                  "question_sets": list(sets),
-                  "answers_path": "{input_dir}/{method}/{question_set}.json",
-                  "question_text_key": "question_text"}
-        judge: dict[str, Any] = {"kind": "pairwise", "trials": trials,
-                                 "others": [c["name"] for c in others], **_criteria(settings)}
-        if base:
-            judge["base"] = base[0]["name"]
+    layout = qed_layout(settings, source)
+    keys = SettingsKeys(settings, source)
+    if keys.get("input_storage") is not None:
+        raise ConfigError(f"{source}: input_storage is not supported: assay reads the answers "
+                          "from local files; download them and point the paths at them")
+    notes: list[str] = []
+    llm = llm_section(keys, notes)
+    notes.extend(prompt_notes(keys, Path(folder)))
+    try:
+        if layout == "assertion":
+            inputs, judges, significance = _assertion(keys, notes, Path(folder))
         else:
-            judge["pairs"] = "all"
-    elif "reference" in settings:
-        reference = _conditions(settings, "reference", source)
-        generated = _conditions(settings, "generated", source)
-        everyone = reference + generated
-        input_dir = _one_folder(everyone, "file", source)
-        stems = {PurePosixPath(c["path"]).name for c in everyone}
-        if len(stems) != 1:
-            raise ConfigError(f"{source}: the answer files have different names "
-                              f"({', '.join(sorted(stems))}); assay reads one question set "
-                              "file name per method")
-        stem = stems.pop()
-        name = PurePosixPath(stem)
-        inputs = {"input_dir": input_dir, "methods": [c["name"] for c in everyone],
-                  "question_sets": [name.stem],
-                  "answers_path": "{input_dir}/{method}/{question_set}" + name.suffix,
-                  "question_text_key": "question_text"}
-        judge = {"kind": "reference", "reference": reference[0]["name"],
-                 "generated": [c["name"] for c in generated], "trials": trials,
-                 "score_min": settings.get("score_min", 1),
-                 "score_max": settings.get("score_max", 10), **_criteria(settings)}
-    elif "generated" in settings and "assertions" in settings:
-        generated = _conditions(settings, "generated", source)
-        path = PurePosixPath(generated[0]["path"])
-        input_dir = _one_folder(generated, "file", source)
-        assertions = (settings.get("assertions") or {}).get("assertions_path")
-        if not isinstance(assertions, str):
-            raise ConfigError(f"{source}: assertions.assertions_path: expected a file")
-        inputs = {"input_dir": input_dir, "methods": [generated[0]["name"]],
-                  "question_sets": [path.stem],
-                  "answers_path": "{input_dir}/{method}/{question_set}" + path.suffix,
-                  "assertions_path": assertions, "question_text_key": "question_text"}
-        judge = {"kind": "assertion", "trials": trials,
-                 "pass_threshold": settings.get("pass_threshold", 0.5)}
-    else:
-        raise ConfigError(f"{source}: not a BenchmarkQED AutoE settings file: expected "
-                          "base/others (pairwise), reference/generated (reference) or "
-                          "generated/assertions (assertion)")
-    if isinstance(llm.get("max_concurrency"), int):
-        notes.append(f"llm_config.concurrent_requests {llm['max_concurrency']} is "
-                     "BenchmarkQED's requests per second; assay's max_concurrency bounds "
-                     "the requests in flight")
-    out_folder = Path(folder) if out_folder is None else Path(out_folder)
-    for key in ("input_dir", "assertions_path"):
-        if key in inputs and not PurePosixPath(inputs[key]).is_absolute():
-            moved = os.path.relpath(Path(folder) / inputs[key], out_folder)
-            inputs[key] = Path(moved).as_posix()
-    config = {"version": 1, "llm": llm, "inputs": inputs, "judges": [judge]}
-    significance = _significance(settings, notes)
-    if significance:
+            inputs, judges, significance = _LAYOUTS[layout](keys, notes)
+    except (TypeError, AttributeError, KeyError) as exc:  # a value of the wrong shape, not a bug of ours
+        raise ConfigError(f"{source}: a value of the {layout} settings has the wrong type or "
+                          f"lacks a key ({type(exc).__name__}: {exc})") from None
+    if significance is None:
+        significance = significance_section(keys, notes, multi=False) or None
+    for key, why in _NOTED.items():
+        if keys.get(key) is not None:
+            notes.append(f"{key} not carried: {why}")
+    left = keys.left_over()
+    if left:
+        notes.append(f"{', '.join(left)}: not keys of BenchmarkQED's {layout} settings; "
+                     "ignored, as BenchmarkQED ignores them")
+    base, out = Path(folder), Path(folder) if out_folder is None else Path(out_folder)
+    for key in ("input_dir", "assertions_path", "retrieval_path", "answers_path"):
+        if key in inputs:
+            inputs[key] = rebase(inputs[key], base, out)
+    config: dict[str, Any] = {"version": 1, "llm": llm, "inputs": inputs, "judges": judges}
+    if significance is not None:
         config["significance"] = significance
     from assay.judge.config import parse_config
 
-    parse_config(config, base_dir=out_folder, source=source)  # as assay judge will read it
+    parse_config(config, base_dir=out, source=source)  # as assay judge will read it
     return config, notes
