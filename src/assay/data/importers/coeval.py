@@ -23,7 +23,9 @@ datapoint id, ``arm`` = the student (from the response), ``judge`` = ``judge_mod
 Medium,High`` for an LLM judge's levels, whose normalised values are CoEval's 0 / 0.5 / 1;
 ``range:0,1`` for a metric judge's float strings), ``task``, ``teacher``, ``attributes`` =
 ``sampled_target_attributes``, ``reference_score`` = ``benchmark_native_score``,
-``evaluated_at``; ``outcome`` a digest of the response.
+``evaluated_at``; ``question`` = the datapoint's ``prompt`` (surface bias reads it from a
+saved table), ``reference`` = its ``reference_response``; ``outcome`` a digest of the
+response.
 
 Validity follows CoEval's loader: an evaluation whose response is not in phase 4 is
 ``MISSING_RESPONSE``; whose datapoint is not in phase 3, ``MISSING_DATAPOINT``; that lacks
@@ -111,6 +113,11 @@ def _validity(ev: Mapping[str, Any], responses: Mapping[str, Any], datapoints: M
     return None
 
 
+def _text(value: object) -> str | None:
+    """A text field of a record; None when absent, empty or not text."""
+    return value if isinstance(value, str) and value else None
+
+
 def import_coeval(sources: Sequence[str | Path], *,
                   scales: Mapping[str, Scale] | None = None,
                   duplicates: str = "keep") -> Judgments:
@@ -158,6 +165,8 @@ def import_coeval(sources: Sequence[str | Path], *,
                                if isinstance(attributes, dict) else None),
                 "reference_score": datapoint.get("benchmark_native_score"),
                 "evaluated_at": ev.get("evaluated_at") or None,
+                "question": _text(datapoint.get("prompt")),
+                "reference": _text(datapoint.get("reference_response")),
                 "outcome": (hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
                             if isinstance(text, str) else None)})
             numbers.append(number)
