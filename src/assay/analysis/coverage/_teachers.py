@@ -135,27 +135,6 @@ class TeacherReport(Rendered):
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
 
-def coeval_benchmark_teachers(sources: Collection[str]) -> set[str]:
-    """CoEval's ingest convention: a benchmark is a model of the run's ``config.yaml`` with
-    ``interface: benchmark``, whose name is the ``teacher_model_id`` of its datapoints."""
-    import yaml
-
-    out: set[str] = set()
-    for source in sources:
-        config = Path(source) / "config.yaml"
-        if not (Path(source) / "phase3_datapoints").is_dir() or not config.is_file():
-            continue
-        try:
-            data = yaml.safe_load(config.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
-            continue  # the run's config is CoEval's to validate; the note names no teacher
-        models = data.get("models") if isinstance(data, dict) else None
-        for m in models if isinstance(models, list) else []:
-            if isinstance(m, dict) and m.get("interface") == "benchmark" and m.get("name"):
-                out.add(str(m["name"]))
-    return out
-
-
 def teacher_report(model: Model, *, conf: float = 0.95,
                    benchmark_teachers: Collection[str] = (),
                    attribute_space: AttributeSpace | Mapping[str, Any] | str | Path | None = None
@@ -169,7 +148,8 @@ def teacher_report(model: Model, *, conf: float = 0.95,
     conf : float, default 0.95
         Level of the item-quality intervals.
     benchmark_teachers : collection of str
-        Teachers that are benchmark sources (dataset loaders), not models.
+        Teachers that are benchmark sources (dataset loaders), not models, besides those the
+        table lists (``Judgments.benchmark_teachers``: a CoEval import's ingested benchmarks).
     attribute_space : AttributeSpace, mapping, path or None
         As in :func:`assay.analysis.coverage.coverage_report`.
     """
@@ -183,10 +163,11 @@ def teacher_report(model: Model, *, conf: float = 0.95,
                           "teacher report needs to know who wrote each item")
     notes: list[str] = []
     benchmark = {str(t) for t in benchmark_teachers}
-    declared = coeval_benchmark_teachers(table.sources) - benchmark
+    declared = set(table.benchmark_teachers) - benchmark
     if declared:
-        notes.append("Benchmark teachers from the CoEval run's config.yaml (interface: "
-                     f"benchmark): {', '.join(sorted(declared))}.")
+        notes.append("Benchmark teachers as the source declared them (CoEval's ingest: "
+                     "config.yaml interface: benchmark, meta.json ingest_log): "
+                     f"{', '.join(sorted(declared))}.")
         benchmark |= declared
     items = _items(table)
     items["teacher"] = _teacher_names(items["teacher"])
