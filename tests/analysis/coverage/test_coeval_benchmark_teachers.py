@@ -103,3 +103,16 @@ def test_a_run_without_an_ingested_benchmark_lists_none(tmp_path):
     from assay import load
 
     assert load(saved).benchmark_teachers == ()
+
+
+def test_each_teachers_acr_counts_pairs_as_the_coverage_report_does():
+    """The real run's items carry 1-2 of 5 attributes, so coverage counts (attribute, value)
+    pairs; the teacher report printed ACR 0.000 for both teachers (it looked for full
+    combinations). Each teacher's ACR is now the coverage report's own per-teacher figure."""
+    from assay.analysis.coverage import coverage_report
+
+    table = import_coeval([RUN])
+    (row,) = coverage_report(table).rows
+    report = teacher_report(table)
+    assert {r.teacher: r.acr for r in report.teachers} == row.acr_by_teacher
+    assert all(0 < r.acr <= 1 for r in report.teachers)
