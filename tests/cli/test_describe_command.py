@@ -66,3 +66,46 @@ def test_describe_writes_one_html_page_that_opens_offline(tmp_path, capsys, tab)
     assert "<b>bold</b>" in text  # shown as text, not markup
     assert tab.evaluate("document.querySelectorAll('b').length") == 0
     assert out.stat().st_size < 500_000  # no chart, so no plotly.js inlined
+
+
+def test_describe_counts_the_baselines_calls_and_cost(tmp_path, capsys):
+    """A config with ``baselines:`` (G-Eval through the config's llm) makes calls of its own at
+    ``assay run``'s baselines step; describe left them out of the calls and the cost. G-Eval:
+    one logprob call per answer (6) and, where the endpoint returns no logprobs, 20 samples
+    per answer at most (120)."""
+    import yaml
+
+    from assay.judge.baselines import as_baselines_config, describe_baselines
+    from assay.judge.config import load_config
+    from assay.judge.geval import GEvalTarget, geval_prompt
+    from assay.judge.inputs import load_inputs
+    from assay.llm import estimate_tokens
+
+    config = write_config(tmp_path, "http://127.0.0.1:9/v1")
+    assert _describe(config) == 0
+    plain = capsys.readouterr().out
+    assert "Total: 12 calls" in plain
+    data = yaml.safe_load(config.read_text())
+    data["baselines"] = {"methods": ["geval"]}
+    config.write_text(yaml.safe_dump(data))
+    assert _describe(config) == 0
+    out = capsys.readouterr().out
+    assert "Total: 138 calls" in out, out
+    row = re.search(r"^  geval\s+judge-model\s+6\s+120\s+([\d,]+)\s+([\d,]+)\s+\$([\d.]+)$",
+                    out, re.M)
+    assert row is not None, out
+    cfg = load_config(config)
+    inputs = load_inputs(cfg)
+    prompts = [geval_prompt(as_baselines_config(cfg).geval, a.question, a.text)
+               for arm in inputs.arms for a in inputs.answers[arm].values()]
+    tokens_in = 21 * sum(estimate_tokens(p) for p in prompts)  # 1 + 20 calls each
+    tokens_out = 126 * 5  # max_tokens 5 a call
+    assert (int(row[1].replace(",", "")), int(row[2].replace(",", ""))) == (tokens_in, tokens_out)
+    assert abs(float(row[3]) - (tokens_in * 2.5 + tokens_out * 10.0) / 1e6) < 5e-5
+    total = float(re.search(r"estimated cost \$([\d.,]+)", out)[1])
+    before = float(re.search(r"estimated cost \$([\d.,]+)", plain)[1])
+    assert abs(total - before - float(row[3])) < 2e-4
+    (line,) = describe_baselines(as_baselines_config(cfg),
+                                 [GEvalTarget("r", "q", "a", "t", "Q", "A")],
+                                 stored={})
+    assert (line.calls, line.followups) == (1, 20)

@@ -138,7 +138,7 @@ def test_every_kind_writes_its_files(tmp_path, capsys):
                             "winrates_cluster_tests.csv",
                             "systems.json", "leaderboard.json", "skipped.json", "cost.json",
                             "teachers.json", "calibration_curves.json", "sampling.json",
-                            "ensemble.json", "factors.json"])
+                            "ensemble.json", "factors.json", "interaction.json"])
     skipped = json.loads((tmp_path / "r" / "skipped.json").read_text())["skipped"]
     assert [s["report"] for s in skipped] == ["assertions"]  # the simulation has no assertion judge
     code, _, err = run(["report", str(tmp_path / "run"), "--kind", "everything"], capsys)

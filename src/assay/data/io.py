@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -124,7 +125,8 @@ def load(
         judgments = Judgments(frame=built.frame, scales=built.scales,
                               invalid=_read_invalid(p), sources=(str(p),),
                               read_notes=tuple(built.read_notes),
-                              inferred_scales=dict(built.inferred_scales))
+                              inferred_scales=dict(built.inferred_scales),
+                              benchmark_teachers=stored_benchmark_teachers(raw.metadata, str(p)))
     return _excluding(judgments, exclude_self_judging, exclude_self_teaching)
 
 
@@ -222,7 +224,18 @@ def stack(parts: Sequence[Judgments], *, duplicates: str = "error") -> Judgments
     notes += [resolved.note] if resolved.note else []
     return Judgments(frame=resolved.frame, scales=scales, invalid=invalid,
                      sources=tuple(s for p in parts for s in p.sources),
-                     read_notes=tuple(dict.fromkeys(notes)), inferred_scales=inferred)
+                     read_notes=tuple(dict.fromkeys(notes)), inferred_scales=inferred,
+                     benchmark_teachers=tuple(sorted({t for p in parts
+                                                      for t in p.benchmark_teachers})))
+
+
+def stored_benchmark_teachers(metadata: dict[str, Any], where: str) -> tuple[str, ...]:
+    """The benchmark teachers a saved table's metadata lists (none when it lists none)."""
+    listed = metadata.get("benchmark_teachers", [])
+    if not isinstance(listed, list) or not all(isinstance(t, str) for t in listed):
+        raise InputError(where, "its assay metadata is corrupt: benchmark_teachers is not a "
+                         "list of names")
+    return tuple(listed)
 
 
 def _read_invalid(p: Path) -> pd.DataFrame:

@@ -201,7 +201,9 @@ def load_store(folder: str | Path, *, scales: Mapping[str, Scale] | None = None)
     The rows of the planned judgments in plan order (all, in storing order, when no plan
     was recorded: :func:`selected_rows`), with the scales the store declares, overridden by
     ``scales``. The same store gives the same table, whatever order its judgments were
-    answered in.
+    answered in. A row without a question gets its item's prompt from the datapoints
+    beside the store (``datapoints.jsonl``, as ``assay run`` writes it), so a table saved
+    from the run keeps the texts surface bias and the viewer read.
 
     Raises
     ------
@@ -232,8 +234,12 @@ def load_store(folder: str | Path, *, scales: Mapping[str, Scale] | None = None)
             raise InputError(str(path), f"holds a record that cannot be read ({exc})") from None
     if not records:
         raise InputError(str(path), "the run store holds no judgments yet")
-    from assay.data.runfolder import native_scores_by_answer
+    from assay.data.runfolder import native_scores_by_answer, prompts_by_item
 
+    prompts = prompts_by_item(folder)  # the datapoints beside the store (``assay run``)
+    for record in records if prompts else ():
+        if record.get("question") is None and str(record.get("item")) in prompts:
+            record["question"] = prompts[str(record.get("item"))]
     native = native_scores_by_answer(folder)
     if native:  # `assay native-scores` beside the store: each answer's score is its ground truth
         for record in records:

@@ -115,6 +115,14 @@ def native_scores_by_answer(folder: str | Path) -> dict[tuple[str, str], float |
     return out
 
 
+def prompts_by_item(folder: str | Path) -> dict[str, str]:
+    """Datapoint id -> its prompt, from the folder's datapoints (empty without them): how a
+    run store's rows, which keep no question text, carry it into a table saved from them."""
+    files = _part_files(Path(folder), "datapoints")
+    return {str(rec["id"]): rec["prompt"] for _, _, rec in _read_jsonl_records(files)
+            if rec.get("id") is not None and isinstance(rec.get("prompt"), str)}
+
+
 def _read_criteria(folder: Path) -> tuple[dict[str, Scale], dict[str, list[str]], dict[str, list[str]]]:
     path = folder / "criteria.json"
     if not path.exists():

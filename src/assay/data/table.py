@@ -53,6 +53,9 @@ class Judgments:
     inferred_scales: dict[str, str] = field(default_factory=dict)
     """Criterion -> the note of its scale, for the criteria whose scale was read from their
     scores (so that tables read from several files can agree on one scale)."""
+    benchmark_teachers: tuple[str, ...] = ()
+    """Teachers that are benchmark sources, not models, as the source declared them (a
+    CoEval run's ``coeval ingest``); saved with the table, read by the teacher report."""
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -115,16 +118,20 @@ class Judgments:
         return replace(self, frame=self.frame[mask].reset_index(drop=True))
 
     def metadata(self) -> dict[str, Any]:
-        return {"format_version": FORMAT_VERSION,
-                "scales": {name: s.spelling() for name, s in sorted(self.scales.items())}}
+        out: dict[str, Any] = {
+            "format_version": FORMAT_VERSION,
+            "scales": {name: s.spelling() for name, s in sorted(self.scales.items())}}
+        if self.benchmark_teachers:
+            out["benchmark_teachers"] = sorted(self.benchmark_teachers)
+        return out
 
     def save(self, path: str | Path) -> list[Path]:
         """Write the table (format from the suffix) with its scales; return the files written.
 
         Text a spreadsheet would run as a formula gets a ``'`` in a CSV or TSV
         (:mod:`assay.data.cells`), which the CSV reader takes off again; Parquet and JSON keep
-        every value as it is. Parquet keeps the scales in its schema metadata; CSV and JSONL get a sidecar
-        ``NAME.assay.json``. Invalid records, when there are any, go to
+        every value as it is. Parquet keeps the scales (and the benchmark teachers) in its schema metadata;
+        CSV and JSONL get a sidecar ``NAME.assay.json``. Invalid records, when there are any, go to
         ``NAME.invalid.jsonl`` beside the table. Each file is written to a temporary file
         and renamed into place once every one is written: a failed save leaves the old
         files as they were.

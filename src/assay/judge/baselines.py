@@ -29,10 +29,10 @@ import asyncio
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -42,6 +42,9 @@ from assay.data.runfolder import NATIVE_SCORES_FILE, read_part
 from assay.errors import ConfigError, InputError
 from assay.judge.geval import GEvalSettings, GEvalTarget, combine, geval_requests, geval_rows
 from assay.llm.client_config import ClientConfig
+
+if TYPE_CHECKING:
+    from assay.judge.describe import BaselineLine
 
 METHODS = ("bertscore", "geval")
 BASELINES_JSONL = "baselines.jsonl"
@@ -246,6 +249,43 @@ def baselines(run_folder: str | Path, config: Any = None, *,
                            planned=planned, stored=stored)
 
 
+def describe_baselines(config: BaselinesConfig, targets: Sequence[GEvalTarget], *,
+                       stored: Collection[str] = ()) -> tuple[BaselineLine, ...]:
+    """The calls G-Eval will make on `targets` (the answers judged) before anything is sent
+    (``assay describe`` on a config with ``baselines:``), without the judgments already in
+    `stored` (keys of G-Eval's run store); BERTScore runs locally and makes none.
+
+    First stage: one logprob call per answer (``samples`` calls when ``logprobs`` is off);
+    second stage at most: ``samples`` calls per answer, asked only where the endpoint gives no
+    logprob table. Tokens in are ~4 characters a token of the form, tokens out ``max_tokens``
+    a call; the cost is the llm section's price (None without one, never $0).
+
+    >>> cfg = BaselinesConfig(methods=["geval"], llm={"model": "m", "base_url": "http://h/v1"})
+    >>> (line,) = describe_baselines(cfg, [GEvalTarget("r1", "q1", "a", "t", "Q?", "A.")])
+    >>> line.method, line.calls, line.followups, line.usd is None
+    ('geval', 1, 20, True)
+    """
+    from assay.judge.describe import BaselineLine
+    from assay.llm import estimate_tokens
+    from assay.llm.client_config import price_factor
+    from assay.llm.pricing import find_price
+
+    if "geval" not in config.methods or config.llm is None:
+        return ()
+    settings, model = config.geval, config.llm.model
+    first = geval_requests(targets, settings, model,
+                           stage="logprobs" if settings.logprobs else "samples")
+    second = geval_requests(targets, settings, model, stage="samples") if settings.logprobs else []
+    first = [r for r in first if r.key not in stored]
+    second = [r for r in second if r.key not in stored]
+    asked = [*first, *second]
+    tokens_in = sum(estimate_tokens("".join(t for _, t in r.messages)) for r in asked)
+    tokens_out = len(asked) * settings.max_tokens
+    price = find_price(config.llm.prices, model)
+    usd = None if price is None else price.cost(tokens_in, tokens_out) * price_factor(config.llm)
+    return (BaselineLine("geval", model, len(first), len(second), tokens_in, tokens_out, usd),)
+
+
 def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
@@ -310,6 +350,21 @@ def _geval(folder: Path, config: BaselinesConfig, datapoints: Mapping[str, Mappi
            responses: Sequence[Mapping[str, Any]], task_of: Mapping[str, str]) -> _GEvalRun:
     if config.llm is None:
         raise ConfigError("geval needs the llm section (model, base_url, ...) in --config")
+    return asyncio.run(_geval_async(folder, config, _targets(datapoints, responses, task_of)))
+
+
+def run_targets(run_folder: str | Path) -> list[GEvalTarget]:
+    """The responses of a run folder G-Eval scores (those with a text and no failure)."""
+    folder = Path(run_folder)
+    datapoints = {str(rec.get("id")): rec for _, _, rec in read_part(folder, "datapoints")}
+    responses = [rec for _, _, rec in read_part(folder, "responses")]
+    task_of = {str(r.get("id")): str(datapoints.get(str(r.get("datapoint_id")), {}).get("task")
+                                     or ALL_TASKS) for r in responses}
+    return _targets(datapoints, responses, task_of)
+
+
+def _targets(datapoints: Mapping[str, Mapping[str, Any]], responses: Sequence[Mapping[str, Any]],
+             task_of: Mapping[str, str]) -> list[GEvalTarget]:
     targets = []
     for rec in responses:
         text = rec.get("text")
@@ -319,7 +374,7 @@ def _geval(folder: Path, config: BaselinesConfig, datapoints: Mapping[str, Mappi
         targets.append(GEvalTarget(str(rec.get("id")), str(rec.get("datapoint_id")), str(rec.get("arm")),
                                    task_of.get(str(rec.get("id")), ALL_TASKS), str(dp.get("prompt") or ""),
                                    text))
-    return asyncio.run(_geval_async(folder, config, targets))
+    return targets
 
 
 async def _geval_async(folder: Path, config: BaselinesConfig, targets: list[GEvalTarget]) -> _GEvalRun:

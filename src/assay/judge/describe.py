@@ -3,7 +3,8 @@
 :func:`describe_plan` reads a :class:`~assay.judge.plan.Plan` (built exactly as ``assay
 judge`` builds it, so every check of the run has passed) and returns a
 :class:`PlanDescription`: the inputs (systems, items), each judge's calls with estimated
-tokens and cost, the totals per model, and the wall time at the configured concurrency.
+tokens and cost, the totals per model, the LLM baselines' calls (G-Eval, a ``baselines:``
+section), and the wall time at the configured concurrency.
 It computes; ``assay.report.text.plan`` and ``assay.report.html.plan`` format it.
 
 Every estimate is named as one: tokens are ~4 characters a token in and
@@ -55,6 +56,26 @@ class GenerationLine:
 
 
 @dataclass(frozen=True)
+class BaselineLine:
+    """The calls of one LLM baseline (G-Eval) of the config's ``baselines:`` section, not yet
+    stored, over every answer judged."""
+
+    method: str
+    model: str
+    calls: int
+    """First-stage calls (G-Eval: one logprob call per answer; ``samples`` per answer when
+    logprobs are off)."""
+    followups: int
+    """Second-stage calls at most (G-Eval: ``samples`` per answer whose endpoint returns no
+    logprobs)."""
+    tokens_in: int
+    tokens_out: int
+    """Estimated tokens of every call, second stage included (at most)."""
+    usd: float | None
+    """Estimated cost of those calls (at most); None when the model has no price."""
+
+
+@dataclass(frozen=True)
 class PlanDescription:
     """What a config will do, estimated before anything is sent."""
 
@@ -76,13 +97,16 @@ class PlanDescription:
     batch_discount: float | None = None
     """The share taken off the listed prices with ``transport: batch`` (the costs above are
     already discounted); None for the other transports."""
+    baselines: tuple[BaselineLine, ...] = ()
+    """The LLM baselines' calls (G-Eval) when the config has a ``baselines:`` section."""
 
     @property
     def calls(self) -> int:
         """Every planned call (first stage, and second-stage calls at most; the generation
-        phase's too)."""
+        phase's and the baselines' too)."""
         return (sum(line.calls + line.followups for line in self.judges if line.model is not None)
-                + sum(g.calls for g in self.generation))
+                + sum(g.calls for g in self.generation)
+                + sum(b.calls + b.followups for b in self.baselines))
 
     @property
     def offline(self) -> int:
@@ -91,15 +115,18 @@ class PlanDescription:
 
     @property
     def tokens_in(self) -> int:
-        return sum(m.tokens_in for m in self.models) + sum(g.tokens_in for g in self.generation)
+        return (sum(m.tokens_in for m in self.models) + sum(g.tokens_in for g in self.generation)
+                + sum(b.tokens_in for b in self.baselines))
 
     @property
     def tokens_out(self) -> int:
-        return sum(m.tokens_out for m in self.models) + sum(g.tokens_out for g in self.generation)
+        return (sum(m.tokens_out for m in self.models) + sum(g.tokens_out for g in self.generation)
+                + sum(b.tokens_out for b in self.baselines))
 
     def _costs(self) -> list[tuple[str, float | None]]:
         return [(m.model, m.usd) for m in self.models] + [
-            (g.model, g.usd) for g in self.generation if g.calls]
+            (g.model, g.usd) for g in self.generation if g.calls] + [
+            (b.model, b.usd) for b in self.baselines if b.calls + b.followups]
 
     @property
     def usd(self) -> float | None:
@@ -125,7 +152,8 @@ class PlanDescription:
 
 def describe_plan(plan: Plan, *, config: str, seconds_per_call: float = DEFAULT_SECONDS_PER_CALL,
                   stored: Mapping[str, bool] | None = None,
-                  generation: tuple[GenerationLine, ...] = ()) -> PlanDescription:
+                  generation: tuple[GenerationLine, ...] = (),
+                  baselines: tuple[BaselineLine, ...] = ()) -> PlanDescription:
     """Describe ``plan``: inputs, calls per judge and per model, tokens, cost and time.
 
     Parameters
@@ -140,6 +168,8 @@ def describe_plan(plan: Plan, *, config: str, seconds_per_call: float = DEFAULT_
         The run folder's stored judgments (key -> failed); those are not counted again.
     generation
         The generation phase's lines (:func:`assay.judge.generate.plan.describe_generation`).
+    baselines
+        The LLM baselines' lines (:func:`assay.judge.baselines.describe_baselines`).
     """
     if not seconds_per_call > 0:
         raise ValueError(f"seconds_per_call: expected a positive number, got {seconds_per_call!r}")
@@ -172,5 +202,6 @@ def describe_plan(plan: Plan, *, config: str, seconds_per_call: float = DEFAULT_
         seconds_per_call=float(seconds_per_call),
         cost_limit_usd=getattr(llm, "cost_limit_usd", None) if llm is not None else None,
         generation=generation,
+        baselines=baselines,
         batch_discount=llm.batch_discount if llm is not None and llm.transport == "batch" else None,
     )

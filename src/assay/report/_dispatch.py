@@ -47,6 +47,7 @@ RENDERERS: dict[str, str] = {
     "assay.analysis.composite.CompositeScores": ".systems:format_composite",
     "assay.analysis.cost.CostSummary": ".cost:format_cost_summary",
     "assay.analysis.coverage._report.CoverageReport": ".coverage:format_coverage",
+    "assay.analysis.coverage._interaction.InteractionMatrix": ".coeval:format_interaction",
     "assay.analysis.coverage._sampling.SamplingAblation": ".coeval:format_sampling",
     "assay.analysis.coverage._teachers.TeacherReport": ".coeval:format_teachers",
     "assay.analysis.judges._curves.CalibrationCurves": ".coeval:format_curves",

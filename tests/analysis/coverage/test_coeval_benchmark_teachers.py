@@ -49,3 +49,70 @@ def test_benchmark_teachers_from_the_command_line(tmp_path, capsys):
     out = capsys.readouterr().out
     section = out[out.index("Synthetic vs benchmark"):]
     assert "benchmark  8" in section and "synthetic  8" in section
+
+
+def _cli(argv: list[str], capsys) -> str:
+    capsys.readouterr()
+    try:
+        main(argv)
+    except SystemExit as done:
+        assert done.code in (0, None), capsys.readouterr()
+    return capsys.readouterr().out
+
+
+def _ingested(tmp_path: Path, *, config: bool, log: bool) -> Path:
+    """The real run as 'coeval ingest --benchmark gpt-3.5-turbo' would have left it: the
+    benchmark in config.yaml (interface: benchmark) and/or in meta.json's ingest_log."""
+    import json
+
+    run = tmp_path / "medium-benchmark"
+    shutil.copytree(RUN, run)
+    if config:
+        (run / "config.yaml").write_text(
+            "models:\n- interface: openai\n  name: gpt-4o-mini\n  roles: [teacher, student, "
+            "judge]\n- interface: benchmark\n  name: gpt-3.5-turbo\n  roles: [teacher]\n")
+    if log:
+        meta = json.loads((run / "meta.json").read_text())
+        meta["ingest_log"] = [{"benchmark": "gpt-3.5-turbo", "teacher_id": "gpt-3.5-turbo",
+                               "task_name": "text_summarization", "n_written": 8}]
+        (run / "meta.json").write_text(json.dumps(meta))
+    return run
+
+
+def test_the_ingest_convention_survives_the_import_to_a_table_file(tmp_path, capsys):
+    """``assay import coeval RUN -o c.parquet`` then ``assay report c.parquet --kind teacher``
+    reported every item synthetic ("no benchmark side"): the convention was read from the run
+    folder at report time, which a table file no longer names. The import now keeps it."""
+    for config, log in ((True, False), (False, True)):
+        run = _ingested(tmp_path / f"{config}-{log}", config=config, log=log)
+        table = run.parent / "c.parquet"
+        printed = _cli(["import", "coeval", str(run), "-o", str(table)], capsys)
+        assert "gpt-3.5-turbo from " + ("config.yaml" if config else "meta.json") in printed
+        out = _cli(["report", str(table), "--kind", "teacher"], capsys)
+        section = out[out.index("Synthetic vs benchmark"):]
+        assert "benchmark  8" in section and "synthetic  8" in section, out
+        assert "no benchmark side" not in out
+        assert "gpt-3.5-turbo  benchmark" in out
+
+
+def test_a_run_without_an_ingested_benchmark_lists_none(tmp_path):
+    table = import_coeval([RUN])
+    assert table.benchmark_teachers == ()
+    saved = tmp_path / "c.parquet"
+    table.save(saved)
+    from assay import load
+
+    assert load(saved).benchmark_teachers == ()
+
+
+def test_each_teachers_acr_counts_pairs_as_the_coverage_report_does():
+    """The real run's items carry 1-2 of 5 attributes, so coverage counts (attribute, value)
+    pairs; the teacher report printed ACR 0.000 for both teachers (it looked for full
+    combinations). Each teacher's ACR is now the coverage report's own per-teacher figure."""
+    from assay.analysis.coverage import coverage_report
+
+    table = import_coeval([RUN])
+    (row,) = coverage_report(table).rows
+    report = teacher_report(table)
+    assert {r.teacher: r.acr for r in report.teachers} == row.acr_by_teacher
+    assert all(0 < r.acr <= 1 for r in report.teachers)

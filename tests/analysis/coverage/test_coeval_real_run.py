@@ -88,3 +88,30 @@ def test_surface_bias_reads_the_prompts_of_a_coeval_import():
     (row,) = report.rows
     assert row.n_prompts == 16 and row.n_prompt_pairs == 16 * 15
     assert 0.0 < row.surface_bias < 1.0
+
+
+def _cli(argv: list[str], capsys) -> str:
+    from assay.cli import main
+
+    capsys.readouterr()
+    try:
+        main(argv)
+    except SystemExit as done:
+        assert done.code in (0, None), capsys.readouterr()
+    return capsys.readouterr().out
+
+
+def test_surface_bias_survives_the_import_to_a_table_file(tmp_path, capsys):
+    """``assay import coeval RUN -o c.parquet`` then ``assay report c.parquet --kind coverage``
+    printed "surface bias n/a (0 prompts)" (the issue's complaint): the prompts stayed in the
+    run folder. The import now keeps each datapoint's prompt as the item's question."""
+    in_memory = coverage_report(import_coeval([RUN])).rows[0].surface_bias
+    table = tmp_path / "c.parquet"
+    _cli(["import", "coeval", str(RUN), "-o", str(table)], capsys)
+    out = _cli(["report", str(table), "--kind", "coverage"], capsys)
+    assert f"surface bias {in_memory:.3f} (16 prompts)" in out, out
+    assert "No prompt texts" not in out
+    from assay import load
+
+    (row,) = coverage_report(load(table)).rows
+    assert row.n_prompts == 16 and row.surface_bias == pytest.approx(in_memory, rel=1e-12)

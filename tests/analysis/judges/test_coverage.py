@@ -143,3 +143,33 @@ def test_read_prompts_errors_and_folders(tmp_path: Path) -> None:
                                                encoding="utf-8")
     with pytest.raises(InputError, match="row 2"):
         read_prompts(tmp_path)
+
+
+def test_surface_bias_of_a_table_saved_from_a_run_store(tmp_path: Path) -> None:
+    """An ``assay run`` folder holds the store and datapoints.jsonl; the store's rows keep no
+    question, so a table saved from the folder (``assay import table RUN -o t.parquet``) had
+    no prompts ("n/a (0 prompts)"). The store's reader now gives each row its prompt."""
+    import json
+
+    from assay import load
+    from assay.llm import ChatRequest, Reply, RunStore
+    from assay.stats.bleu import mean_pairwise_bleu
+
+    run = tmp_path / "run"
+    prompts = ["what is the capital of france", "name the capital city of spain",
+               "how tall is mount everest"]
+    with RunStore(run, config={"judge": "m"}) as store:
+        for i in range(6):
+            row = {"item": f"q{i // 2}", "arm": "ab"[i % 2], "judge": "j", "criterion": "c",
+                   "score": float(i % 2), "task": "t",
+                   "attributes": json.dumps({"d": "easy" if i < 4 else "hard"})}
+            store.put(ChatRequest(key=f"k{i}", messages=(("user", "hi"),)),
+                      Reply(f"k{i}", None, "t"), [row])
+    (run / "datapoints.jsonl").write_text("".join(
+        json.dumps({"id": f"q{j}", "task": "t", "prompt": p}) + "\n"
+        for j, p in enumerate(prompts)), encoding="utf-8")
+    saved = tmp_path / "t.parquet"
+    load(run).save(saved)
+    (row,) = coverage_report(load(saved)).rows
+    assert row.n_prompts == 3
+    assert_allclose(row.surface_bias, mean_pairwise_bleu(prompts).estimate, rtol=1e-12)

@@ -15,7 +15,12 @@ from assay.analysis.assertions._significance import AssertionSignificance
 from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.composite import CompositeScores
 from assay.analysis.cost import CostSummary
-from assay.analysis.coverage import CoverageReport, SamplingAblation, TeacherReport
+from assay.analysis.coverage import (
+    CoverageReport,
+    InteractionMatrix,
+    SamplingAblation,
+    TeacherReport,
+)
 from assay.analysis.judges import (
     CalibrationCurves,
     CalibrationReport,
@@ -52,14 +57,14 @@ RESULT_TYPES = {
     "winrates": WinRateReport, "assertions": AssertionSignificance,
     "leaderboard": LeaderboardReport, "cost": CostSummary, "teacher": TeacherReport,
     "calibration-curves": CalibrationCurves, "sampling": SamplingAblation,
-    "ensemble": EnsembleReport, "factors": FactorBreakdown,
+    "ensemble": EnsembleReport, "factors": FactorBreakdown, "interaction": InteractionMatrix,
 }
 """What each report's builder returns, written out here, independently of the registry."""
 
 
 def test_every_report_is_declared_once_with_its_result_type():
     assert set(KINDS) == set(RESULT_TYPES)
-    assert len(REPORTS) == len(KINDS) == 19
+    assert len(REPORTS) == len(KINDS) == 20
     assert not set(GROUPS) & set(KINDS), "a group would hide the report of the same name"
 
 

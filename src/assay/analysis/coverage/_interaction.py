@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from assay._display import Rendered
 from assay.analysis.composite import (
     Model,
     as_judgments,
@@ -61,8 +62,9 @@ class InteractionCell:
 
 
 @dataclass(frozen=True)
-class InteractionMatrix:
-    """Teacher x arm composite scores with row and column effects."""
+class InteractionMatrix(Rendered):
+    """Teacher x arm composite scores with row and column effects (``assay report --kind
+    interaction``: text, JSON and HTML lay this result out)."""
 
     cells: list[InteractionCell]
     """One per (teacher, arm) with at least one unit, teachers then arms sorted."""

@@ -27,10 +27,12 @@ score):
 * **Surface bias** = mean pairwise sentence BLEU between the task's prompts
   (:func:`assay.stats.bleu.mean_pairwise_bleu`: each ordered pair, lower-cased whitespace
   tokens, 4-grams, floor smoothing 0.1 with effective order); lower = more diverse.
-  The table holds no prompt text: prompts come from ``prompts`` (item -> text) or from the
-  datapoints of the folder the table was loaded from (:func:`read_prompts`): a run folder's
-  ``datapoints.jsonl`` (also the folder of a run store file, as ``assay run`` writes it) or a
-  CoEval run's ``phase3_datapoints/*.datapoints.jsonl``.
+  Prompts come from ``prompts`` (item -> text), else from the table's ``question`` column
+  (which the CoEval importer and a run store fill from the datapoints, so a saved table
+  keeps them) and the datapoints of the folder the table was loaded from
+  (:func:`read_prompts`): a run folder's ``datapoints.jsonl`` (also the folder of a run
+  store file, as ``assay run`` writes it) or a CoEval run's
+  ``phase3_datapoints/*.datapoints.jsonl``.
 """
 
 from __future__ import annotations
@@ -162,9 +164,15 @@ def read_datapoint_field(folder: str | Path, name: str) -> dict[str, str]:
 
 
 def _prompts_of(table: Judgments, prompts: Mapping[str, str] | None) -> dict[str, str]:
+    """Item -> prompt: `prompts` when given; else the datapoints of the folders the table was
+    read from, over the table's own ``question`` column (an import or a run's saved table)."""
     if prompts is not None:
         return {str(k): str(v) for k, v in prompts.items()}
     found: dict[str, str] = {}
+    if "question" in table.frame:
+        texts = table.frame[["item", "question"]].dropna().drop_duplicates("item")
+        found.update((str(i), q) for i, q in zip(texts["item"], texts["question"], strict=True)
+                     if isinstance(q, str) and q.strip())
     for source in table.sources:
         path = Path(source)
         # a run folder or CoEval run; a run store file (``assay run``) sits in its run folder
@@ -261,8 +269,8 @@ def coverage_report(model: Model, *, prompts: Mapping[str, str] | None = None,
     if "attributes" not in table.frame:
         notes.append("The table has no attributes column: ACR and RAR are undefined.")
     if not texts:
-        notes.append("No prompt texts (the table holds none; pass prompts= or load a run folder "
-                      "with datapoints.jsonl): surface bias is undefined.")
+        notes.append("No prompt texts (the table has no question column; pass prompts= or load "
+                      "a run folder with datapoints.jsonl): surface bias is undefined.")
     natural = _natural_mask(items, table, natural_teachers, notes)
     space = resolve_space(table, attribute_space)
     rows = [_row(task, items[items["task"] == task], natural[items["task"] == task], texts,

@@ -4,7 +4,8 @@ Per task and teacher (the ``teacher`` column: the model that wrote the item; an 
 without one comes from a benchmark or human source and is shown as ``(benchmark)``):
 
 * **Coverage.** The strata of the task's target attributes the teacher's items cover, over
-  |Omega| (ACR per teacher, as in :mod:`assay.analysis.coverage._report`, same space).
+  |Omega| (ACR per teacher, as in :mod:`assay.analysis.coverage._report`, same space; over
+  (attribute, value) pairs when the coverage report counts pairs).
 * **Diversity across nuanced attributes.** CoEval gives no formula for its "diversity
   score"; assay reports, per attribute, Pielou's evenness J = H / ln K of the teacher's
   items over the attribute's K values and the share of the K values used
@@ -49,6 +50,7 @@ from assay.analysis.composite import (
 from assay.analysis.coverage._report import (
     ALL_TASKS,
     _items,
+    _pair_counts,
     _strata_counts,
     coverage_report,
     resolve_space,
@@ -135,27 +137,6 @@ class TeacherReport(Rendered):
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
 
-def coeval_benchmark_teachers(sources: Collection[str]) -> set[str]:
-    """CoEval's ingest convention: a benchmark is a model of the run's ``config.yaml`` with
-    ``interface: benchmark``, whose name is the ``teacher_model_id`` of its datapoints."""
-    import yaml
-
-    out: set[str] = set()
-    for source in sources:
-        config = Path(source) / "config.yaml"
-        if not (Path(source) / "phase3_datapoints").is_dir() or not config.is_file():
-            continue
-        try:
-            data = yaml.safe_load(config.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
-            continue  # the run's config is CoEval's to validate; the note names no teacher
-        models = data.get("models") if isinstance(data, dict) else None
-        for m in models if isinstance(models, list) else []:
-            if isinstance(m, dict) and m.get("interface") == "benchmark" and m.get("name"):
-                out.add(str(m["name"]))
-    return out
-
-
 def teacher_report(model: Model, *, conf: float = 0.95,
                    benchmark_teachers: Collection[str] = (),
                    attribute_space: AttributeSpace | Mapping[str, Any] | str | Path | None = None
@@ -169,7 +150,8 @@ def teacher_report(model: Model, *, conf: float = 0.95,
     conf : float, default 0.95
         Level of the item-quality intervals.
     benchmark_teachers : collection of str
-        Teachers that are benchmark sources (dataset loaders), not models.
+        Teachers that are benchmark sources (dataset loaders), not models, besides those the
+        table lists (``Judgments.benchmark_teachers``: a CoEval import's ingested benchmarks).
     attribute_space : AttributeSpace, mapping, path or None
         As in :func:`assay.analysis.coverage.coverage_report`.
     """
@@ -183,10 +165,11 @@ def teacher_report(model: Model, *, conf: float = 0.95,
                           "teacher report needs to know who wrote each item")
     notes: list[str] = []
     benchmark = {str(t) for t in benchmark_teachers}
-    declared = coeval_benchmark_teachers(table.sources) - benchmark
+    declared = set(table.benchmark_teachers) - benchmark
     if declared:
-        notes.append("Benchmark teachers from the CoEval run's config.yaml (interface: "
-                     f"benchmark): {', '.join(sorted(declared))}.")
+        notes.append("Benchmark teachers as the source declared them (CoEval's ingest: "
+                     "config.yaml interface: benchmark, meta.json ingest_log): "
+                     f"{', '.join(sorted(declared))}.")
         benchmark |= declared
     items = _items(table)
     items["teacher"] = _teacher_names(items["teacher"])
@@ -195,9 +178,13 @@ def teacher_report(model: Model, *, conf: float = 0.95,
     kind_of = {t: "benchmark" if t == BENCHMARK or t in benchmark else "synthetic"
                for t in pd.unique(items["teacher"])}
     coverage = coverage_report(table, prompts={}, attribute_space=attribute_space)
+    # per task: the target values, |Omega| and whether coverage counts (attribute, value)
+    # pairs (items carrying a sampled subset of the attributes: one key per stratum)
     strata = {row.task: ({a: sorted({s.values[a] for s in row.strata if a in s.values})
                           for a in row.attributes},
-                         row.n_strata if row.strata else 0) for row in coverage.rows}
+                         row.n_strata if row.strata else 0,
+                         len(row.attributes) > 1 and all(len(s.values) == 1 for s in row.strata))
+              for row in coverage.rows}
     space = resolve_space(table, attribute_space)
     units = pointwise_units(table, extra=("teacher",)).frame
     units["teacher"] = _teacher_names(units["teacher"])
@@ -226,8 +213,9 @@ def teacher_report(model: Model, *, conf: float = 0.95,
                 ds.append(d.distinct_share)
             mean_j[teacher] = _nanmean(js)
             quality = _quality(task_units[task_units["teacher"] == teacher], conf)
-            target, size = strata.get(task, ({}, 0))
-            raw_acr = len(_strata_counts(mine, target)) / size if size else math.nan
+            target, size, pairs = strata.get(task, ({}, 0, False))
+            count = _pair_counts if pairs else _strata_counts
+            raw_acr = len(count(mine, target)) / size if size else math.nan
             rows.append(TeacherRow(task, teacher, kind_of[teacher], len(mine), raw_acr,
                                    mean_j[teacher], _nanmean(ds), **quality))
         for kind in ("synthetic", "benchmark"):

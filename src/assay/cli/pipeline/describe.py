@@ -20,7 +20,7 @@ from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.judge.config import AssayConfig
-    from assay.judge.describe import GenerationLine
+    from assay.judge.describe import BaselineLine, GenerationLine
     from assay.judge.judges import JudgeInputs
 
 
@@ -77,7 +77,8 @@ def describe_command(
             stored = store.status()
             build_followups(plan, store)
     description = describe_plan(plan, config=config.name, seconds_per_call=seconds_per_call,
-                                stored=stored, generation=generation)
+                                stored=stored, generation=generation,
+                                baselines=_baselines(cfg, inputs, run))
     say(format_plan(description))
     for line in missing:
         say(f"note: {line}; the run needs it, the description does not", error=True)
@@ -126,3 +127,34 @@ def _generation(cfg: AssayConfig, run: Path | None) -> tuple[AssayConfig, JudgeI
         cfg = generated_inputs(cfg, run)
         return cfg, load_inputs(cfg), lines
     return cfg, placeholder_inputs(cfg, points), lines
+
+
+def _baselines(cfg: AssayConfig, inputs: JudgeInputs, run: Path | None) -> tuple[BaselineLine, ...]:
+    """The LLM baselines' calls of a config with a ``baselines:`` section (``assay run``'s
+    baselines step): G-Eval on the run folder's responses when it has them, else on the
+    answers the judges' plan counts; the judgments G-Eval's store holds are not counted."""
+    if cfg.baselines is None:
+        return ()
+    from assay.judge.baselines import (
+        BASELINES_DIR,
+        as_baselines_config,
+        describe_baselines,
+        run_targets,
+    )
+    from assay.judge.geval import GEvalTarget
+    from assay.llm import STORE_FILENAME, RunStore
+
+    settings = as_baselines_config(cfg)
+    if run is not None and (run / "datapoints.jsonl").is_file() \
+            and (run / "responses.jsonl").is_file():
+        targets = run_targets(run)
+    else:
+        targets = [GEvalTarget(f"{arm}/{item}", item, arm, answer.task or "all",
+                               answer.question, answer.text)
+                   for arm in inputs.arms for item in inputs.items(arm)
+                   for answer in [inputs.answers[arm][item]]]
+    stored: dict[str, bool] = {}
+    if run is not None and (run / BASELINES_DIR / STORE_FILENAME).is_file():
+        with RunStore(run / BASELINES_DIR) as store:
+            stored = store.status()
+    return describe_baselines(settings, targets, stored=stored)

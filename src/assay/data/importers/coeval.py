@@ -23,7 +23,9 @@ datapoint id, ``arm`` = the student (from the response), ``judge`` = ``judge_mod
 Medium,High`` for an LLM judge's levels, whose normalised values are CoEval's 0 / 0.5 / 1;
 ``range:0,1`` for a metric judge's float strings), ``task``, ``teacher``, ``attributes`` =
 ``sampled_target_attributes``, ``reference_score`` = ``benchmark_native_score``,
-``evaluated_at``; ``outcome`` a digest of the response.
+``evaluated_at``; ``question`` = the datapoint's ``prompt`` (surface bias reads it from a
+saved table), ``reference`` = its ``reference_response``; ``outcome`` a digest of the
+response.
 
 Validity follows CoEval's loader: an evaluation whose response is not in phase 4 is
 ``MISSING_RESPONSE``; whose datapoint is not in phase 3, ``MISSING_DATAPOINT``; that lacks
@@ -31,6 +33,10 @@ a factor of its task's rubric (or has no scores object), ``INCOMPLETE_SCORES``; 
 value other than High/Medium/Low or a float in [0, 1], ``INVALID_SCORE_VALUE``. Invalid
 records are kept aside (``Judgments.invalid``, the first class in that order) and excluded
 from every statistic, as CoEval excludes them from its aggregates.
+
+A benchmark ingested with ``coeval ingest`` is a teacher named for the benchmark
+(:func:`benchmark_teachers`); the table lists it in ``Judgments.benchmark_teachers``, which
+a saved table keeps, so the teacher report compares synthetic and benchmark items.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +118,44 @@ def _validity(ev: Mapping[str, Any], responses: Mapping[str, Any], datapoints: M
     return None
 
 
+def benchmark_teachers(folder: Path) -> dict[str, str]:
+    """CoEval's ingest convention: ``coeval ingest`` writes a benchmark's items as datapoints
+    whose ``teacher_model_id`` is the benchmark's name, adds that name to the run's
+    ``config.yaml`` as a model with ``interface: benchmark`` and logs it in ``meta.json``'s
+    ``ingest_log`` (``teacher_id``). Name -> where it was declared; files CoEval would
+    refuse are left for CoEval to validate (they declare nothing)."""
+    import yaml
+
+    from assay.data._limits import MAX_RECORD_BYTES
+    from assay.data.lines import json_file
+
+    found: dict[str, str] = {}
+    config = folder / "config.yaml"
+    try:
+        if config.is_file() and config.stat().st_size <= MAX_RECORD_BYTES:
+            data = yaml.safe_load(config.read_text(encoding="utf-8"))
+            models = data.get("models") if isinstance(data, dict) else None
+            for m in models if isinstance(models, list) else []:
+                if isinstance(m, dict) and m.get("interface") == "benchmark" and m.get("name"):
+                    found.setdefault(str(m["name"]), "config.yaml interface: benchmark")
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError, yaml.YAMLError):
+        pass
+    try:
+        meta = json_file(folder / "meta.json") if (folder / "meta.json").is_file() else None
+    except (InputError, OSError):
+        meta = None
+    log = meta.get("ingest_log") if isinstance(meta, dict) else None
+    for entry in log if isinstance(log, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("teacher_id"), str):
+            found.setdefault(entry["teacher_id"], "meta.json ingest_log")
+    return found
+
+
+def _text(value: object) -> str | None:
+    """A text field of a record; None when absent, empty or not text."""
+    return value if isinstance(value, str) and value else None
+
+
 def import_coeval(sources: Sequence[str | Path], *,
                   scales: Mapping[str, Scale] | None = None,
                   duplicates: str = "keep") -> Judgments:
@@ -158,6 +203,8 @@ def import_coeval(sources: Sequence[str | Path], *,
                                if isinstance(attributes, dict) else None),
                 "reference_score": datapoint.get("benchmark_native_score"),
                 "evaluated_at": ev.get("evaluated_at") or None,
+                "question": _text(datapoint.get("prompt")),
+                "reference": _text(datapoint.get("reference_response")),
                 "outcome": (hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
                             if isinstance(text, str) else None)})
             numbers.append(number)
@@ -171,8 +218,17 @@ def import_coeval(sources: Sequence[str | Path], *,
         raise InputError(str(folder), "the run holds no valid phase 5 evaluations")
     declared = {f: Scale.parse(ORDINAL if k == {"ordinal"} else "range:0,1")
                 for f, k in kinds.items()}
-    return judgments_from_records(
+    table = judgments_from_records(
         rows, numbers, path=str(folder / "phase5_evaluations"), sources=[str(folder)],
         scales={**declared, **(scales or {})}, files=files, duplicates=duplicates,
         reading=READING,
         invalid=pd.DataFrame(invalid, columns=list(INVALID_COLUMNS)))
+    teachers = {str(d.get("teacher_model_id")) for d in datapoints.values()}
+    declared_by = {t: how for t, how in benchmark_teachers(folder).items() if t in teachers}
+    if not declared_by:
+        return table
+    note = ("Benchmark teachers (coeval ingest: " + "; ".join(
+        f"{t} from {how}" for t, how in sorted(declared_by.items())) + "): their items are the "
+        "benchmark side of the teacher report.")
+    return replace(table, benchmark_teachers=tuple(sorted(declared_by)),
+                   read_notes=(*table.read_notes, note))

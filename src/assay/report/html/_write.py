@@ -32,7 +32,12 @@ from assay.analysis.benchmark import BenchmarkReport
 from assay.analysis.compare import ComparisonReport
 from assay.analysis.composite import CompositeScores
 from assay.analysis.cost import CostSummary
-from assay.analysis.coverage import CoverageReport, SamplingAblation, TeacherReport
+from assay.analysis.coverage import (
+    CoverageReport,
+    InteractionMatrix,
+    SamplingAblation,
+    TeacherReport,
+)
 from assay.analysis.judges import (
     CalibrationCurves,
     EnsembleReport,
@@ -46,7 +51,7 @@ from assay.analysis.winrates import WinRateReport
 from assay.report.html._aggregate import aggregate_page
 from assay.report.html._benchmark import benchmark_page
 from assay.report.html._compare import compare_page
-from assay.report.html._coverage import coverage_page
+from assay.report.html._coverage import coverage_page, interaction_page
 from assay.report.html._dashboard import answer_context, dashboard_context, glossary_page
 from assay.report.html._generic import cost_page, generic_page
 from assay.report.html._judges import judges_page
@@ -82,6 +87,7 @@ PageFunction = Callable[[Any], Page]
 COEVAL_PAGES: dict[type, PageFunction] = {
     TeacherReport: teacher_page, CalibrationCurves: curves_page, SamplingAblation: sampling_page,
     EnsembleReport: ensemble_page, FactorBreakdown: factors_page,
+    InteractionMatrix: interaction_page,
 }
 
 _BUILDERS: dict[type, PageFunction] = {

@@ -66,6 +66,20 @@ def plan_page(plan: Any) -> Page:
         sections = (inputs, Section(title="Generation phase", tables=(answers,), notes=(
             "An answer is estimated at the system's max_tokens when set, else 250 tokens; a "
             "local command costs nothing.",)), phase)
+    if getattr(plan, "baselines", ()):
+        baselines = Table.from_records(
+            [{"method": b.method, "model": b.model, "calls": b.calls, "followups": b.followups,
+              "tokens_in": b.tokens_in, "tokens_out": b.tokens_out, "usd": b.usd}
+             for b in plan.baselines],
+            (Column("method", "Method"), Column("model", "Model"), Column("calls", "Calls", "int"),
+             Column("followups", "Stage 2 at most", "int"),
+             Column("tokens_in", "Tokens in (estimate)", "int"),
+             Column("tokens_out", "Tokens out (estimate)", "int"),
+             Column("usd", "Cost in USD (estimate, at most; blank: no price)", "fixed", 4)),
+            caption="Calls per baseline (not yet stored)", name="plan_baselines")
+        sections = (*sections, Section(title="Baselines", tables=(baselines,), notes=(
+            "G-Eval asks one logprob call per answer, and up to its samples per answer where "
+            "the endpoint returns no logprobs; BERTScore runs locally.",)))
     return Page(slug="plan", title=f"Plan of {plan.config}", sections=sections, facts=facts,
                 summary="What the config will send, estimated before anything is sent.")
 

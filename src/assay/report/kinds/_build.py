@@ -148,6 +148,24 @@ def teacher(judgments: Judgments, options: opt.TeacherOptions) -> Made:
                                benchmark_teachers=options.benchmark_teachers))
 
 
+def interaction(judgments: Judgments, options: opt.InteractionOptions) -> Made:
+    from assay.analysis.coverage import interaction_matrix
+
+    result = interaction_matrix(judgments, conf=options.conf)
+    if result is None:
+        raise DesignError("no item has a teacher: the interaction matrix crosses the models "
+                          "that wrote the items with the systems")
+    return Made(result)
+
+
+def interaction_support(judgments: Judgments) -> str | None:
+    """Why the interaction matrix cannot be made (no teacher named), or None."""
+    frame = judgments.frame
+    if "teacher" in frame and frame["teacher"].notna().any():
+        return None
+    return "no teacher values (the column naming the model that wrote each item)"
+
+
 def calibration_curves(judgments: Judgments, options: opt.CurvesOptions) -> Made:
     from assay.analysis.judges import calibration_curves as curves
 

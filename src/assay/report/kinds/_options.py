@@ -271,6 +271,16 @@ class AssertionsOptions:
 
 
 @dataclass(frozen=True)
+class InteractionOptions:
+    """Options of the question writer x system interaction matrix (CoEval)."""
+
+    conf: float = 0.95
+
+    def __post_init__(self) -> None:
+        _check_conf(self.conf)
+
+
+@dataclass(frozen=True)
 class TeacherOptions:
     """Options of the teacher report (CoEval)."""
 

@@ -29,6 +29,7 @@ from assay.report.kinds._options import (
     CurvesOptions,
     EnsembleOptions,
     FactorsOptions,
+    InteractionOptions,
     LeaderboardOptions,
     RobustOptions,
     SamplingOptions,
@@ -155,6 +156,11 @@ REPORTS: tuple[ReportKind, ...] = (
         TeacherOptions, build.teacher, _BASIC | {"xlsx"}, "teachers.json", stem="teachers",
         supports=build.teacher_support),
     ReportKind(
+        "interaction", "Interaction matrix: composite score per question writer and system",
+        "composite score per (question writer, system), row and column effects",
+        InteractionOptions, build.interaction, _BASIC, "interaction.json",
+        supports=build.interaction_support),
+    ReportKind(
         "calibration-curves", "Calibration curves: judge score against the native metric, "
         "binned", "judge score vs native metric, binned",
         CurvesOptions, build.calibration_curves, _BASIC, "calibration_curves.json",
@@ -210,6 +216,7 @@ and ``judge`` are CoEval's student and judge reports (``teacher`` is a report it
 
 ALIASES: dict[str, str] = {
     "teacher-report": "teacher", "teacher_report": "teacher",
+    "interaction-matrix": "interaction", "interaction_matrix": "interaction",
     "student-report": "student", "student_report": "student",
     "judge-report": "judge", "judge_report": "judge",
     "judge-consistency": "agreement", "consistency": "agreement",

@@ -95,7 +95,8 @@ def _write_html(outcome: Outcome, judgments: Judgments, out: Path, *, partial: b
     table_pages = [judge_report_page(judgments, judges=judges.result if judges else None,
                                      calibration=calibration.result if calibration else None),
                    score_distribution_page(judgments)]
-    interaction = interaction_page(judgments)
+    # the matrix's page: from the interaction report when it was made, else from the table
+    interaction = None if "interaction" in outcome.made else interaction_page(judgments)
     if interaction is not None:
         table_pages.append(interaction)
     captions = {KINDS[name].file_stem: made.caption for name, made in outcome.made.items()

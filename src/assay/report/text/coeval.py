@@ -1,5 +1,6 @@
-"""Text of CoEval's remaining reports: teachers, calibration curves, Table 7, ensemble weights,
-per-factor scores with percentile bands. It formats the reports; it computes nothing.
+"""Text of CoEval's remaining reports: teachers, the teacher x system interaction matrix,
+calibration curves, Table 7, ensemble weights, per-factor scores with percentile bands. It
+formats the reports; it computes nothing.
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ from typing import TYPE_CHECKING
 from assay.report.text._format import block, columns, fixed, percent
 
 if TYPE_CHECKING:
-    from assay.analysis.coverage import SamplingAblation, TeacherReport
+    from assay.analysis.coverage import InteractionMatrix, SamplingAblation, TeacherReport
     from assay.analysis.judges import CalibrationCurves, EnsembleReport
     from assay.analysis.systems import FactorBreakdown
 
-__all__ = ["format_curves", "format_ensemble", "format_factors", "format_sampling",
-           "format_teachers"]
+__all__ = ["format_curves", "format_ensemble", "format_factors", "format_interaction",
+           "format_sampling", "format_teachers"]
 
 
 def _interval(lower: float, upper: float) -> str:
@@ -34,6 +35,30 @@ def format_teachers(report: TeacherReport) -> str:
                            _interval(k.lower, k.upper)] for k in report.kinds], indent="  ")
     return block("Teacher report (diversity = mean normalised entropy over the nuanced "
                  "attributes; quality = mean judge score of the answers)", lines, report.notes)
+
+
+def format_interaction(result: InteractionMatrix) -> str:
+    """The matrix (a row per question writer, a column per system; * marks self-teaching),
+    then each cell with its interval, then the row and column effects."""
+    def cell(value: float, teacher: str, arm: str) -> str:
+        return fixed(value) + (" *" if teacher == arm else "")
+
+    lines = columns(["writer", *result.arms],
+                    [[t, *(cell(v, t, a) for a, v in zip(result.arms, row, strict=True))]
+                     for t, row in zip(result.teachers, result.matrix(), strict=True)],
+                    indent="  ")
+    if result.cells:
+        lines += ["", f"  Cells ({percent(result.conf)} cluster-robust intervals):"]
+        lines += columns(["writer", "system", "composite", "interval", "scores", "items"],
+                         [[c.teacher, c.arm, fixed(c.estimate), _interval(c.lower, c.upper),
+                           str(c.n), str(c.n_items)] for c in result.cells], indent="  ")
+        lines += ["", f"  Effects (mean minus the grand mean {fixed(result.grand_mean)}):"]
+        lines += columns(["effect of", "name", "effect"],
+                         [["writer", t, fixed(v)] for t, v in result.row_effects.items()]
+                         + [["system", a, fixed(v)] for a, v in result.column_effects.items()],
+                         indent="  ")
+    return block("Interaction matrix (composite score per question writer and system; "
+                 "* = the writer is the system)", lines, result.notes)
 
 
 def format_curves(report: CalibrationCurves) -> str:

@@ -72,6 +72,13 @@ def format_plan(plan: Any) -> str:
     out += ["  " + s for s in _table(("judge", "kind", "model", "judgments", "stage 2 at most",
                                       "tokens in ~", "tokens out ~", "cost ~"), rows, 3)]
     out.append("")
+    if getattr(plan, "baselines", ()):
+        out.append("Baselines (calls not yet stored; G-Eval's second stage at most):")
+        rows = [(b.method, b.model, f"{b.calls:,}", f"{b.followups:,}" if b.followups else "-",
+                 f"{b.tokens_in:,}", f"{b.tokens_out:,}", _usd(b.usd)) for b in plan.baselines]
+        out += ["  " + s for s in _table(("method", "model", "calls", "stage 2 at most",
+                                          "tokens in ~", "tokens out ~", "cost ~"), rows, 2)]
+        out.append("")
     out.append("Per model (calls not yet stored):")
     rows = [(m.model, f"{m.calls:,}", f"{m.tokens_in:,}", f"{m.tokens_out:,}", _usd(m.usd))
             for m in plan.models]
