@@ -46,7 +46,7 @@ def test_report_on_a_bench_csv_prints_the_seed_sections(tmp_path, capsys):
                           "--format", "text,json", "--out", str(tmp_path / "r"), "--B", "500"],
                          capsys)
     assert code == 0, err
-    for section in ("Accuracy (arms in benchmark order, not ranked):",
+    for section in ("Accuracy (arms in benchmark order, not ranked; failures count as wrong):",
                     "Paired differences (first minus second):", "Stability across runs:",
                     "Reliability:", "Cost:", "Failures (all counted wrong):",
                     "Variance on the probability scale", "Note:"):
@@ -119,7 +119,7 @@ def test_report_reads_a_bench_csv_directly(tmp_path, capsys):
                           "--B", "200"], capsys)
     assert code == 0, err
     assert "Benchmark report (judge unspecified, criterion correct)" in out
-    assert "Accuracy (arms in benchmark order, not ranked):" in out
+    assert "Accuracy (arms in benchmark order, not ranked; failures count as wrong):" in out
 
 
 @pytest.mark.slow  # a few seconds: the default suite stays under 10 minutes

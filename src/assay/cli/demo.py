@@ -20,10 +20,13 @@ def demo_command(
 
     Example: assay demo --out demo-out
     """
+    from assay.cli._terminal import status
     from assay.demo.run import run_demo
 
-    run_demo(out, seed=seed, console=console)
-    _index_for_view(out)
+    with status("assay demo") as show:
+        run_demo(out, seed=seed, console=console, progress=show)
+        show("indexing the judgments for assay view")
+        _index_for_view(out)
 
 
 def _index_for_view(out: Path) -> None:

@@ -38,7 +38,7 @@ def resolve(target: str) -> Callable[..., Any]:
 
 
 RENDERERS: dict[str, str] = {
-    "assay.analysis.aggregate._report.AggregateReport": ".aggregate:format_summary",
+    "assay.analysis.aggregate._report.AggregateReport": ".aggregate:format_aggregate",
     "assay.analysis.answer._result.Answer": ".answer:format_answer",
     "assay.analysis.assertions._significance.AssertionSignificance":
         ".assertions:format_significance",

@@ -22,6 +22,7 @@ from scipy import stats
 
 from assay.analysis.aggregate import aggregate
 from assay.data.importers import import_alpaca_eval
+from assay.report.text import format_summary
 
 SAME_PAIRS = ("alpaca_eval_cot_gpt4_turbo_fn", "alpaca_eval_gpt4_turbo_fn",
               "weighted_alpaca_eval_gpt4_turbo")
@@ -72,5 +73,5 @@ def test_agreement_of_annotators_against_a_direct_computation(alpaca_results):
     notes = " ".join(report.notes)
     assert "leaving out alpaca_eval_gpt4." in notes
     assert any(f.kind == "single_run" for f in report.flags)
-    text = str(report)
+    text = format_summary(report)  # summary.txt
     assert f"ICC(2,1): {r.icc.estimate:.4f}" in text and "Number of Raters: 3" in text

@@ -18,6 +18,7 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 from assay.analysis.aggregate import aggregate, has_version, icc_band, mad_band, rho_band
+from assay.report.text import format_summary
 
 from .conftest import make_table, seed_like_records
 
@@ -150,7 +151,7 @@ def test_flags_on_the_demo(demo_report):
     assert unversioned == {"exact-match", "judge-lenient", "judge-strict", "judge-ordinal",
                            "judge-pairwise"}
     assert not any(f.kind in ("single_run", "high_variance") for f in demo_report.flags)
-    text = str(demo_report)
+    text = format_summary(demo_report)  # summary.txt
     assert "WARNINGS" in text and "Only one judge: correct" in text
 
 

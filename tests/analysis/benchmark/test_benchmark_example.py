@@ -196,13 +196,13 @@ def test_print_lays_out_like_the_seed(report):
     assert lines[0] == "<assay benchmark report> 2 arm(s), 36 item(s) in 12 cluster(s), 5 run(s)"
     assert lines[1] == ("Intervals: cluster-robust t on the logit scale, C - 1 df at 95% (36 "
                         "items in 12 clusters fall short of 300 items and 30 clusters).")
-    for title in ("Accuracy (arms in benchmark order, not ranked):",
+    for title in ("Accuracy (arms in benchmark order, not ranked; failures count as wrong):",
                   "Paired differences (first minus second):", "Stability across runs:",
                   "Reliability:", "Cost:", "Failures (all counted wrong):"):
         assert title in lines
-    header = lines[lines.index("Accuracy (arms in benchmark order, not ranked):") + 1]
+    header = lines[lines.index("Accuracy (arms in benchmark order, not ranked; failures count as wrong):") + 1]
     assert header.split() == ["arm", "accuracy", "interval", "rank_interval"]
-    row = lines[lines.index("Accuracy (arms in benchmark order, not ranked):") + 2]
+    row = lines[lines.index("Accuracy (arms in benchmark order, not ranked; failures count as wrong):") + 2]
     assert re.fullmatch(r" short 0\.\d{3} +\[0\.\d{3}, 0\.\d{3}\] [12]-[12] *", row)
     assert " contrast     difference interval         simultaneous    " in lines
     assert any(line.startswith(" arm   pass^1 pass^3 pass^5") for line in lines)

@@ -25,11 +25,16 @@ class QuizAggregation(RunStatistics):
     judge: str
     num_runs: int
     n_scores: int
+    arm: str | None = None
+    """The system these statistics are of; None for all systems together (aggregated.json's
+    per_quiz, in the results aggregator's layout)."""
 
 
 def per_quiz(scored: pd.DataFrame, quiz_source: str, pairs: list[tuple[str, str]], *,
-             n_resamples: int, seed: int, conf: float) -> tuple[QuizAggregation, ...]:
-    """One :class:`QuizAggregation` per quiz and (criterion, judge) of ``pairs`` it scored."""
+             n_resamples: int, seed: int, conf: float,
+             by_arm: bool = False) -> tuple[QuizAggregation, ...]:
+    """One :class:`QuizAggregation` per quiz and (criterion, judge) of ``pairs`` it scored;
+    with ``by_arm``, one per quiz, (criterion, judge) and arm instead (each system apart)."""
     out = []
     quizzes = scored[quiz_source].astype(object)
     for quiz in pd.unique(quizzes.dropna()):
@@ -37,10 +42,13 @@ def per_quiz(scored: pd.DataFrame, quiz_source: str, pairs: list[tuple[str, str]
         for criterion, judge in pairs:
             rows = own[(own["criterion"].astype(str) == criterion)
                        & (own["judge"].astype(str) == judge)]
-            if rows.empty:
-                continue
-            stats = run_statistics(rows, n_resamples=n_resamples, seed=seed, conf=conf)
-            out.append(QuizAggregation(**vars(stats), quiz=str(quiz), criterion=criterion,
-                                       judge=judge, num_runs=len(stats.runs),
-                                       n_scores=len(rows)))
+            groups = ([(str(arm), rows[rows["arm"] == arm]) for arm in pd.unique(rows["arm"])]
+                      if by_arm else [(None, rows)])
+            for arm, group in groups:
+                if group.empty:
+                    continue
+                stats = run_statistics(group, n_resamples=n_resamples, seed=seed, conf=conf)
+                out.append(QuizAggregation(**vars(stats), quiz=str(quiz), criterion=criterion,
+                                           judge=judge, num_runs=len(stats.runs),
+                                           n_scores=len(group), arm=arm))
     return tuple(out)

@@ -20,9 +20,11 @@ rows without a score (failures) are left out and counted. Nominal criteria have 
 are left out. Pairwise rows (with an ``opponent``) are not aggregated over runs, since a
 preference pooled over arms and opponents depends on which pairs were compared (the win-rate
 report handles them), but they do enter the reliability, a unit then being an (item, arm,
-opponent, position, run). Arms are pooled: the aggregation describes how each judge scored
-the whole set of answers, as the results aggregator (one benchmark) does; ``assay.score_summary`` and the
-benchmark report compare arms.
+opponent, position, run). The files' aggregations pool the arms, as the results aggregator
+(one benchmark) does: they describe how each judge scored the whole set of answers.
+``per_arm`` and ``per_quiz_arm`` hold the same statistics for each arm apart, which the
+printed report and the page show; ``assay.score_summary`` and the benchmark report compare
+arms. Ordinal levels are read on [0, 1] everywhere, the per-quiz breakdown included.
 """
 
 from __future__ import annotations
@@ -122,6 +124,14 @@ class AggregateReport(Rendered):
     """Criteria scored by one judge only -> that judge."""
     per_quiz: tuple[QuizAggregation, ...] = ()
     """Per-quiz breakdowns: the run-level statistics per quiz and (criterion, judge)."""
+    per_arm: tuple[RunAggregation, ...] = ()
+    """The same run-level statistics and items interval per (criterion, judge) for each system
+    apart (``arms`` holds the one system), which the printed report and the page show; the
+    pooled ``aggregations`` are the files' (aggregated.json, summary.txt)."""
+    per_quiz_arm: tuple[QuizAggregation, ...] = ()
+    """The per-quiz breakdown for each system apart (``arm`` set)."""
+    quiz_source: str = "cluster"
+    """The column the quizzes are: ``"task"`` when the table has tasks, else ``"cluster"``."""
 
     def to_dict(self) -> dict[str, Any]:
         """The content of ``aggregated.json``: the results aggregator's fields, then assay's additions."""
@@ -270,6 +280,8 @@ def aggregate(judgments: Judgments, *, n_resamples: int = 10_000, seed: int = 42
     reliability: list[CriterionReliability] = []
     flags: list[Flag] = []
     one_judge: dict[str, str] = {}
+    per_arm: list[RunAggregation] = []
+    aggregated_rows: list[pd.DataFrame] = []  # the rows aggregated, ordinal levels on [0, 1]
     for criterion in pd.unique(reportable["criterion"]):
         name = str(criterion)
         scale = judgments.scale(name)
@@ -295,10 +307,17 @@ def aggregate(judgments: Judgments, *, n_resamples: int = 10_000, seed: int = 42
                                    scale.spelling(), n_resamples=n_resamples, seed=seed,
                                    conf=conf)
                 aggregations.append(agg)
+                own = rows[rows["judge"] == judge]
+                own_all = all_rows[all_rows["judge"] == judge]
+                per_arm.extend(_aggregation(own[own["arm"] == arm], own_all[own_all["arm"] == arm],
+                                            name, str(judge), scale.spelling(),
+                                            n_resamples=n_resamples, seed=seed, conf=conf)
+                               for arm in pd.unique(own_all["arm"]))
                 if agg.num_runs > 1 and agg.std_dev == 0:
                     notes.append(f"{name} ({judge}): every run has the same mean, so the "
                                  "run-level interval has zero width; it says nothing about "
                                  "the items (see the items interval).")
+            aggregated_rows.append(rows)
             if scale.kind == "ordinal":
                 notes.append(f"{name!r} is ordinal: its means are on [0, 1], level i of "
                              f"{len(scale.levels)} ({', '.join(scale.levels)}) read as "
@@ -315,9 +334,14 @@ def aggregate(judgments: Judgments, *, n_resamples: int = 10_000, seed: int = 42
     flags = _flags(aggregations, one_judge, judgments, scored)
     quiz_source = "task" if "task" in reportable and reportable["task"].notna().any() else "cluster"
     quiz_ids = tuple(str(q) for q in pd.unique(reportable[quiz_source].dropna()))
-    quizzes = per_quiz(scored, quiz_source, [(a.criterion, a.judge) for a in aggregations],
-                       n_resamples=n_resamples, seed=seed, conf=conf) \
-        if 1 < len(quiz_ids) <= MAX_QUIZZES else ()
+    pairs = [(a.criterion, a.judge) for a in aggregations]
+    rows = pd.concat(aggregated_rows) if aggregated_rows else scored.iloc[:0]
+    quizzes: tuple[QuizAggregation, ...] = ()
+    quizzes_arm: tuple[QuizAggregation, ...] = ()
+    if 1 < len(quiz_ids) <= MAX_QUIZZES:
+        quizzes, quizzes_arm = (per_quiz(rows, quiz_source, pairs, n_resamples=n_resamples,
+                                         seed=seed, conf=conf, by_arm=by_arm)
+                                for by_arm in (False, True))
     if len(quiz_ids) > MAX_QUIZZES:
         notes.append(f"{len(quiz_ids)} quizzes ({quiz_source} values): over {MAX_QUIZZES}, so "
                      "no per-quiz breakdown is made.")
@@ -327,7 +351,8 @@ def aggregate(judgments: Judgments, *, n_resamples: int = 10_000, seed: int = 42
         aggregations=tuple(aggregations), reliability=tuple(reliability), flags=tuple(flags),
         notes=tuple(notes), conf=conf, n_resamples=n_resamples, seed=seed, n_rows=len(frame),
         n_not_reportable=n_not_reportable, n_unscored=n_unscored,
-        n_invalid=len(judgments.invalid), one_judge_criteria=one_judge, per_quiz=quizzes)
+        n_invalid=len(judgments.invalid), one_judge_criteria=one_judge, per_quiz=quizzes,
+        per_arm=tuple(per_arm), per_quiz_arm=quizzes_arm, quiz_source=quiz_source)
 
 
 def _aggregation(rows: pd.DataFrame, all_rows: pd.DataFrame, criterion: str, judge: str,

@@ -96,7 +96,7 @@ def _accuracy_forest(report: BenchmarkReport, records: Sequence[Record], pct: st
                           lower=r.get("lower"), upper=r.get("upper"), key=r["arm"],
                           detail=f"ranks {r.get('rank_lower', '-')} to {r.get('rank_upper', '-')}")
               for r in records]
-    return forest(points, x_title="accuracy",
+    return forest(points, x_title="accuracy (failures count as wrong)",
                   caption=f"Accuracy per system {_with(report, pct)} ({method_words(report.method)})")
 
 
@@ -132,7 +132,8 @@ def _accuracy(report: BenchmarkReport, pct: str) -> Section:
         intro = "Below 5 runs per item the report is descriptive: point estimates only."
     return Section(title="Accuracy", intro=intro,
                    figures=(_accuracy_forest(report, report.accuracy, pct),),
-                   tables=(_table(report.accuracy, ACCURACY, "Accuracy per system", "accuracy"),))
+                   tables=(_table(report.accuracy, ACCURACY, "Accuracy per system (failures count as wrong)",
+                                  "accuracy"),))
 
 
 def _bayes(report: BenchmarkReport) -> Section:
@@ -344,11 +345,12 @@ def _highlights(report: BenchmarkReport, pct: str) -> tuple[Highlight, ...]:
     ranked = sorted(report.accuracy, key=lambda r: (is_missing(r.get("estimate")),
                                                     -(r.get("estimate") or 0.0)))
     rankings = Section(
-        title="Benchmark accuracy", intro=f"Arms by accuracy {_with(report, pct)} and rank "
+        title="Benchmark accuracy (failures count as wrong)",
+        intro=f"Arms by accuracy {_with(report, pct)} and rank "
         "intervals." if not report.descriptive else f"Arms by accuracy {_with(report, pct)}.",
         figures=(_accuracy_forest(report, ranked, pct),),
         tables=(_table(ranked, [c for c in ACCURACY if c.key != "standard_error"],
-                       "Ranking by accuracy", "ranking"),))
+                       "Ranking by accuracy (failures count as wrong)", "ranking"),))
     if report.cost:
         keys = [c for c in (*_cost_columns(report.cost, "usd"), Column("tokens_per_item",
                                                                        "tokens per item", "sig"))

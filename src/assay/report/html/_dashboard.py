@@ -19,6 +19,7 @@ from assay.report._glossary import METHOD_WORDS, TERMS
 from assay.report.html._model import TOPICS, Column, Page, Section, Table, Topic
 from assay.report.text._format import fixed, p_text
 from assay.report.text.answer import (
+    FAILURES_RULE,
     interval_text,
     pair_reading,
     plural,
@@ -108,7 +109,7 @@ def _verdict(v: Verdict, several: bool, digits: int) -> dict[str, Any]:
     failed = any(s.n_failed for s in v.systems)
     return {
         "title": v.criterion + (f" (judge {v.judge})" if several else ""),
-        "what": what_is_scored(v),
+        "what": what_is_scored(v) + (f"; {FAILURES_RULE}" if failed else ""),
         "failed": failed,
         "difference": "win rate" if v.units == "win_rate" else "difference",
         "systems": [{"rank": s.rank, "system": s.arm, "estimate": fixed(s.estimate, digits),

@@ -117,9 +117,9 @@ def _highlights(summary: ScoreSummary, by_criterion: dict[str, list[ScoreRow]],
         c for c in _columns(ranked) if c.key in ("judge", "arm", "opponent", "estimate", "lower",
                                                  "upper")))
     rankings = Section(
-        title="Mean scores by criterion and judge",
+        title="Mean scores by criterion and judge (failures left out)",
         intro=f"Arms ordered by mean within each criterion and judge; {pct} intervals.",
-        tables=(Table.from_records(_records(ranked), columns, caption="Mean scores",
+        tables=(Table.from_records(_records(ranked), columns, caption="Mean scores (failures left out)",
                                    name="dashboard-scores"),))
     failed = [r for r in summary.rows if r.n_failed]
     quality_tables = []

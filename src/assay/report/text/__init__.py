@@ -9,7 +9,7 @@ from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "assay.report._dispatch": ["RENDERERS", "render_text"],
-    ".aggregate": ["format_summary"],
+    ".aggregate": ["format_aggregate", "format_summary"],
     ".answer": ["format_answer"],
     ".assertions": ["format_significance"],
     ".benchmark": ["format_benchmark_report"],

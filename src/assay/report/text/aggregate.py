@@ -1,8 +1,12 @@
-"""``summary.txt`` of the results aggregator: its example layout (header, inter-rater reliability,
-one block per metric and evaluator), with, clearly labelled, the interval over items beside
-the run-level bootstrap, the interpretation bands, and the results aggregator's "don'ts"
-found in the data. ``print(report)`` of an aggregate report prints it. It formats a report;
-it computes nothing.
+"""The aggregation across runs as text: the printed report and ``summary.txt``.
+
+:func:`format_aggregate` is the printed report (``print(report)``, ``assay report --kind
+aggregate``): each system on its own, in the user's words (systems, questions, topics,
+judges). :func:`format_summary` is ``summary.txt`` in the results aggregator's example
+layout (header, inter-rater reliability, one block per metric and evaluator over all systems
+together), with, clearly labelled, the interval over items beside the run-level bootstrap,
+the interpretation bands and the aggregator's "don'ts" found in the data. Both format a
+report; they compute nothing.
 """
 
 from __future__ import annotations
@@ -12,11 +16,12 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from assay.data.schema import Scale
+from assay.report.text._format import columns, fixed, percent
 
 if TYPE_CHECKING:
     from assay.analysis.aggregate import AggregateReport, CriterionReliability, RunAggregation
 
-__all__ = ["format_summary"]
+__all__ = ["format_aggregate", "format_summary"]
 
 WIDTH = 80
 MISSING = "n/a"
@@ -149,3 +154,110 @@ def _evaluator_block(a: RunAggregation, pct: str) -> list[str]:
         f"    N:      {a.num_runs}",
         f"    Items:  {items}",
     ]
+
+
+JUDGE_FLAG_TITLES = {**FLAG_TITLES, "one_judge": "One judge only",
+                     "unversioned_evaluator": "Judge without a version"}
+"""The flags' titles in the printed report, in its words (judges, not evaluators)."""
+QUIZ_WORDS = {"task": ("task", "tasks"), "cluster": ("topic", "topics")}
+"""What the quizzes are called in the printed report, by the column they are."""
+
+
+def format_aggregate(report: AggregateReport) -> str:
+    """The printed aggregation report: each system on its own, in the user's words.
+
+    Per (criterion, judge), a row per system: the run-level statistics and the interval over
+    questions (``report.per_arm``); then the judges' reliability, the per-task or per-topic
+    breakdown per system, the warnings and the notes. The pooled figures over all systems
+    are the files' (summary.txt, aggregated.json) and are not printed here.
+    """
+    pct = percent(report.conf)
+    one, many = QUIZ_WORDS.get(report.quiz_source, QUIZ_WORDS["cluster"])
+    systems = list(dict.fromkeys(arm for a in report.per_arm for arm in a.arms))
+    shown = f"{_count(len(systems), 'system', 'systems')}, each shown on its own; " if systems else ""
+    lines = [
+        f"{_count(report.total_runs, 'run', 'runs')}, {shown}"
+        f"{_count(len(report.quiz_ids), one, many)}. (summary.txt and aggregated.json give each "
+        "judge's figures over all systems together, in their fixed layout.)",
+        f"How to read: 'runs {pct} CI' is the percentile bootstrap over a system's run means "
+        f"({report.n_resamples} resamples, seed {report.seed}): how much its mean moves from run "
+        f"to run. 'over questions' is its mean over questions with a cluster-robust t interval "
+        f"({pct}; runs averaged within a question, topics as the sampling units): the evidence "
+        "about the questions. Scores are on each criterion's own scale, ordinal levels on "
+        "[0, 1]; failures are left out.",
+    ]
+    if report.reliability:
+        lines += ["", "The judges' reliability (over the units every judge scored):"]
+        lines += [f"  {_reliability_line(r, pct)}" for r in report.reliability]
+    for (criterion, judge), rows in _by_pair(report.per_arm).items():
+        d = _text_digits(rows[0].scale)
+        lines += ["", f"{criterion} ({scale_words(rows[0].scale)}); judge {judge}"]
+        lines += columns(
+            ["system", "mean", "median", "sd", f"runs {pct} CI", "min", "max", "runs",
+             "over questions", f"{pct} interval", "questions/topics", "failed"],
+            [[a.arms[0], fixed(a.mean, d), fixed(a.median, d), fixed(a.std_dev, d),
+              _interval(a.ci_lower, a.ci_upper, d), fixed(a.minimum, d), fixed(a.maximum, d),
+              str(a.num_runs), fixed(a.items_interval.estimate, d),
+              _interval(a.items_interval.lower, a.items_interval.upper, d)
+              if a.items_interval.method == "cluster_robust_t"
+              else a.items_interval.method.replace("_", " "),
+              f"{a.items_interval.n_items}/{a.items_interval.n_clusters}", str(a.n_missing)]
+             for a in rows], indent="  ")
+    if report.per_quiz_arm:
+        lines += ["", f"Per {one}, each system on its own (the same bootstrap over run means, "
+                  f"within the {one}):"]
+        lines += columns(
+            [one, "criterion", "judge", "system", "mean", f"runs {pct} CI", "sd", "runs"],
+            [[q.quiz, q.criterion, q.judge, q.arm or "-",
+              fixed(q.mean, d := _text_digits(judgment_scale(report, q.criterion))),
+              _interval(q.ci_lower, q.ci_upper, d), fixed(q.std_dev, d), str(q.num_runs)]
+             for q in report.per_quiz_arm], indent="  ")
+    if report.flags:
+        lines += ["", "Warnings (what these results should not be read as):"]
+        lines += [f"  ! {JUDGE_FLAG_TITLES[f.kind]}: {f.message}" for f in report.flags]
+    lines += [f"Note: {note}" for note in report.notes]
+    return "\n".join(lines)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _by_pair(rows: tuple[RunAggregation, ...]) -> dict[tuple[str, str], list[RunAggregation]]:
+    out: dict[tuple[str, str], list[RunAggregation]] = {}
+    for a in rows:
+        out.setdefault((a.criterion, a.judge), []).append(a)
+    return out
+
+
+def _text_digits(scale: str) -> int:
+    """Two decimals on wide scales (0-100 points), three on [0, 1] as the other reports print."""
+    return 2 if _digits(scale) == 2 else 3
+
+
+def scale_words(scale: str) -> str:
+    """How a criterion's means read: on [0, 1], on its own scale, or ordinal levels on [0, 1]."""
+    parsed = Scale.parse(scale)
+    if parsed.kind == "ordinal":
+        return f"{scale}, levels read on [0, 1]"
+    return f"{scale}, on [0, 1]" if _digits(scale) == 4 else f"{scale}, its own scale"
+
+
+def _interval(lower: float | None, upper: float | None, digits: int) -> str:
+    return f"[{fixed(lower, digits)}, {fixed(upper, digits)}]"
+
+
+def _reliability_line(r: CriterionReliability, pct: str) -> str:
+    judges = f"judges {', '.join(r.judges)}; {r.num_units} units"
+    if r.icc is None or r.mad is None or r.spearman is None:
+        return f"{r.criterion}: too few units scored by every judge ({judges})"
+    digits = _text_digits(r.scale)
+    unit = " points" if digits == 2 else ""
+
+    def band(text: str | None) -> str:
+        return f" ({text})" if text else ""
+
+    return (f"{r.criterion}: ICC(2,1) {fixed(r.icc.estimate)} {pct} interval "
+            f"{_interval(r.icc.lower, r.icc.upper, 3)}{band(r.icc_band)}; MAD "
+            f"{fixed(r.mad.estimate, digits)}{unit}{band(r.mad_band)}; Spearman rho "
+            f"{fixed(r.spearman.estimate)}{band(r.rho_band)}; {judges}")

@@ -25,6 +25,11 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+FAILURES_RULE = "failures left out"
+"""How the answer's estimates treat failures, named beside them: the benchmark report counts
+them as wrong instead, and says so beside its accuracy."""
+
+
 def what_is_scored(v: Verdict) -> str:
     """What the verdict's numbers are, in the data's units."""
     if v.units == "share":
@@ -73,10 +78,11 @@ def pair_reading(p: PairDifference, v: Verdict, digits: int) -> str:
 
 def _verdict(v: Verdict, conf: float, adjustment: str, digits: int, several: bool) -> list[str]:
     level = f"{conf:.0%}"
-    head = f"{v.criterion}: {what_is_scored(v)}" + (f"; judge {v.judge}" if several else "")
     failed = any(s.n_failed for s in v.systems)
+    head = (f"{v.criterion}: {what_is_scored(v)}" + (f"; judge {v.judge}" if several else "")
+            + (f"; {FAILURES_RULE}" if failed else ""))
     header = ["rank", "system", "estimate", f"{level} interval", "questions",
-              *(["failed"] if failed else [])]
+              *(["failed (left out)"] if failed else [])]
     rows = [[str(s.rank), s.arm, fixed(s.estimate, digits), interval_text(s.lower, s.upper, digits),
              str(s.n_items), *([str(s.n_failed)] if failed else [])] for s in v.systems]
     lines = [head, *columns(header, rows, indent="  ")]
@@ -146,9 +152,9 @@ def format_answer(result: Answer, *, digits: int = 3) -> str:
     """The answer in at most about 10 + 4 systems + 3 pairs lines per verdict."""
     r = result
     lines = [f"{r.n_judgments} judgments of {plural(r.n_systems, 'system')} on "
-             f"{plural(r.n_items, 'question')} in {plural(r.n_clusters, 'cluster')}, "
+             f"{plural(r.n_items, 'question')} in {plural(r.n_clusters, 'topic')}, "
              f"{plural(r.n_runs, 'run')}, {plural(r.n_judges, 'judge')}; intervals count "
-             "the clusters, not the questions, as independent"]
+             "the topics, not the questions, as independent"]
     several = len({v.judge for v in r.verdicts}) > 1
     for v in r.verdicts:
         lines += _verdict(v, r.conf, r.adjustment, digits, several)

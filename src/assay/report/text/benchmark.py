@@ -128,7 +128,7 @@ def _accuracy(data: Mapping[str, Any], fmt: _Numbers) -> list[str]:
         expected = _ACCURACY_METHODS.get(data["method"])
         if any(r["method"] != expected for r in rows):
             columns.append(("method", [r["method"] for r in rows]))
-    return _section("Accuracy (arms in benchmark order, not ranked):", columns)
+    return _section("Accuracy (arms in benchmark order, not ranked; failures count as wrong):", columns)
 
 
 def _rank(record: Mapping[str, Any]) -> str:

@@ -18,12 +18,12 @@ def _columns(header: list[str], rows: list[list[str]]) -> str:
 
 
 def table_overview(judgments: Judgments) -> str:
-    """What a judgments table holds: size, arms, judges, criteria with scales, runs."""
+    """What a judgments table holds: size, systems, judges, criteria with scales, runs."""
     f = judgments.frame
     lines = [
-        f"{len(f)} judgments: {f['item'].nunique()} items in {f['cluster'].nunique()} clusters, "
-        f"{f['arm'].nunique()} arms, runs 1..{int(f['run'].max())}",
-        f"arms: {', '.join(map(str, judgments.arms))}",
+        f"{len(f)} judgments: {f['item'].nunique()} questions in {f['cluster'].nunique()} topics, "
+        f"{f['arm'].nunique()} systems, runs 1..{int(f['run'].max())}",
+        f"systems: {', '.join(map(str, judgments.arms))}",
         f"judges: {', '.join(map(str, f['judge'].unique()))}",
         "criteria: " + ", ".join(f"{c} ({judgments.scale(c).spelling()})"
                                  for c in judgments.criteria),
@@ -61,7 +61,8 @@ def format_score_summary(summary: ScoreSummary, *, digits: int = 3) -> str:
                  str(r.n_failed), f"{r.n_items}/{r.n_clusters}", fixed(r.estimate, digits),
                  f"[{fixed(r.lower, digits)}, {fixed(r.upper, digits)}]", r.method] for r in rows]
         blocks.append(title + "\n" + _columns(
-            ["judge", "arm", "n", "failed", "items/clusters", "mean", f"{pct} interval", "method"],
+            ["judge", "system", "n", "failed (left out)", "questions/topics", "mean", f"{pct} interval",
+             "method"],
             body))
     blocks += format_categories(summary.categories, summary.category_contrasts,
                                 conf=summary.conf, group=("criterion", "judge"), digits=digits)

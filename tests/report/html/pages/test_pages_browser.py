@@ -58,26 +58,30 @@ def test_every_page_loads_offline_without_errors_and_every_chart_has_data(demo, 
 
 
 def test_aggregate_page_names_both_intervals_and_carries_the_reports_numbers(demo, tab):
+    """Each system on its own (issue 23: the page pooled the systems): the lines, the forest
+    and the table are per judge and system, from ``report.per_arm``."""
     report = demo.reports["aggregate"]
     tab.load(demo.pages["aggregate"])
     text = tab.evaluate("document.body.innerText")
     assert "run-bootstrap lower" in text and "items-interval lower" in text
-    first = report.aggregations[0]
-    mine = [a for a in report.aggregations if a.criterion == first.criterion]
+    first = report.per_arm[0]
+    mine = [a for a in report.per_arm if a.criterion == first.criterion]
     runs, forest = figure(tab, "fig-1"), figure(tab, "fig-2")
-    assert [t["name"] for t in runs] == [a.judge for a in mine]
+    assert [t["name"] for t in runs] == [f"{a.arms[0]} ({a.judge})" for a in mine]
     assert_allclose(runs[0]["y"], first.per_run_scores, rtol=1e-12)
     boot, items = forest
-    assert boot["name"] == "bootstrap over run means" and items["name"] == "cluster-robust t over items"
+    assert boot["name"] == "bootstrap over run means"
+    assert items["name"] == "cluster-robust t over questions"
     assert_allclose(boot["x"], [a.mean for a in mine], rtol=1e-12)
     assert_allclose(np.add(boot["x"], boot["error_x"]["array"]), [a.ci_upper for a in mine],
                     rtol=1e-12)
     assert_allclose(np.subtract(items["x"], items["error_x"]["arrayminus"]),
                     [a.items_interval.lower for a in mine], rtol=1e-12)
-    # The per-run means against pandas on the demo table: exact-match/correct, reportable, scored.
+    # The per-run means against pandas on the demo table: exact-match/correct, reportable,
+    # scored, of the first system.
     f = demo.judgments.frame
     rows = f[f["reportable"] & f["score"].notna() & (f["judge"] == first.judge)
-             & (f["criterion"] == first.criterion)]
+             & (f["criterion"] == first.criterion) & (f["arm"] == first.arms[0])]
     assert_allclose(rows.groupby("run")["score"].mean().to_numpy(), first.per_run_scores,
                     rtol=1e-12)
 
