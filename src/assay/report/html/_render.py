@@ -32,7 +32,7 @@ from assay._templates import sandbox
 from assay._version import __version__
 from assay.data.filenames import FileNames, safe_name
 from assay.report._glossary import abbreviation_of, method_words, reader_label
-from assay.report.html._model import Column, Figure, Section, Table, is_missing
+from assay.report.html._model import Column, Figure, Section, Table, ViewLink, is_missing
 from assay.report.text._format import p_text
 
 MISSING = "-"
@@ -237,9 +237,10 @@ class PageBuilder:
         numeric = [c.kind in ("int", "fixed", "sig", "p") for c in table.columns]
         rows = [[_shown(v, c) for v, c in zip(row, table.columns, strict=True)]
                 for row in table.rows]
-        for row, links in zip(rows, table.links, strict=False):
-            for shown, link in zip(row, links, strict=True):
-                shown["link"] = None if link is None else "/?" + link
+        for row, links, values in zip(rows, table.links, table.rows, strict=False):
+            for shown, link, value in zip(row, links, values, strict=True):
+                if link is not None:
+                    shown.update(_view_link(link, value))
         name = self.names.claim(safe_name(table.name), "")
         headers = []
         for c, n in zip(table.columns, numeric, strict=True):
@@ -264,6 +265,21 @@ class PageBuilder:
                              "data": escape_figure(list(figure.data)),
                              "layout": escape_figure(layout)})
         return {"id": fid, "caption": figure.caption}
+
+
+def _view_link(link: str | ViewLink, value: Any) -> dict[str, Any]:
+    """A linked cell's link to the viewer (``/?QUERY``), how many judgments it opens and its
+    tooltip, which says so (a count of trial pairs opens two judgments a pair)."""
+    if isinstance(link, ViewLink):
+        rows, query = link.rows, link.query
+        title = (f"{cell(value, Column('n', 'n', 'int')).text} {link.unit}: their {rows} "
+                 "judgments in the viewer")
+    else:
+        rows, query = int(value), link
+        title = f"The {rows} judgments behind this number in the viewer"
+    return {"link": "/?" + query, "link_rows": rows,
+            "link_title": title + " (assay view RUN --reports FOLDER; not from a page opened "
+                                  "from disk)"}
 
 
 def _shown(value: Any, column: Column) -> dict[str, Any]:
