@@ -40,6 +40,9 @@ TEMPLATE_KEYS = frozenset({"hovertemplate", "texttemplate"})
 """Figure keys whose strings are plotly templates written by code, so not escaped."""
 METHOD_KEYS = frozenset({"method", "items_method", "interval_method", "test"})
 """Columns of method identifiers: shown in words, the identifier in the cell's tooltip."""
+VIEW_LINK = b'<a class="view-link" data-view="'
+"""How a count's link to the viewer starts in a written page (no ``href``: plain text from
+disk); ``assay view`` serves it as ``<a class="view-link" href="``, a link."""
 PLOTLY_FILE = "plotly.min.js"
 """plotly.js's file beside the pages of a report folder."""
 
@@ -269,7 +272,11 @@ class PageBuilder:
 
 def _view_link(link: str | ViewLink, value: Any) -> dict[str, Any]:
     """A linked cell's link to the viewer (``/?QUERY``), how many judgments it opens and its
-    tooltip, which says so (a count of trial pairs opens two judgments a pair)."""
+    tooltip, which says so (a count of trial pairs opens two judgments a pair).
+
+    The page is written with the address in ``data-view`` and no ``href``, so that opened
+    from disk the count is plain text (``/?QUERY`` there would open the file system's root);
+    ``assay view`` turns it into a link as it serves the page (:data:`VIEW_LINK`)."""
     if isinstance(link, ViewLink):
         rows, query = link.rows, link.query
         title = (f"{cell(value, Column('n', 'n', 'int')).text} {link.unit}: their {rows} "
