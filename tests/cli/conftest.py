@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import DemoRun  # noqa: F401  (demo_run is in tests/conftest.py, shared with tests/view)
 from tests.judge.conftest import _server, server  # noqa: F401  (fixtures re-exported)
 

@@ -190,8 +190,9 @@ class FilterColumns:
                 within: npt.NDArray[np.bool_] | None = None) -> dict[str, Any]:
         """The page's header: per system (``arm``), its rows, its rows without a score and its
         mean score on each criterion, with how many scores each mean is of, by the reports'
-        rule: the mean of the units' means (a unit: the system's item under one judge, against
-        one opponent when pairwise; its runs averaged first), over the reportable rows only (the dev and calibration splits are left out, and
+        rule: the mean of the units' means (a unit: the system's item under one judge,
+        against one opponent when pairwise; its runs averaged first), over the reportable
+        rows only (the dev and calibration splits are left out, and
         ``left_out`` counts them), each score on [0, 1] by its criterion's scale (binary,
         range, ordinal: an ordinal level ``k`` of ``L`` levels is ``k / (L - 1)``), an
         interval criterion on its raw scale and a nominal one not at all (it has no mean). A

@@ -196,7 +196,7 @@
     const table = document.createElement("table");
     const caption = el("caption", "As the reports count: reportable rows only"
       + (systems.left_out ? " (" + systems.left_out.toLocaleString("en") + " rows of the dev or calibration split left out)" : "")
-      + "; mean score per criterion over its judges and runs, on [0, 1] by the criterion's scale (an ordinal level k of L: "
+      + "; mean score per criterion over its judges and runs (each item's runs averaged first, as the scores page does), on [0, 1] by the criterion's scale (an ordinal level k of L: "
       + "k/(L-1); an interval scale: raw; a pairwise criterion: the share of comparisons won, ties half); rows without "
       + "a score are counted, not scored."
       + (systems.more ? " " + systems.more + " more systems not shown." : ""));
