@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +79,25 @@ def demo_table(demo_example: Path) -> Any:
     import assay
 
     return assay.load(demo_example)
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    result: subprocess.CompletedProcess[str]
+    out: Path
+    """The folder given to ``--out``."""
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """``assay demo --out DIR`` of this tree, run once per session (per worker) for every test
+    that reads its output: the command-line tests, and the viewer's over the demo's pages
+    (about 20 s). Its index goes to a cache folder of its own. Read only."""
+    from tests.cli._subprocess import run_assay
+
+    root = tmp_path_factory.mktemp("cli-demo")
+    out = root / "demo"
+    return DemoRun(run_assay("demo", "--out", str(out), ASSAY_CACHE_DIR=str(root / "cache")), out)
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,9 @@
 """The benchmark page's failure counts link to exactly the judgments they count: the report's
 judge and criterion, the arm and the failure kinds; the filter of each link is run over the
 viewer's index of the same table and must find that many rows, and the rows named by the
-table's design. A report that cannot name its failures exactly (some left out as pairwise
-or not reportable) links none."""
+table's design. Failed rows of the dev split are not counted, and the links leave them out
+by the viewer's ``reportable=yes``; a report that cannot name its failures exactly (some
+left out as pairwise) links none."""
 
 from __future__ import annotations
 
@@ -50,8 +51,18 @@ def _links(table: Path) -> list[tuple[str, object, str]]:
             for c, link in enumerate(links) if link is not None]
 
 
-def test_each_failure_count_links_to_exactly_the_judgments_it_counts(tmp_path):
-    table = write_csv(tmp_path / "t.csv", _rows())
+DEV = [{"split": "dev", "item": f"q{i}", "cluster": "c9", "arm": "a", "run": 1, "judge": "exact",
+        "opponent": "", "criterion": "correct", "score": "", "failure_kind": kind}
+       for i, kind in ((9, "parse_error"), (10, "refusal"))]
+"""Failed runs of the dev split: not reportable, not counted, in the table the viewer reads."""
+
+
+@pytest.mark.parametrize("dev", [False, True], ids=["test split only", "with dev rows"])
+def test_each_failure_count_links_to_exactly_the_judgments_it_counts(tmp_path, dev):
+    rows = _rows()
+    if dev:
+        rows = [{"split": "test", **r} for r in rows] + DEV
+    table = write_csv(tmp_path / "t.csv", rows)
     links = _links(table)
     by_arm = {arm: [k for (_, a, _), k in FAILED.items() if a == arm] for arm in ("a", "b")}
     expected = {("failures", len(by_arm["a"]), "arm=a&failure_kind=parse_error&failure_kind=refusal"),
@@ -60,8 +71,9 @@ def test_each_failure_count_links_to_exactly_the_judgments_it_counts(tmp_path):
                 ("failures", 1, "arm=b&failure_kind=parse_error"),  # n_failures and parse_error
                 ("quality", 3, "arm=a&failure_kind=parse_error&failure_kind=refusal"),
                 ("quality", 1, "arm=b&failure_kind=parse_error")}
-    assert {(name, count, link.removeprefix("judge=exact&criterion=correct&"))
-            for name, count, link in links} == expected
+    assert {(name, count, link.removeprefix("judge=exact&criterion=correct&")
+             .removesuffix("&reportable=yes")) for name, count, link in links} == expected
+    assert all(link.endswith("&reportable=yes") for _, _, link in links)
     assert len(links) == 7  # arm b's failures and its parse errors: two cells, one link
     with JudgmentIndex(table) as index:
         for _, count, link in links:
@@ -73,17 +85,10 @@ def test_each_failure_count_links_to_exactly_the_judgments_it_counts(tmp_path):
             assert page.total == count == len(design) and shown == design, link
 
 
-@pytest.mark.parametrize("extra", [
-    # a failed run of the dev split: not reportable, not counted, but the viewer would show it
-    {"split": "dev", "item": "q9", "cluster": "c9", "arm": "a", "run": 1, "judge": "exact",
-     "opponent": "", "criterion": "correct", "score": "", "failure_kind": "parse_error"},
-    # a failed pairwise judgment of the same judge and criterion: left out of the report
-    {"item": "q1", "cluster": "c0", "arm": "a", "run": 1, "judge": "exact", "opponent": "b",
-     "criterion": "correct", "score": "", "failure_kind": "refusal"},
-], ids=["not reportable", "pairwise"])
-def test_a_report_whose_failures_a_filter_cannot_name_links_none(tmp_path, extra):
-    rows = _rows([extra])
-    if "split" in extra:
-        rows = [{"split": "test", **r} if "split" not in r else r for r in rows]
-    table = write_csv(tmp_path / "t.csv", rows)
+def test_a_report_whose_failures_a_filter_cannot_name_links_none(tmp_path):
+    # a failed pairwise judgment of the same judge and criterion: left out of the report,
+    # and no viewer filter leaves it out
+    extra = {"item": "q1", "cluster": "c0", "arm": "a", "run": 1, "judge": "exact", "opponent": "b",
+             "criterion": "correct", "score": "", "failure_kind": "refusal"}
+    table = write_csv(tmp_path / "t.csv", _rows([extra]))
     assert _links(table) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,39 @@ def test_the_flipped_filter_keeps_the_trial_pairs_whose_verdict_changes(small_st
     assert sorted((r["item"], r["run"]) for r in flipped.rows) == sorted(
         (item, run) for item in ("q1", HOSTILE_ITEM) for run in (1, 2))
     assert held.total == 0 and facets == [["yes", 4]]
+
+
+def test_split_and_reportable_filters_and_the_header_follow_the_reports_rule(tmp_path):
+    from assay.data.io import load
+    from assay.data.schema import Scale
+    from tests.view.conftest import write_csv
+
+    rows = []
+    for i, (split, level) in enumerate([("test", 0), ("test", 2), ("test", 2), ("dev", 0)]):
+        for run in (1, 2):  # q1 has one failed run: its unit's mean is of the other
+            failed = i == 0 and run == 2
+            rows.append({"item": f"q{i}", "arm": "a", "opponent": "", "position": "", "run": run,
+                         "split": split, "judge": "J", "criterion": "help",
+                         "score": "" if failed else level, "failure_kind": "timeout" if failed else ""})
+    # a trial pair whose second trial is of the dev split: no pair for a report, nor here
+    for run, split, score in ((1, "test", 1.0), (2, "dev", 0.0)):
+        rows.append({"item": "p1", "arm": "a", "opponent": "b", "position": run, "run": run,
+                     "split": split, "judge": "P", "criterion": "pref", "score": score,
+                     "failure_kind": ""})
+    path = write_csv(tmp_path / "t.csv", rows)
+    table = load(path, scales={"help": Scale.parse("ordinal:bad,ok,good"),
+                               "pref": Scale.parse("range:0,1")})
+    with JudgmentIndex(path, table=table) as index:
+        total = {q: index.page(parse_query(urllib.parse.parse_qs(q))).total for q in (
+            "reportable=yes", "reportable=no", "split=dev", "verdict=failed&reportable=yes",
+            "flipped=yes", "flipped=yes&reportable=yes")}
+        header = index.summary()["systems"]
+    assert total == {"reportable=yes": 7, "reportable=no": 3, "split=dev": 3,
+                     "verdict=failed&reportable=yes": 1, "flipped=yes": 0,
+                     "flipped=yes&reportable=yes": 0}
+    a = next(s for s in header["systems"] if s["arm"] == "a")
+    help_at = [c["name"] for c in header["criteria"]].index("help")
+    # reportable units q0 (one run, level 0), q1 and q2 (level 2 twice): on [0, 1] 0, 1, 1
+    assert a["scores"][help_at] == [pytest.approx(2 / 3), 5]
+    assert a["rows"] == 7 and a["failed"] == 1 and header["left_out"] == 3
+    assert header["criteria"][help_at]["scale"] == "[0, 1]"

@@ -79,7 +79,10 @@ def test_the_report_folder_is_served_and_nothing_outside_it(reports):
             page = reply.read().decode("utf-8")
             assert reply.headers["Content-Type"].startswith("text/html")
         assert 'class="view-link" href="/?criterion=quality&amp;item=q3&amp;arm=a&amp;run=1&amp;' \
-            'verdict=scored"' in page
+            'verdict=scored&amp;reportable=yes" data-rows="3"' in page  # a link once served
+        assert 'data-view=' not in page
+        assert 'data-view="/?criterion=quality&amp;item=q3' in (out / "judges.html").read_text(
+            encoding="utf-8")  # in the file: an address, not a link
         for escape in ("reports/../t.csv", "reports/%2e%2e/t.csv", "reports/..%2ft.csv"):
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(server.url + escape)

@@ -53,7 +53,7 @@ import os
 import sqlite3
 import tempfile
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,17 +61,19 @@ from typing import Any
 import numpy as np
 
 from assay.data.run_store import STORE_FILENAME
+from assay.data.schema import Scale
 from assay.errors import InputError
 from assay.view._columns import write_columns
 
-INDEX_FORMAT = "7"
-"""Enters the stamp of a cached index: a new layout never reads an old file."""
+INDEX_FORMAT = "8"
+"""Enters the stamp of a cached index: a new layout never reads an old file (8: the rows'
+``split`` and ``reportable``, the flips paired within reportable rows, the criteria's scales)."""
 
 COLUMNS: tuple[str, ...] = ("item", "cluster", "arm", "opponent", "position", "run", "judge",
-                            "criterion", "task", "score", "failure_kind")
+                            "criterion", "task", "score", "failure_kind", "split", "reportable")
 """The judgments columns the index keeps (in this order, after ``record`` and ``part``)."""
 
-FACETS: tuple[str, ...] = ("arm", "opponent", "judge", "criterion", "task", "failure_kind")
+FACETS: tuple[str, ...] = ("arm", "opponent", "judge", "criterion", "task", "split", "failure_kind")
 """Columns whose distinct values (with counts) the page offers as choices."""
 MAX_FACET_VALUES = 500
 
@@ -118,7 +120,8 @@ _SCHEMA = """
 CREATE TABLE info (name TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE rows (id INTEGER PRIMARY KEY, record INTEGER NOT NULL, part INTEGER NOT NULL,
     item TEXT, cluster TEXT, arm TEXT, opponent TEXT, position INTEGER, run INTEGER, judge TEXT,
-    criterion TEXT, task TEXT, score REAL, failure_kind TEXT, detail TEXT);
+    criterion TEXT, task TEXT, score REAL, failure_kind TEXT, split TEXT, reportable INTEGER,
+    detail TEXT);
 """
 
 
@@ -299,7 +302,12 @@ def write_flips(conn: sqlite3.Connection) -> None:
     """Store, per row in id order, whether its counterbalanced trial pair flips (int8: 1 it
     does, 0 it does not, -1 the row is in no trial pair), as the judges report counts flips
     (:func:`assay.analysis.judges.trial_pair_flips`; the score is the pairwise verdict, a
-    missing run is run 1 and a missing cluster the item, as when a table is read)."""
+    missing run is run 1 and a missing cluster the item, as when a table is read).
+
+    The reportable rows are paired among themselves, as the report pairs them (it reads no
+    other row), and the rows of the dev or calibration split among themselves: so a report's
+    flips are exactly the rows of ``flipped=yes&reportable=yes``, even when a unit's trials
+    are of both kinds (write_columns stored the ``reportable`` codes first)."""
     import pandas as pd
 
     from assay.analysis.judges import trial_pair_flips
@@ -315,9 +323,14 @@ def write_flips(conn: sqlite3.Connection) -> None:
     if found:
         frame = pd.DataFrame.from_records(found, columns=names)
         frame["pair_value"] = frame["score"].astype(np.float64)
-        marks = trial_pair_flips(frame).to_numpy()
-        known = ~np.isnan(marks)
-        codes[frame["id"].to_numpy()[known] - 1] = marks[known].astype(np.int8)
+        (blob,) = conn.execute("SELECT data FROM codes WHERE name = 'reportable'").fetchone()
+        reportable = np.frombuffer(blob, dtype=np.int8)[frame["id"].to_numpy() - 1] == 1
+        for part in (frame[reportable], frame[~reportable]):
+            if part.empty:
+                continue
+            marks = trial_pair_flips(part).to_numpy()
+            known = ~np.isnan(marks)
+            codes[part["id"].to_numpy()[known] - 1] = marks[known].astype(np.int8)
     conn.execute("INSERT INTO codes (name, data) VALUES ('flipped', ?)", (codes.tobytes(),))
 
 
@@ -356,7 +369,8 @@ def build_store_index(store: Path, target: Path, *, progress: Progress | None = 
             _finish(conn, tell)
             text = _index_text(conn, total, tell)
             conn.execute("INSERT INTO info VALUES ('stamp', ?), ('kind', 'store'), ('planned', ?), "
-                         "('text', ?)", (_stamp(store), int(planned), text))
+                         "('text', ?), ('scales', ?)", (_stamp(store), int(planned), text,
+                                                        _store_scales(conn)))
             conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
             raise InputError(str(store), f"is not a readable run store ({exc}): it is corrupt, "
@@ -364,6 +378,15 @@ def build_store_index(store: Path, target: Path, *, progress: Progress | None = 
     finally:
         conn.close()
     os.replace(partial, target)
+
+
+def _store_scales(conn: sqlite3.Connection) -> str:
+    """The scales the attached store ``s`` declares, as the index keeps them (JSON: criterion
+    -> the scale's spelling); none when the store has no ``scales`` table."""
+    if conn.execute("SELECT 1 FROM s.sqlite_master WHERE type = 'table' AND name = 'scales'"
+                    ).fetchone() is None:
+        return "{}"
+    return json.dumps({str(c): str(v) for c, v in conn.execute("SELECT criterion, scale FROM s.scales")})
 
 
 def _cache() -> Path:
@@ -394,7 +417,9 @@ def table_index(table: Path, load: Callable[[], Any], *, progress: Progress | No
         return target
     partial = target.with_name(target.name + f".{os.getpid()}.part")
     partial.unlink(missing_ok=True)
-    build_table_index(load().frame, partial, progress=progress, stamp=stamp)
+    table_read = load()
+    build_table_index(table_read.frame, partial, progress=progress, stamp=stamp,
+                      scales=table_read.scales)
     os.replace(partial, target)
     return target
 
@@ -462,10 +487,11 @@ def _plain_column(column: Any) -> list[Any]:
 
 
 def build_table_index(frame: Any, target: Path, *, progress: Progress | None = None,
-                      stamp: str | None = None) -> None:
+                      stamp: str | None = None, scales: Mapping[str, Scale] | None = None) -> None:
     """Write the index of a judgments table (a validated frame) to ``target``; ``progress``
     is told how far each phase is (:class:`BuildProgress`; the first counts rows); ``stamp``
-    (of a cached index) names the file it indexes."""
+    (of a cached index) names the file it indexes; ``scales`` are the table's declared
+    scales (the header's means use them: :meth:`assay.view._columns.FilterColumns.systems`)."""
     tell = progress or _silent
     _ready()
     conn = _connect_new(target)
@@ -488,7 +514,8 @@ def build_table_index(frame: Any, target: Path, *, progress: Progress | None = N
             conn.executemany(sql, itertools.islice(rows, CHUNK))
             tell(BuildProgress("reading rows", min(done + CHUNK, total), total, "rows"))
         _finish(conn, tell)
-        conn.execute("INSERT INTO info VALUES ('kind', 'table'), ('text', 'scan')")
+        conn.execute("INSERT INTO info VALUES ('kind', 'table'), ('text', 'scan'), ('scales', ?)",
+                     (json.dumps({str(c): v.spelling() for c, v in (scales or {}).items()}),))
         if stamp is not None:
             conn.execute("INSERT INTO info VALUES ('stamp', ?)", (stamp,))
         conn.execute("COMMIT")

@@ -41,8 +41,9 @@ def export_data(index: JudgmentIndex, query: Query, *, max_rows: int = MAX_EXPOR
     details = {str(row["id"]): index.detail(int(row["id"])) for row in rows}
     for row in rows:
         row["flipped"] = index.flipped(int(row["id"]))
+        row["reportable"] = index.reportable(int(row["id"]))
     summary = {**index.summary(), "exported": described, "rows": len(rows),
-               "systems": None,  # the page counts the rows in the file
+               "systems": index.systems_of([int(row["id"]) for row in rows]),
                "facets": _facets(rows),
                "text_search": "the text filter reads the rows in this file"}
     return {"summary": summary, "rows": rows, "details": details}
@@ -50,8 +51,8 @@ def export_data(index: JudgmentIndex, query: Query, *, max_rows: int = MAX_EXPOR
 
 def _facets(rows: list[dict[str, Any]]) -> dict[str, list[list[Any]]]:
     out: dict[str, list[list[Any]]] = {}
-    for name in ("arm", "opponent", "judge", "criterion", "task", "failure_kind", "score",
-                 "flipped"):
+    for name in ("arm", "opponent", "judge", "criterion", "task", "split", "failure_kind", "score",
+                 "flipped", "reportable"):
         counts: dict[Any, int] = {}
         for row in rows:
             if row[name] is not None:

@@ -59,7 +59,7 @@ from assay.view._build import (
 from assay.view._columns import FilterColumns
 from assay.view._compare import compare_item
 from assay.view._detail import judgment_sections, store_judged, table_judged, table_sections
-from assay.view._query import FLIPPED, Query
+from assay.view._query import FLIPPED, REPORTABLE, Query
 
 if TYPE_CHECKING:
     from assay.data.table import Judgments
@@ -71,8 +71,9 @@ MAX_SHORT_TERMS = 500
 FEW_ROWS = 20_000
 """When the other filters leave at most this many rows, a free-text filter reads their text."""
 
-LIST_COLUMNS: tuple[str, ...] = ("id", *COLUMNS)
-"""The columns of a page's rows."""
+LIST_COLUMNS: tuple[str, ...] = ("id", *(c for c in COLUMNS if c != "reportable"))
+"""The columns of a page's rows (whether a row is reportable, as the filter reads it, is
+:meth:`JudgmentIndex.reportable`)."""
 
 _STORE_FIELDS = ("key", "config_hash", "failed", "failure_kind", "error", "rows", "verdict",
                  "raw_response", "model", "prompt_hash", "tokens_in", "tokens_out", "usd",
@@ -145,7 +146,7 @@ class JudgmentIndex:
             frame = table.frame
             self._temporary = Path(tempfile.mkdtemp(prefix="assay-view-"))
             path = self._temporary / "index.sqlite"
-            build_table_index(frame, path, progress=progress)
+            build_table_index(frame, path, progress=progress, scales=table.scales)
         self._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         if self.kind == "store":
             self._conn.execute("ATTACH DATABASE ? AS s", (store_uri(self.source / STORE_FILENAME),))
@@ -192,6 +193,13 @@ class JudgmentIndex:
             self._systems = self._columns.systems()
         return {"source": str(self.source), "kind": self.kind, "rows": self.count,
                 "text_search": TEXT_SEARCH[self.text_search], "systems": self._systems}
+
+    def systems_of(self, ids: list[int]) -> dict[str, Any]:
+        """The header's per-system counts and means (:meth:`FilterColumns.systems`) over the
+        rows ``ids`` only (an export's)."""
+        within = np.zeros(self.count, dtype=bool)
+        within[np.asarray(ids, dtype=np.int64) - 1] = True
+        return self._columns.systems(within=within)
 
     # -- pages
     def _text_condition(self, query: Query) -> tuple[str, str, list[Any]]:
@@ -343,6 +351,11 @@ class JudgmentIndex:
         that does not, None in none (the ``flipped`` filter)."""
         code = int(self._columns.flipped[row_id - 1])
         return next((word for word, c in FLIPPED.items() if c == code), None)
+
+    def reportable(self, row_id: int) -> str:
+        """``yes`` when a report reads the row, ``no`` when not (the ``reportable`` filter)."""
+        code = int(self._columns.reportable[row_id - 1])
+        return next(word for word, c in REPORTABLE.items() if c == code)
 
     # -- one judgment
     def detail(self, row_id: int) -> dict[str, Any] | None:

@@ -18,11 +18,17 @@ parameter       meaning
 ``verdict``     a score (``1``, ``0.5``, ``7``), ``win``/``tie``/``loss`` (pairwise: 1,
                 0.5, 0), ``scored`` (has a score) or ``failed`` (no score)
 ``failure_kind`` ``parse_error``, ``refusal``, ``timeout``, ``api_error``, ... or ``none``
+``split``       the row's split (``dev``, ``test``, ``final``, ...)
+``reportable``  ``yes``: the rows a report reads (``reportable`` true: not of the dev or
+                calibration split, unless the table says otherwise); ``no``: the others.
+                A report's count links with ``reportable=yes``
 ``flipped``     pairwise only: ``yes``, the judgments of a counterbalanced trial pair
                 whose verdict (win, tie, loss) changes when the two answers swap places,
                 after reading both from one arm's side; ``no``, of a trial pair whose
                 verdict holds. The pairs and the flip are those of the judges report's
-                positional flip rate (its ``flips`` count these pairs)
+                positional flip rate (its ``flips`` count these pairs; the reportable
+                rows are paired among themselves, as a report pairs them, and so are
+                the others)
 ``q``           free text, case-insensitive for ASCII letters, anywhere in the judgment's
                 text (reasoning, raw reply, item, names, the stored JSON); in a run
                 store looked up in the store's trigram index (any length; see
@@ -50,10 +56,10 @@ from dataclasses import dataclass, field
 from assay.errors import ConfigError
 
 FILTER_COLUMNS: tuple[str, ...] = ("arm", "opponent", "judge", "criterion", "task", "item",
-                                   "run", "failure_kind")
+                                   "run", "split", "failure_kind")
 """The index's columns a filter compares for equality."""
 
-FILTERS: tuple[str, ...] = (*FILTER_COLUMNS, "verdict", "flipped", "q")
+FILTERS: tuple[str, ...] = (*FILTER_COLUMNS, "reportable", "verdict", "flipped", "q")
 """Every filter the viewer knows, in the order the page shows them."""
 
 SORTABLE: tuple[str, ...] = ("id", "item", "arm", "opponent", "judge", "criterion", "score",
@@ -65,6 +71,8 @@ MAX_PAGE_SIZE = 500
 PAIRWISE_VERDICTS = {"win": 1.0, "tie": 0.5, "loss": 0.0}
 FLIPPED = {"yes": 1, "no": 0}
 """The ``flipped`` filter's values and their codes in the index."""
+REPORTABLE = {"yes": 1, "no": 0}
+"""The ``reportable`` filter's values and their codes in the index."""
 
 
 @dataclass(frozen=True)
@@ -137,7 +145,7 @@ def parse_query(params: Mapping[str, Sequence[str]]) -> Query:
     Raises
     ------
     ConfigError
-        An unknown parameter, a verdict or flipped value it does not know, an offset,
+        An unknown parameter, a verdict, flipped or reportable value it does not know, an offset,
         limit or row id that is not a whole number, or a sort by no column of the list.
 
     >>> parse_query({"judge": ["a", "b"], "offset": ["50"]})
@@ -152,6 +160,8 @@ def parse_query(params: Mapping[str, Sequence[str]]) -> Query:
         verdict_rule(verdict)
     for flip in filters.get("flipped", ()):
         flip_rule(flip)
+    for value in filters.get("reportable", ()):
+        reportable_rule(value)
     offset = _integer("offset", params["offset"][-1], 0, 10**12) if params.get("offset") else 0
     limit = _integer("limit", params["limit"][-1], 1, MAX_PAGE_SIZE) if params.get("limit") else PAGE_SIZE
     opened = _integer("open", params["open"][-1], 0, 2**62) if params.get("open") else None
@@ -210,4 +220,16 @@ def flip_rule(text: str) -> str:
     word = text.strip().lower()
     if word not in FLIPPED:
         raise ConfigError(f"flipped={text!r}: expected yes or no")
+    return word
+
+
+def reportable_rule(text: str) -> str:
+    """The ``reportable`` filter's value, ``yes`` or ``no``.
+
+    >>> reportable_rule(" No ")
+    'no'
+    """
+    word = text.strip().lower()
+    if word not in REPORTABLE:
+        raise ConfigError(f"reportable={text!r}: expected yes or no")
     return word

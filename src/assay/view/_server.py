@@ -8,9 +8,10 @@ Routes (``GET`` only)::
     /api/judgment?id=N   everything known of row N's judgment
     /api/compare?item=I[&run=R]  item I's question, reference, and every system's answer
                          and scores in run R (default: the first) side by side
-    /reports/PATH        a file of the report folder given (``assay view --reports``), so
-                         a report page's links to ``/?QUERY`` open here, same origin; each
-                         HTML page gets a link back to the viewer in its navigation bar
+    /reports/PATH        a file of the report folder given (``assay view --reports``): each
+                         HTML page gets a link back to the viewer in its navigation bar, and
+                         its counts' addresses (``data-view="/?QUERY"``, no link in the file,
+                         so plain text from disk) become links that open here, same origin
 
 A bad query is answered ``400`` with ``{"error": "..."}``, a file name that cannot be one
 (a NUL, a part longer than the file system allows) ``400`` or ``404``; any other failure
@@ -39,6 +40,11 @@ HOST = "127.0.0.1"
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]"}
 VIEWER_LINK = b'<a class="assay-viewer" href="/">Judgments</a>'
 """Added to the navigation bar of every report page served, so each leads back to the viewer."""
+VIEW_LINK = b'<a class="view-link" data-view="'
+"""How a report page writes a count's address (``assay.report.html._render.VIEW_LINK``, the
+same bytes: the view layer does not import the report's): no ``href``, plain text from disk."""
+SERVED_VIEW_LINK = b'<a class="view-link" href="'
+"""A report count's link as served."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -131,6 +137,9 @@ class _Handler(BaseHTTPRequestHandler):
         body = path.read_bytes()
         if kind.startswith("text/html"):
             body = body.replace(b"</nav>", VIEWER_LINK + b"</nav>", 1)
+            # a count's address, inert in the file (plain text from disk), becomes its link here,
+            # where /?QUERY is this viewer; text of the data cannot spell it (a quote is escaped)
+            body = body.replace(VIEW_LINK, SERVED_VIEW_LINK)
         self._send(HTTPStatus.OK, body, kind)
 
 

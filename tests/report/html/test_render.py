@@ -47,13 +47,22 @@ def test_pages_share_one_plotly_file_copied_from_the_installed_package(demo):
         charts = bool(page.data["figures"])
         assert [s.attrs.get("src") for s in page.scripts if s.attrs.get("src")] == \
             ["plotly.min.js"] * charts
-        # Every URL is a sibling page, an anchor, plotly.min.js or a link to the judgments
-        # behind a number (/?QUERY, answered by assay view RUN --reports FOLDER): no network.
-        assert all(u.endswith((".html", ".js")) or u.startswith(("#", "/?"))
-                   for u in page.urls), page.urls
+        # Every URL is a sibling page, an anchor or plotly.min.js: no network, and no link to
+        # the judgments behind a number (/?QUERY opened from disk is the file system's root;
+        # the address waits in data-view for assay view to make it a link as it serves it)
+        assert all(u.endswith((".html", ".js")) or u.startswith("#") for u in page.urls), page.urls
         assert "http://" not in " ".join(page.urls) and "https://" not in " ".join(page.urls)
         assert len(page.executable_scripts) == 1 + charts  # plotly.min.js, assay.js inline
     assert sum(p.stat().st_size for p in folder.glob("*.html")) < 1_000_000
+
+
+def test_counts_written_to_disk_hold_the_viewers_address_but_no_link(demo):
+    # the scores page links its failure counts when served (assay view); the file itself
+    # holds each address in data-view, on an <a> without href: plain text from disk
+    source = demo.pages["scores"].read_text(encoding="utf-8")
+    counts = source.count('<a class="view-link" data-view="/?')
+    assert counts > 0 and source.count('class="view-link"') == counts
+    assert 'href="/?' not in source and "href='/?" not in source
 
 
 def test_single_file_report_holds_every_page_as_a_tab_and_plotly_once(demo, tmp_path):
@@ -64,7 +73,7 @@ def test_single_file_report_holds_every_page_as_a_tab_and_plotly_once(demo, tmp_
     assert len(page.plotly) == len(PLOTLY_JS.read_text(encoding="utf-8"))
     assert not [s for s in page.scripts if s.attrs.get("src")]
     assert 'id="tab-scores"' in page.source and 'id="tab-benchmark"' in page.source
-    assert all(u.startswith(("#", "/?")) for u in page.urls), page.urls  # tabs, the viewer
+    assert all(u.startswith("#") for u in page.urls), page.urls  # tabs only: no /?QUERY link
     ids = [f["id"] for f in page.data["figures"]]
     assert len(ids) == len(set(ids)) >= 2
     assert "'self'" not in page.csp

@@ -161,9 +161,10 @@ class BenchmarkReport(Rendered):
     criterion: str | None = None
     """The correctness criterion the report reads; None when the rows were given without one."""
     failures_exact: bool = False
-    """Whether the table's rows of ``judge`` and ``criterion`` that carry a failure kind are
-    exactly those ``failures`` counts (none of them left out as pairwise or not reportable),
-    so that selecting the judge, criterion, arm and failure kind finds the rows of a count."""
+    """Whether the table's reportable rows of ``judge`` and ``criterion`` that carry a failure
+    kind are exactly those ``failures`` counts (none of them left out as pairwise), so that
+    selecting the judge, criterion, arm, failure kind and the reportable rows (the viewer's
+    ``reportable=yes``) finds the rows of a count."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data: lists, dicts, str, bool, int, float; NaN becomes None."""
@@ -388,10 +389,7 @@ def _selection(frame: pd.DataFrame) -> dict[str, Any]:
     judge, criterion = frame.attrs.get("judge"), frame.attrs.get("criterion")
     if judge is None or criterion is None:
         return {}
-    set_aside = 0
-    if "failure_kind" in frame:
-        set_aside = int((~_reportable(frame) & frame["failure_kind"].notna().to_numpy()).sum())
-    exact = set_aside == 0 and frame.attrs.get("pairwise_failures") == 0
+    exact = frame.attrs.get("pairwise_failures") == 0
     return {"judge": str(judge), "criterion": str(criterion), "failures_exact": exact}
 
 

@@ -86,16 +86,17 @@ def benchmark_rows(judgments: Judgments, *, judge: str | None = None,
     if "opponent" in frame:
         pairwise = mask & frame["opponent"].notna()
         if "failure_kind" in frame:
-            pairwise_failures = int((pairwise & frame["failure_kind"].notna()).sum())
+            reportable = frame["reportable"].astype(bool) if "reportable" in frame else True
+            pairwise_failures = int((pairwise & frame["failure_kind"].notna() & reportable).sum())
         mask &= ~pairwise
     rows = frame[mask].reset_index(drop=True)
     rows.attrs["sources"] = tuple(judgments.sources)
     rows.attrs["judge"] = judge_name
     rows.attrs["criterion"] = criterion_name
     rows.attrs["pairwise_failures"] = pairwise_failures
-    """Rows of this judge and criterion with a failure kind left out as pairwise: when
-    there are any, the table's failures of the judge and criterion are more than the
-    report's."""
+    """Reportable rows of this judge and criterion with a failure kind left out as pairwise:
+    when there are any, the table's reportable failures of the judge and criterion are more
+    than the report's."""
     return rows
 
 

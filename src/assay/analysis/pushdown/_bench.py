@@ -75,14 +75,15 @@ def engine_benchmark_report(table: EngineTable, *, judge: str | None = None,
 
 
 def _failures_exact(table: EngineTable, judge: str, criterion: str) -> bool:
-    """Whether no row of the judge and criterion with a failure kind was left out of the
-    bench (as pairwise or not reportable), as the pandas path's ``failures_exact``."""
+    """Whether no reportable row of the judge and criterion with a failure kind was left out
+    of the bench as pairwise, as the pandas path's ``failures_exact`` (rows not reportable
+    are named by the viewer's ``reportable`` filter)."""
     if "failure_kind" not in table.columns:
         return True
     (left_out,) = table.query(
         f"SELECT count(*) FROM {VIEW} WHERE judge = {table.text(judge)} AND criterion = "
-        f"{table.text(criterion)} AND failure_kind IS NOT NULL AND (opponent IS NOT NULL "
-        "OR NOT reportable)")[0]
+        f"{table.text(criterion)} AND failure_kind IS NOT NULL AND opponent IS NOT NULL "
+        "AND reportable")[0]
     return int(left_out) == 0
 
 

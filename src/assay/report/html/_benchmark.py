@@ -17,6 +17,7 @@ from assay.report.html._figures import (
 )
 from assay.report.html._figures import frontier as frontier_figure
 from assay.report.html._model import (
+    REPORTED,
     Column,
     ColumnKind,
     Figure,
@@ -258,8 +259,9 @@ def _failure_kinds(records: Sequence[Record]) -> list[str]:
 def _failure_links(report: BenchmarkReport) -> dict[str, Callable[[Record], str | None]]:
     """Column key -> the viewer's query of the judgments a failure count counts: the report's
     judge and criterion, the arm, and the failure kinds (of the kind's column, or every kind
-    the arm has for ``n_failures``). None when the report cannot name them exactly (rows left
-    out as pairwise or not reportable, rows given without a judge), and for a kind's column
+    the arm has for ``n_failures``), of the reportable rows (``reportable=yes``: the report
+    counts no other). None when the report cannot name them exactly (failed pairwise rows
+    of that judge and criterion left out, rows given without a judge), and for a kind's column
     whose name is ambiguous (a kind named like a fixed column is renamed ``failure_KIND``)."""
     if not report.failures_exact or report.judge is None or report.criterion is None:
         return {}
@@ -271,7 +273,7 @@ def _failure_links(report: BenchmarkReport) -> dict[str, Callable[[Record], str 
         if not wanted or is_missing(record.get("arm")):
             return None
         return urllib.parse.urlencode([*scope.items(), ("arm", str(record["arm"])),
-                                       *(("failure_kind", kind) for kind in wanted)])
+                                       *(("failure_kind", kind) for kind in wanted), REPORTED])
 
     counts = {r.get("arm"): r for r in report.failures}  # a table may join other columns
 

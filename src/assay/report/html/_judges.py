@@ -33,6 +33,7 @@ from assay.report.html._model import (
     Section,
     Table,
     Trace,
+    ViewLink,
     is_missing,
     linked,
     view_query,
@@ -227,6 +228,15 @@ def _unit_link(record: Mapping[str, Any]) -> str:
                       verdict="scored")
 
 
+def _flips_link(record: Mapping[str, Any]) -> ViewLink | None:
+    """The viewer's query of the judgments of a judge's flipped trial pairs on a criterion:
+    two judgments per pair counted, which the link says."""
+    if not record.get("n_flips"):
+        return None
+    return ViewLink(view_query(record, ("judge", "criterion"), flipped="yes"),
+                    rows=2 * int(record["n_flips"]), unit="trial pairs")
+
+
 def position_section(position: Sequence[Any], pct: str) -> Section:
     """Positional flip rates with their intervals (forest plot and table)."""
     if not position:
@@ -238,14 +248,13 @@ def position_section(position: Sequence[Any], pct: str) -> Section:
     records = _records(position)
     table = linked(Table.from_records(records, POSITION_COLUMNS, caption="Flip rates",
                                       name="position"), records,
-                   {"n_flips": lambda r: view_query(r, ("judge", "criterion"), flipped="yes")
-                    if r.get("n_flips") else None})
+                   {"n_flips": _flips_link})
     return Section(title="Positional bias", figures=(forest(
         points, x_title="positional flip rate", caption=f"Flip rate per judge with {pct} "
         "intervals"),), tables=(table,),
         intro="Share of comparisons whose verdict changes when the answers' order is swapped. "
         "Each count of flips links to the judgments of those trial pairs (both orders of "
-        "each) in the viewer (assay view RUN --reports FOLDER).")
+        "each: twice as many judgments as pairs) in the viewer (assay view RUN --reports FOLDER).")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,6 +42,20 @@ class Column:
 
 
 @dataclass(frozen=True)
+class ViewLink:
+    """A cell's link to the judgments behind it when the cell counts something other than
+    judgments: ``rows`` judgments open for the count shown (a count of trial pairs opens
+    both judgments of each), ``unit`` names what the count counts."""
+
+    query: str
+    """The viewer's query string (:func:`view_query`)."""
+    rows: int
+    """How many judgments the query finds."""
+    unit: str
+    """What the cell counts (``trial pairs``), said in the link's tooltip."""
+
+
+@dataclass(frozen=True)
 class Table:
     """A table of rows shown sortable, filterable and exportable as CSV.
 
@@ -54,9 +68,12 @@ class Table:
     caption: str = ""
     name: str = "table"
     """Stem of the exported CSV file's name."""
-    links: tuple[tuple[str | None, ...], ...] = ()
+    links: tuple[tuple[str | ViewLink | None, ...], ...] = ()
     """Per row and column, the viewer query string of the judgments behind the cell (a link
-    to ``/?QUERY``, answered by ``assay view RUN --reports FOLDER``), or None; empty: none."""
+    to ``/?QUERY``, answered by ``assay view RUN --reports FOLDER``; it finds as many
+    judgments as the cell counts), a :class:`ViewLink` when the cell counts something else
+    (trial pairs), or None; empty: none. Every query names the rows the report read
+    (``reportable=yes``: :data:`REPORTED`)."""
 
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]], columns: Sequence[Column], *,
@@ -67,14 +84,20 @@ class Table:
         return cls(columns=cols, rows=rows, caption=caption, name=name)
 
 
+REPORTED = ("reportable", "yes")
+"""The viewer filter of the rows a report reads (not of the dev or calibration split): every
+count a report links to judgments counts only those, so every link carries it."""
+
+
 def view_query(record: Mapping[str, Any], keys: Sequence[str], **extra: str) -> str:
     """The viewer's query (``assay view``'s URL scheme: docs/cli.md) of the judgments behind
     a number: ``record``'s values of ``keys`` (a missing, None or NaN value is left out; a
-    whole float is written as an integer), then ``extra`` filters.
+    whole float is written as an integer), then ``extra`` filters, then the reportable rows
+    only (:data:`REPORTED`), as the report counted them.
 
     >>> view_query({"criterion": "quality", "item": "q 1", "run": 2.0, "task": None},
     ...            ("criterion", "task", "item", "run"), verdict="scored")
-    'criterion=quality&item=q+1&run=2&verdict=scored'
+    'criterion=quality&item=q+1&run=2&verdict=scored&reportable=yes'
     """
     pairs = []
     for key in keys:
@@ -84,7 +107,7 @@ def view_query(record: Mapping[str, Any], keys: Sequence[str], **extra: str) -> 
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         pairs.append((key, str(value)))
-    return urllib.parse.urlencode([*pairs, *extra.items()])
+    return urllib.parse.urlencode([*pairs, *extra.items(), REPORTED])
 
 
 def linked(table: Table, records: Sequence[Mapping[str, Any]],

@@ -32,7 +32,7 @@ from assay._templates import sandbox
 from assay._version import __version__
 from assay.data.filenames import FileNames, safe_name
 from assay.report._glossary import abbreviation_of, method_words, reader_label
-from assay.report.html._model import Column, Figure, Section, Table, is_missing
+from assay.report.html._model import Column, Figure, Section, Table, ViewLink, is_missing
 from assay.report.text._format import p_text
 
 MISSING = "-"
@@ -40,6 +40,9 @@ TEMPLATE_KEYS = frozenset({"hovertemplate", "texttemplate"})
 """Figure keys whose strings are plotly templates written by code, so not escaped."""
 METHOD_KEYS = frozenset({"method", "items_method", "interval_method", "test"})
 """Columns of method identifiers: shown in words, the identifier in the cell's tooltip."""
+VIEW_LINK = b'<a class="view-link" data-view="'
+"""How a count's link to the viewer starts in a written page (no ``href``: plain text from
+disk); ``assay view`` serves it as ``<a class="view-link" href="``, a link."""
 PLOTLY_FILE = "plotly.min.js"
 """plotly.js's file beside the pages of a report folder."""
 
@@ -237,9 +240,10 @@ class PageBuilder:
         numeric = [c.kind in ("int", "fixed", "sig", "p") for c in table.columns]
         rows = [[_shown(v, c) for v, c in zip(row, table.columns, strict=True)]
                 for row in table.rows]
-        for row, links in zip(rows, table.links, strict=False):
-            for shown, link in zip(row, links, strict=True):
-                shown["link"] = None if link is None else "/?" + link
+        for row, links, values in zip(rows, table.links, table.rows, strict=False):
+            for shown, link, value in zip(row, links, values, strict=True):
+                if link is not None:
+                    shown.update(_view_link(link, value))
         name = self.names.claim(safe_name(table.name), "")
         headers = []
         for c, n in zip(table.columns, numeric, strict=True):
@@ -264,6 +268,25 @@ class PageBuilder:
                              "data": escape_figure(list(figure.data)),
                              "layout": escape_figure(layout)})
         return {"id": fid, "caption": figure.caption}
+
+
+def _view_link(link: str | ViewLink, value: Any) -> dict[str, Any]:
+    """A linked cell's link to the viewer (``/?QUERY``), how many judgments it opens and its
+    tooltip, which says so (a count of trial pairs opens two judgments a pair).
+
+    The page is written with the address in ``data-view`` and no ``href``, so that opened
+    from disk the count is plain text (``/?QUERY`` there would open the file system's root);
+    ``assay view`` turns it into a link as it serves the page (:data:`VIEW_LINK`)."""
+    if isinstance(link, ViewLink):
+        rows, query = link.rows, link.query
+        title = (f"{cell(value, Column('n', 'n', 'int')).text} {link.unit}: their {rows} "
+                 "judgments in the viewer")
+    else:
+        rows, query = int(value), link
+        title = f"The {rows} judgments behind this number in the viewer"
+    return {"link": "/?" + query, "link_rows": rows,
+            "link_title": title + " (assay view RUN --reports FOLDER; not from a page opened "
+                                  "from disk)"}
 
 
 def _shown(value: Any, column: Column) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 // assay view: every value from the data is written with textContent, never as HTML.
 "use strict";
 (function () {
-  const FILTERS = ["arm", "opponent", "judge", "criterion", "task", "item", "run", "failure_kind", "verdict", "flipped", "q"];
+  const FILTERS = ["arm", "opponent", "judge", "criterion", "task", "item", "run", "split", "failure_kind", "reportable", "verdict", "flipped", "q"];
   const COLUMNS = ["id", "item", "arm", "opponent", "judge", "criterion", "score", "failure_kind", "position", "run"];
   const PAIRWISE = { win: 1, tie: 0.5, loss: 0 };
   const EMBEDDED = JSON.parse(document.getElementById("assay-data").textContent);
@@ -68,7 +68,7 @@
     return data;
   }
   function matches(row, det, filters) {
-    for (const name of ["arm", "opponent", "judge", "criterion", "task", "item", "run"]) {
+    for (const name of ["arm", "opponent", "judge", "criterion", "task", "item", "run", "split"]) {
       const want = filters[name];
       if (want && !want.includes(row[name] === null ? null : String(row[name]))) return false;
     }
@@ -78,6 +78,8 @@
     if (verdicts && !verdicts.some((v) => verdictMatches(row, v.trim().toLowerCase()))) return false;
     const flips = filters.flipped;
     if (flips && !flips.some((f) => f.trim().toLowerCase() === row.flipped)) return false;
+    const reportable = filters.reportable;
+    if (reportable && !reportable.some((f) => f.trim().toLowerCase() === row.reportable)) return false;
     const q = (filters.q || [""])[0].toLowerCase();
     if (q && !textOf(row, det).includes(q)) return false;
     return true;
@@ -89,7 +91,7 @@
     return row.score !== null && row.score === Number(v);
   }
   function textOf(row, det) {
-    const parts = Object.entries(row).filter(([k]) => k !== "flipped").map(([, v]) => String(v));
+    const parts = Object.entries(row).filter(([k]) => k !== "flipped" && k !== "reportable").map(([, v]) => String(v));
     for (const section of det.sections) for (const f of section.fields) if (f[1] !== null) parts.push(String(f[1]));
     return parts.join("\n").toLowerCase();
   }
@@ -147,29 +149,6 @@
     if (EMBEDDED === null) return api("/api/compare?item=" + encodeURIComponent(item) + (run === null ? "" : "&run=" + run));
     return compareLocal(item, run);
   }
-  // the header's systems table of an exported file, from its rows
-  function systemsOf(rows) {
-    const by = {}, crit = {};
-    const system = (name) => (by[name] = by[name] || { arm: name, rows: 0, failed: 0, sums: {}, counts: {} });
-    const add = (s, criterion, value) => {
-      s.sums[criterion] = (s.sums[criterion] || 0) + value;
-      s.counts[criterion] = (s.counts[criterion] || 0) + 1;
-      crit[criterion].n += 1;
-    };
-    for (const r of rows) {  // as the server's header: a pairwise row counts for both sides
-      const s = r.arm === null ? null : system(r.arm);
-      if (s) { s.rows += 1; if (r.score === null) s.failed += 1; }
-      if (r.score === null || r.criterion === null) continue;
-      crit[r.criterion] = crit[r.criterion] || { name: r.criterion, pairwise: false, n: 0 };
-      if (r.opponent !== null) crit[r.criterion].pairwise = true;
-      if (s) add(s, r.criterion, r.score);
-      if (r.opponent !== null) add(system(r.opponent), r.criterion, 1 - r.score);
-    }
-    const criteria = Object.values(crit).sort((a, b) => b.n - a.n).slice(0, 12);
-    const systems = Object.values(by).sort((a, b) => b.rows - a.rows).map((s) => ({ arm: s.arm, rows: s.rows, failed: s.failed,
-      scores: criteria.map((c) => [s.counts[c.name] ? s.sums[c.name] / s.counts[c.name] : null, s.counts[c.name] || 0]) }));
-    return { criteria, systems, more: 0 };
-  }
   async function loadDetail(id) {
     if (EMBEDDED === null) return api("/api/judgment?id=" + encodeURIComponent(id));
     const det = EMBEDDED.details[id];
@@ -200,7 +179,7 @@
     document.getElementById("text-rule").textContent = summary.text_search ? "Text: " + summary.text_search + "." : "";
     const reports = document.getElementById("reports-link");
     if (summary.reports) { reports.href = summary.reports; reports.hidden = false; }
-    drawSystems(summary.systems || (EMBEDDED === null ? null : systemsOf(EMBEDDED.rows)));
+    drawSystems(summary.systems);
     const source = document.getElementById("source");
     source.textContent = visible(summary.source + " \u00b7 " + summary.kind + " \u00b7 "
       + summary.rows.toLocaleString("en") + " rows" + (summary.exported ? " \u00b7 exported: " + summary.exported : ""));
@@ -215,12 +194,19 @@
     const box = document.getElementById("systems");
     if (!systems || !systems.systems.length) { box.replaceChildren(); return; }
     const table = document.createElement("table");
-    const caption = el("caption", "Mean score per criterion over its judges and runs (a pairwise criterion: the share of "
-      + "comparisons won, ties half); rows without a score are counted, not scored."
+    const caption = el("caption", "As the reports count: reportable rows only"
+      + (systems.left_out ? " (" + systems.left_out.toLocaleString("en") + " rows of the dev or calibration split left out)" : "")
+      + "; mean score per criterion over its judges and runs (each item's runs averaged first, as the scores page does), on [0, 1] by the criterion's scale (an ordinal level k of L: "
+      + "k/(L-1); an interval scale: raw; a pairwise criterion: the share of comparisons won, ties half); rows without "
+      + "a score are counted, not scored."
       + (systems.more ? " " + systems.more + " more systems not shown." : ""));
     const head = document.createElement("tr");
     for (const text of ["System", "Judgments", "No score"]) head.appendChild(el("th", text));
-    for (const c of systems.criteria) head.appendChild(el("th", c.name + (c.pairwise ? " (wins)" : "")));
+    for (const c of systems.criteria) {
+      const th = el("th", c.name + (c.pairwise ? " (wins)" : ""));
+      th.title = c.scale === "raw" ? "raw scale (interval)" : "on [0, 1]";
+      head.appendChild(th);
+    }
     const body = document.createElement("tbody");
     for (const s of systems.systems) {
       const tr = document.createElement("tr");
