@@ -40,7 +40,8 @@ def test_example_runs_and_writes_its_pages(script, tmp_path):
 def test_score_a_table_prints_the_reports(tmp_path):
     done = run(REPO / "examples" / "score_a_table.py", tmp_path / "out")
     assert done.returncode == 0, done.stderr[-3000:]
-    for heading in ("Accuracy (arms in benchmark order, not ranked; failures count as wrong):", "Reliability:"):
+    for heading in ("Accuracy (arms in benchmark order, not ranked; failures count as wrong):",
+                    "Reliability:"):
         assert heading in done.stdout
     assert (tmp_path / "out" / "html" / "benchmark.html").is_file()
 

@@ -104,7 +104,8 @@ def test_sigkill_then_resume_ends_with_exactly_the_planned_rows(server, make_cli
     n, concurrency = 400, 8
     server.configure(latency_s=0.01, jitter_s=0.01)
     folder, cache = tmp_path / "run", tmp_path / "cache.sqlite"
-    child = [sys.executable, str(Path(__file__).parents[1] / "judge" / "child_run.py"), server.url, str(folder),
+    child = [sys.executable, str(Path(__file__).parents[1] / "judge" / "child_run.py"), server.url,
+             str(folder),
              str(cache), str(n), str(concurrency)]
     stop_at = n // 3  # one kill: each interpreter start costs seconds (the import of assay)
     sigkill_when(child, lambda: stored(folder)[0] >= stop_at)

@@ -26,6 +26,8 @@ from assay.analysis.benchmark import benchmark_report
 CONF = 0.95
 
 
+ACCURACY_HEADING = "Accuracy (arms in benchmark order, not ranked; failures count as wrong):"
+
 def item_accuracy(frame: pd.DataFrame, arm: str) -> pd.Series:
     """p_i: mean correctness over runs of each item, indexed by (cluster, item)."""
     rows = frame[frame["arm"] == arm]
@@ -200,9 +202,9 @@ def test_print_lays_out_like_the_seed(report):
                   "Paired differences (first minus second):", "Stability across runs:",
                   "Reliability:", "Cost:", "Failures (all counted wrong):"):
         assert title in lines
-    header = lines[lines.index("Accuracy (arms in benchmark order, not ranked; failures count as wrong):") + 1]
+    header = lines[lines.index(ACCURACY_HEADING) + 1]
     assert header.split() == ["arm", "accuracy", "interval", "rank_interval"]
-    row = lines[lines.index("Accuracy (arms in benchmark order, not ranked; failures count as wrong):") + 2]
+    row = lines[lines.index(ACCURACY_HEADING) + 2]
     assert re.fullmatch(r" short 0\.\d{3} +\[0\.\d{3}, 0\.\d{3}\] [12]-[12] *", row)
     assert " contrast     difference interval         simultaneous    " in lines
     assert any(line.startswith(" arm   pass^1 pass^3 pass^5") for line in lines)

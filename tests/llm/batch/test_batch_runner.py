@@ -173,7 +173,8 @@ def test_a_sigkilled_run_resumes_polling_the_same_batch(server, tmp_path):
     n = 15
     folder, cache = tmp_path / "run", tmp_path / "c.sqlite"
     server.configure(batch_delay_s=1.0)
-    child = [sys.executable, str(Path(__file__).parents[2] / "judge" / "child_run.py"), server.url, str(folder),
+    child = [sys.executable, str(Path(__file__).parents[2] / "judge" / "child_run.py"), server.url,
+             str(folder),
              str(cache), str(n), "4", "batch"]
     sigkill_when(child, lambda: _batch_recorded(folder))
     assert server.batches.created == 1 and stored(folder) == {}  # killed while the batch ran
