@@ -50,6 +50,10 @@ def import_command(
         "--lc-difficulty", help="alpaca-eval: AlpacaEval's instruction difficulty CSV "
         "(instruction_difficulty.csv), so the leaderboard's length-controlled win rate is "
         "AlpacaEval's GLM")] = None,
+    qed_install: Annotated[Path | None, typer.Option(
+        "--qed-install", help="qed-config: the BenchmarkQED installation whose prompt files and "
+        "default criteria are converted (its package folder, site-packages or venv); default: "
+        "the benchmark_qed this Python finds")] = None,
 ) -> None:
     """Import judgments from another tool's files into one validated table.
 
@@ -71,7 +75,7 @@ def import_command(
       assay import table scores.csv --map question_id=item,model=arm --missing score=-1 -o t.parquet
     """
     if fmt == "qed-config":
-        _qed_config(sources, out)
+        _qed_config(sources, out, qed_install)
         return
     from assay.data.io import run_importer
     from assay.report.text import table_overview
@@ -93,7 +97,7 @@ def import_command(
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 
 
-def _qed_config(sources: list[Path], out: Path) -> None:
+def _qed_config(sources: list[Path], out: Path, qed_install: Path | None = None) -> None:
     """``assay import qed-config SETTINGS -o CONFIG.yaml``: BenchmarkQED settings to a judge config."""
     import yaml
 
@@ -113,7 +117,8 @@ def _qed_config(sources: list[Path], out: Path) -> None:
     text = read_config_text(settings_path, "settings file")
     config, notes = qed_settings_to_config(safe_yaml(text, str(settings_path)),
                                            source=str(settings_path),
-                                           folder=settings_path.parent, out_folder=out.parent)
+                                           folder=settings_path.parent, out_folder=out.parent,
+                                           convert_prompts=True, qed_install=qed_install)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(f"# assay judge config made by 'assay import qed-config' from "
                    f"{settings_path.name}\n" + yaml.safe_dump(config, sort_keys=False),

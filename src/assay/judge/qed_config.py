@@ -84,7 +84,7 @@ from assay.judge._qed_settings import (
     template,
 )
 
-__all__ = ["QedLayout", "qed_layout", "qed_settings_to_config"]
+__all__ = ["QedLayout", "convert_qed_prompts", "qed_layout", "qed_settings_to_config"]
 
 QedLayout = Literal["pairwise", "differential", "reference", "assertion", "hierarchical",
                     "multi_assertion", "multi_hierarchical", "coverage"]
@@ -378,6 +378,78 @@ def _coverage(keys: SettingsKeys, notes: list[str]) -> _Converted:
     return inputs, [judge], None
 
 
+_PROMPTS: dict[str, tuple[str, bool]] = {
+    "pairwise": ("pairwise", True), "reference": ("reference", True),
+    "assertion": ("assertion", True), "multi_assertion": ("assertion", False),
+}
+"""layout -> (the assay prompt BenchmarkQED's command sends, whether it reads ``prompt_config``)."""
+
+_CRITERIA = {"pairwise": "pairwise", "reference": "reference"}
+"""layout -> the BenchmarkQED default criteria it uses when the settings give none."""
+
+
+def convert_qed_prompts(layout: str, judges: list[dict[str, Any]], prompt_config: Any,
+                        notes: list[str], *, source: str, folder: Path, out_folder: Path,
+                        qed_install: str | Path | None = None) -> bool:
+    """Write BenchmarkQED's prompts for `layout` into ``<out_folder>/prompts/qed_<prompt>/``
+    and point `judges` at them, adding to `notes` what was read (``assay.judge._qed_prompts``);
+    whether they were converted (False: no installation found, or a layout without one).
+
+    The judges get BenchmarkQED's default criterion definitions, read from the installation,
+    when the settings name none.
+
+    Raises
+    ------
+    ConfigError
+        `qed_install` given but holding no BenchmarkQED, or a prompt file that does not
+        convert.
+    """
+    from assay.judge._qed_prompts import find_qed_package, qed_default_criteria, write_qed_prompts
+
+    package = find_qed_package(qed_install)
+    if layout not in _PROMPTS:
+        notes.append(f"prompts not converted: BenchmarkQED's {layout} prompts have no assay "
+                     "prompt folder yet; the config uses assay's own (docs/formats/qed.md)")
+        return False
+    name, reads_config = _PROMPTS[layout]
+    given = isinstance(prompt_config, dict) and bool(prompt_config)
+    if given and not reads_config:
+        notes.append(f"prompt_config not read: BenchmarkQED's {layout} command sends its packaged "
+                     "prompts whatever the settings say; so does the config")
+    from assay.judge._qed_prompts import _settings_prompt
+
+    absent: list[str] = []
+    own = given and reads_config and all(
+        _settings_prompt(prompt_config.get(f"{r}_prompt"), "", folder, absent) is not None
+        for r in ("system", "user"))
+    if package is None and not own:
+        notes.append("BenchmarkQED prompts not converted: no BenchmarkQED installation found "
+                     "(install benchmark-qed here or give --qed-install PATH); the config uses "
+                     "assay's own packaged prompts, whose verdicts differ from BenchmarkQED's")
+        return False
+    target = out_folder / "prompts" / f"qed_{name}"
+    missing: list[str] = []
+    prompts = write_qed_prompts([name], target, package, prompt_config if reads_config else None,
+                                folder, source, missing=missing)
+    if missing:
+        notes.append(f"prompt_config names {', '.join(missing)}, which do not exist (BenchmarkQED "
+                     "would stop on them); converted the installation's packaged prompt instead")
+    relative = target.relative_to(out_folder).as_posix()
+    for judge in judges:
+        judge["prompt"] = relative
+        if layout in _CRITERIA and "criteria" not in judge:
+            if package is None:
+                notes.append("criteria absent and no BenchmarkQED installation found: the judge "
+                             "uses assay's definitions of BenchmarkQED's default criteria")
+            else:
+                judge["criteria"] = qed_default_criteria(package, _CRITERIA[layout])
+                notes.append(f"criteria: BenchmarkQED's default {_CRITERIA[layout]} criteria, "
+                             f"with their definitions read from {package}")
+    notes.append(f"prompts: BenchmarkQED's {name} prompt converted into {relative}/ from "
+                 + ", ".join(prompts[0].sources))
+    return True
+
+
 _LAYOUTS: dict[str, Callable[..., _Converted]] = {
     "pairwise": _pairwise, "differential": _differential, "reference": _reference,
     "hierarchical": _hierarchical, "multi_assertion": _multi_assertion,
@@ -392,13 +464,21 @@ _NOTED = {
 
 
 def qed_settings_to_config(settings: Any, *, source: str = "settings", folder: str | Path = ".",
-                           out_folder: str | Path | None = None) -> tuple[dict[str, Any],
-                                                                        list[str]]:
+                           out_folder: str | Path | None = None, convert_prompts: bool = False,
+                           qed_install: str | Path | None = None) -> tuple[dict[str, Any],
+                                                                             list[str]]:
     """The assay judge config of a BenchmarkQED settings document, and notes (module doc).
 
     `folder` is the settings file's folder: BenchmarkQED's relative paths are read from it;
     `out_folder` the folder the config is written into (default `folder`): the config's
     relative paths are written relative to it, as ``assay judge`` reads them.
+
+    `convert_prompts`: write the prompts the settings' command sends, read from the
+    settings' ``prompt_config`` files or the BenchmarkQED installation (`qed_install`, else
+    the one this Python finds), as prompt folders under ``<out_folder>/prompts/`` and name
+    them in the judges, with BenchmarkQED's default criterion definitions when the settings
+    give none (:func:`convert_qed_prompts`). Without it, or with no installation found, the
+    judges use assay's own prompts and a note says so.
 
     Examples
     --------
@@ -419,7 +499,8 @@ def qed_settings_to_config(settings: Any, *, source: str = "settings", folder: s
                           "from local files; download them and point the paths at them")
     notes: list[str] = []
     llm = llm_section(keys, notes)
-    notes.extend(prompt_notes(keys, Path(folder)))
+    prompt_config = keys.get("prompt_config")
+    unconverted = prompt_notes(keys, Path(folder))
     try:
         if layout == "assertion":
             inputs, judges, significance = _assertion(keys, notes, Path(folder))
@@ -438,6 +519,11 @@ def qed_settings_to_config(settings: Any, *, source: str = "settings", folder: s
         notes.append(f"{', '.join(left)}: not keys of BenchmarkQED's {layout} settings; "
                      "ignored, as BenchmarkQED ignores them")
     base, out = Path(folder), Path(folder) if out_folder is None else Path(out_folder)
+    converted = convert_prompts and convert_qed_prompts(
+        layout, judges, prompt_config, notes, source=source, folder=base, out_folder=out,
+        qed_install=qed_install)
+    if not converted:
+        notes.extend(unconverted)
     for key in ("input_dir", "assertions_path", "retrieval_path", "answers_path"):
         if key in inputs:
             inputs[key] = rebase(inputs[key], base, out)

@@ -51,7 +51,14 @@ from assay.judge.judges._protocol import (
     judge_name,
     settings_hash,
 )
-from assay.judge.prompts import check_sandboxed, prompt_texts, render_errors
+from assay.judge.prompts import (
+    check_sandboxed,
+    prompt_digest,
+    prompt_texts,
+    read_verbatim,
+    render_errors,
+    render_message,
+)
 from assay.llm import ChatRequest, Reply, judgment_key
 
 __all__ = [
@@ -91,6 +98,8 @@ class PromptPair:
     sha256: str
     sources: tuple[str, str] = ("system.md", "user.md")
     """Where the two templates were read (named in errors)."""
+    verbatim: frozenset[str] = frozenset()
+    """The messages sent exactly as rendered (``assay.judge.prompts.read_verbatim``)."""
 
     def __post_init__(self) -> None:
         check_sandboxed(self.system, self.sources[0], _ENV)
@@ -100,9 +109,11 @@ class PromptPair:
         """The two messages, rendered with ``values`` (a variable the judge does not fill is a
         :class:`~assay.errors.ConfigError` naming the file)."""
         with render_errors(self.sources[0], values):
-            system = _compiled(self.system).render(**values).strip()
+            system = (render_message(self.system, values, True) if "system" in self.verbatim
+                      else _compiled(self.system).render(**values).strip())
         with render_errors(self.sources[1], values):
-            user = _compiled(self.user).render(**values).strip()
+            user = (render_message(self.user, values, True) if "user" in self.verbatim
+                    else _compiled(self.user).render(**values).strip())
         return ("system", system), ("user", user)
 
 
@@ -115,8 +126,9 @@ def load_prompt_pair(name: str, override: str | Path | None = None) -> PromptPai
     (64, True)
     """
     (system, system_source), (user, user_source) = prompt_texts(name, override)
-    digest = hashlib.sha256(f"{system}\x00{user}".encode()).hexdigest()
-    return PromptPair(name, system, user, digest, (system_source, user_source))
+    verbatim = read_verbatim(override)
+    return PromptPair(name, system, user, prompt_digest(system, user, verbatim),
+                      (system_source, user_source), verbatim)
 
 
 def prompt_override(settings: JudgeSettings, context: JudgeContext, name: str, *,

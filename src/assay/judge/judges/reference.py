@@ -146,8 +146,8 @@ class ReferenceJudge(PromptedJudge):
     ) -> ChatRequest:
         s = self.settings
         parts = [
-            {"label": "Generated answer", "text": answer.text},
-            {"label": "Reference answer", "text": reference.text},
+            {"label": "Generated answer", "name": "Generated", "text": answer.text},
+            {"label": "Reference answer", "name": "Reference", "text": reference.text},
         ]
         if trial % 2 == 0:
             parts.reverse()

@@ -37,7 +37,10 @@ from assay._templates import sandbox, template_line, template_refusal
 from assay.errors import ConfigError
 
 _ENV = sandbox(autoescape=False, keep_trailing_newline=False)
+_VERBATIM_ENV = sandbox(autoescape=False, keep_trailing_newline=True)
+"""The environment of a message named in a folder's ``verbatim`` file: sent as rendered."""
 _PARTS = ("system.md", "user.md")
+_ROLES = ("system", "user")
 _PLACEHOLDER = re.compile(r"\$\$|\$\{(\w+)\}|\$([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\}")
 
 
@@ -45,6 +48,48 @@ _PLACEHOLDER = re.compile(r"\$\$|\$\{(\w+)\}|\$([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\}
 def _template(text: str) -> jinja2.Template:
     """A prompt's compiled template; compiling costs milliseconds, so each text is compiled once."""
     return _ENV.from_string(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _verbatim_template(text: str) -> jinja2.Template:
+    """A verbatim message's compiled template (its final newline kept)."""
+    return _VERBATIM_ENV.from_string(text)
+
+
+def render_message(text: str, variables: Mapping[str, Any], verbatim: bool) -> str:
+    """One message: rendered and stripped, or (``verbatim``) exactly as rendered."""
+    if verbatim:
+        return _verbatim_template(text).render(**variables)
+    return _template(text).render(**variables).strip()
+
+
+def prompt_digest(system: str, user: str, verbatim: frozenset[str] = frozenset()) -> str:
+    """SHA-256 (hex) of a prompt's two templates, and of its verbatim messages when any."""
+    text = f"{system}\x00{user}"
+    if verbatim:
+        text += "\x00verbatim:" + ",".join(sorted(verbatim))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def read_verbatim(folder: str | Path | None) -> frozenset[str]:
+    """The messages a prompt folder's ``verbatim`` file names (``system``, ``user``; lines,
+    ``#`` comments): sent exactly as rendered, not stripped, the template's final newline
+    kept. A converted BenchmarkQED prompt has one, as BenchmarkQED strips only some messages.
+
+    Raises
+    ------
+    ConfigError
+        A line that names neither message.
+    """
+    if folder is None or not (Path(folder) / "verbatim").is_file():
+        return frozenset()
+    path = Path(folder) / "verbatim"
+    names = [line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    names = [n for n in names if n]
+    bad = [n for n in names if n not in _ROLES]
+    if bad:
+        raise ConfigError(f"prompt {path}: {bad[0]!r} is not a message (system, user)")
+    return frozenset(names)
 
 
 @functools.lru_cache(maxsize=256)
@@ -110,21 +155,23 @@ class Prompt:
     """SHA-256 (hex) of the two templates; computed when not given."""
     sources: tuple[str, str] = field(default=("system.md", "user.md"), repr=False, compare=False)
     """Where the two templates were read (named in errors)."""
+    verbatim: frozenset[str] = field(default=frozenset(), repr=False)
+    """The messages sent exactly as rendered (:func:`read_verbatim`); the others are stripped."""
     _memo: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_sandboxed(self.system, self.sources[0])
         check_sandboxed(self.user, self.sources[1])
         if not self.sha256:
-            digest = hashlib.sha256(f"{self.system}\x00{self.user}".encode()).hexdigest()
-            object.__setattr__(self, "sha256", digest)
+            object.__setattr__(self, "sha256", prompt_digest(self.system, self.user, self.verbatim))
 
     def render(self, **variables: Any) -> RenderedPrompt:
         """Fill both templates; a variable they use and ``variables`` lacks raises ``ConfigError``."""
         with render_errors(self.sources[0], variables):
-            system = _render(self.system, variables, self._memo)
+            system = (render_message(self.system, variables, True) if "system" in self.verbatim
+                      else _render(self.system, variables, self._memo))
         with render_errors(self.sources[1], variables):
-            user = _template(self.user).render(**variables).strip()
+            user = render_message(self.user, variables, "user" in self.verbatim)
         return RenderedPrompt(system=system, user=user)
 
 
@@ -295,4 +342,5 @@ def load_prompt(name: str, override: str | Path | None = None) -> Prompt:
     (True, True)
     """
     (system, system_source), (user, user_source) = prompt_texts(name, override)
-    return Prompt(system=system, user=user, sources=(system_source, user_source))
+    return Prompt(system=system, user=user, sources=(system_source, user_source),
+                  verbatim=read_verbatim(override))
