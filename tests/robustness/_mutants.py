@@ -73,7 +73,7 @@ def seeds() -> list[Seed]:
     promptfoo = json.loads((FIXTURES / "promptfoo" / "results.json").read_text())
     promptfoo["results"]["results"] = promptfoo["results"]["results"][:3]
     lm_eval = next((FIXTURES / "lm_eval" / "EleutherAI__pythia-160m").glob("samples_arc*"))
-    judgebench = next((FIXTURES / "judgebench").glob("*.jsonl"))
+    judgebench = next((FIXTURES / "judgebench" / "generated").glob("*.jsonl"))
     coeval = FIXTURES / "coeval" / "run-v1"
     coeval_files = {str(p.relative_to(coeval.parent)): p.read_bytes()
                     for p in sorted(coeval.rglob("*")) if p.is_file()}

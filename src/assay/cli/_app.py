@@ -157,8 +157,8 @@ err_console: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]
 
 MapOption = Annotated[list[str] | None, typer.Option(
     "--map", help="Rename columns: SOURCE=COLUMN[,SOURCE=COLUMN...]; COLUMN '-' drops SOURCE; "
-    "SOURCE may name a field inside a JSON object (scores.quality=score). For the arena-hard, "
-    "mt-bench, judgebench and lm-eval importers: the records' fields (question_id=uid).")]
+    "SOURCE may name a field inside a JSON object (scores.quality=score). For every importer "
+    "but inspect: the records' fields (question_id=uid).")]
 SetOption = Annotated[list[str] | None, typer.Option(
     "--set", help="Fill columns the file lacks with one value each: COLUMN=VALUE[,COLUMN=VALUE...] "
     "(e.g. judge=gpt-4o,criterion=quality). For the arena-hard, mt-bench, judgebench and "

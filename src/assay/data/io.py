@@ -306,7 +306,8 @@ def run_importer(fmt: str, sources: Sequence[str | Path], *,
         raise ConfigError(f"--missing applies to the 'table' format, not {fmt!r}")
     if fmt not in ("table", *RECORD_FIELDS) and (mapping or constants):
         raise ConfigError(f"--map and --set apply to the 'table' format and to the records of "
-                          f"{', '.join(RECORD_FIELDS)}, not to {fmt!r}")
+                          f"{', '.join(RECORD_FIELDS)}, not to {fmt!r}: its logs are read "
+                          f"through inspect-ai's own objects, not as records")
     repeats: dict[str, object] = {"duplicates": duplicates} if duplicates is not None else {}
     if fmt in RECORD_FIELDS:
         repeats["fields"] = RecordFields(mapping or {}, constants or {})
@@ -316,7 +317,8 @@ def run_importer(fmt: str, sources: Sequence[str | Path], *,
     if fmt == "results-json":
         return import_results_json(sources, scales=scales, **repeats)
     if fmt == "alpaca-eval":
-        return import_alpaca_eval(sources, scales=scales, difficulty=lc_difficulty, **repeats)
+        return import_alpaca_eval(sources, scales=scales, difficulty=lc_difficulty,
+                                  **repeats)
     if fmt in _READERS:
         return _READERS[fmt](sources, scales=scales, **repeats)
     if len(sources) != 1:

@@ -79,7 +79,7 @@ def test_map_and_set_apply_to_the_records(tmp_path):
     with pytest.raises(InputError, match="named in --map but no record"):
         read(mapping={"questionid": "uid"}, constants={"baseline": BASELINE})
     with pytest.raises(ConfigError, match="--map and --set apply"):
-        run_importer("coeval", [tmp_path], mapping={"a": "b"})
+        run_importer("inspect", [tmp_path], mapping={"a": "b"})
 
 
 def test_cli_takes_set_baseline_for_an_importer(tmp_path, capsys):

@@ -159,7 +159,7 @@ def test_unknown_format_and_misplaced_options():
     with pytest.raises(ConfigError, match="unknown import format"):
         run_importer("excel", ["x"])
     with pytest.raises(ConfigError, match="--map"):
-        run_importer("bench", ["x"], mapping={"a": "item"})
+        run_importer("inspect", ["x"], mapping={"a": "item"})
 
 
 def test_alpaca_eval_takes_one_path_as_it_is(alpaca_results):

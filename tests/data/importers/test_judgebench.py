@@ -1,10 +1,15 @@
 """JudgeBench output files: per-game correctness and JudgeBench's pair accuracy.
 
-The fixture is generated in the format of JudgeBench's ``run_judge.py`` output (its
-repository publishes no licence for its data, and its output files are stored with Git LFS;
-tests/fixtures/README.md). The expected figures are what JudgeBench's own
-``compute_final_metrics`` (utils/metrics.py, commit of the mirror) prints on it:
-``Overall: 43.33%``, ``mmlu-pro: 50.00%``, ``livebench-reasoning: 33.33%``.
+``judgebench/real/`` is an excerpt of a real output file of JudgeBench's repository
+(ScalerLab/JudgeBench ``outputs/`` at e2c52c2, the Arena-Hard judge on Claude-3-Haiku; its
+README). The expected figures are what JudgeBench's own ``compute_final_metrics``
+(``utils/metrics.py`` at the same commit), called as ``run_judge.py`` calls it, printed on
+that excerpt outside the test suite: ``mmlu-pro: 40.00%``, ``livebench-reasoning: 45.00%``,
+``livebench-math: 30.00%``, ``livecodebench: 10.00%``, ``Overall: 31.25%``.
+
+``judgebench/generated/`` is generated in the format for edge cases (tests/fixtures/README.md);
+``compute_final_metrics`` prints ``Overall: 43.33%``, ``mmlu-pro: 50.00%``,
+``livebench-reasoning: 33.33%`` on it.
 """
 
 import json
@@ -16,8 +21,30 @@ from assay.analysis.scores import score_summary
 from assay.data.importers import detect_format, import_judgebench
 from assay.errors import ValidationError
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "judgebench"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "judgebench" / "generated"
+REAL = FIXTURE.parent / "real"
 ARM = "arena_hard:gpt-4o-mini-2024-07-18"
+
+_PRINTED = {"mmlu-pro": "40.00%", "livebench-reasoning": "45.00%", "livebench-math": "30.00%",
+            "livecodebench": "10.00%", "": "31.25%"}
+"""What JudgeBench's ``run_judge.py`` loop prints on ``judgebench/real/`` (``""`` = Overall)."""
+
+
+def test_reproduces_what_judgebench_prints_on_a_real_output_file():
+    j = import_judgebench([REAL])
+    f = j.frame
+    pairs = f[f["criterion"] == "pair_correct"]
+    printed = {p: f"{100 * pairs.loc[pairs['task'].str.startswith(p), 'score'].mean():.2f}%"
+               for p in _PRINTED}
+    assert printed == _PRINTED
+    rows = {r.criterion: r for r in score_summary(j).rows}
+    assert rows["pair_correct"].arm == "arena_hard:claude-3-haiku-20240307"
+    assert f"{100 * rows['pair_correct'].estimate:.2f}%" == "31.25%"
+    games = f[f["criterion"] == "correct"]
+    assert len(pairs) == 80 and len(games) == 160
+    # three published games carry "decision": null: failed judgments, not wrong ones
+    assert (games["failure_kind"] == "parse_error").sum() == 3
+    assert detect_format(next(REAL.glob("*.jsonl"))) == "judgebench"
 
 
 def test_reproduces_judgebench_overall_accuracy():

@@ -5,6 +5,10 @@ is published; tests/fixtures/README.md). The expected values are what lm-eval's 
 ``mean`` aggregation (lm_eval/api/metrics.py, commit 4e7e0d4) gives on it, printed to 4
 digits as lm-eval's results table prints them: arc_easy acc 0.2750, acc_norm 0.4000;
 gsm8k exact_match strict-match 0.2500, flexible-extract 0.5000.
+
+``lm_eval_dummy/`` is real: lm-eval 0.4.13 run here with its ``dummy`` model on a local
+task (no real samples file is published; its README). The expected figures are lm-eval's
+own, read from the ``results_*.json`` it wrote beside the samples file.
 """
 
 import json
@@ -18,6 +22,28 @@ from assay.errors import ValidationError
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "lm_eval"
 MODEL = "EleutherAI__pythia-160m"
+REAL = FIXTURE.parent / "lm_eval_dummy" / "out" / "qdpv68r5"
+
+
+def test_reproduces_results_json_of_a_real_lm_eval_run():
+    results = json.loads(next(REAL.glob("results_*.json")).read_text())["results"]["capitals"]
+    # lm-eval printed acc 0.25 ± 0.0993, acc_norm 0.35 ± 0.1094 (results_*.json, full precision)
+    assert (results["acc,none"], results["acc_norm,none"]) == (0.25, 0.35)
+    j = import_lm_eval([REAL])
+    rows = {r.criterion: r for r in score_summary(j).rows}
+    assert set(rows) == {"acc,none", "acc_norm,none"}
+    for metric in ("acc", "acc_norm"):
+        r = rows[f"{metric},none"]
+        assert r.estimate == pytest.approx(results[f"{metric},none"], abs=1e-12)
+        assert r.n == results["sample_len"] == 20
+        # lm-eval's mean_stderr (sample sd with n - 1, over sqrt(n)) of the imported
+        # per-document scores is the stderr it printed: the same 20 values, not only their mean
+        scores = j.frame.loc[j.frame["criterion"] == f"{metric},none", "score"].astype(float)
+        assert scores.std(ddof=1) / len(scores) ** 0.5 == pytest.approx(
+            results[f"{metric}_stderr,none"], rel=1e-9)
+    assert {r.arm for r in rows.values()} == {"qdpv68r5"}
+    assert set(j.frame["task"]) == {"capitals"}
+    assert detect_format(next(REAL.glob("samples_*.jsonl"))) == "lm-eval"
 
 
 def test_reproduces_lm_eval_printed_values():

@@ -2,6 +2,8 @@
 
 The expected numbers are show_result.py's printed output on the fixtures (run with
 FastChat at commit 0e6d3e4, pandas 3.1.1; see tests/fixtures/README.md), not computed here.
+``pair/gpt-4_pair.jsonl`` is a real pairwise file (Stefanstud/FastChat at cd4412a, texts
+removed); its figures are what that fork's own show_result.py printed on it.
 """
 
 import json
@@ -19,6 +21,7 @@ from assay.errors import InputError, ValidationError
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "mt_bench"
 SINGLE = FIXTURES / "gpt-4_single.jsonl"
 PAIR = FIXTURES / "gpt-4_pair.jsonl"
+REAL_PAIR = FIXTURES / "pair" / "gpt-4_pair.jsonl"
 QUESTIONS = FIXTURES / "question.jsonl"
 
 
@@ -63,6 +66,65 @@ def test_pairwise_reproduces_show_result_win_rate_adjusted():
     assert round(row(s, "preference_both_orders", "llama-13b").estimate, 6) == 0.444444
     # ... over the records without an error game: 10 and 9 of 12
     assert row(s, "preference_both_orders", "llama-13b").n == 9
+
+
+def test_real_pairwise_file_reproduces_show_result_pairwise_all():
+    """show_result.py --mode pairwise-all --input-file pair/gpt-4_pair.jsonl printed::
+
+                   win  loss  tie  win_rate  loss_rate  win_rate_adjusted
+        phi-3-dpo   20    18   35  0.273973   0.246575           0.513699
+        phi-3       18    20   35  0.246575   0.273973           0.486301
+
+    (and the phi-3-dpo line alone with --mode pairwise-baseline --baseline-model phi-3).
+    Two of its 75 records hold an ``error`` game and are left out, as show_result.py drops them.
+    """
+    j = import_mt_bench([REAL_PAIR, QUESTIONS])
+    r = row(score_summary(j), "preference_both_orders", "phi-3")
+    assert round(r.estimate, 6) == 0.486301
+    assert round(1 - r.estimate, 6) == 0.513699  # phi-3-dpo, the opponent's side
+    assert (r.n, r.n_failed) == (73, 2)
+    f = j.frame
+    both = f.loc[f["criterion"] == "preference_both_orders", "score"].dropna()
+    assert ((both == 1).sum(), (both == 0).sum(), (both == 0.5).sum()) == (18, 20, 35)
+    assert round((both == 1).mean(), 6) == 0.246575 and round((both == 0).mean(), 6) == 0.273973
+    assert set(f["opponent"]) == {"phi-3-dpo"} and set(f["metric_version"]) == {
+        "pair-v2", "pair-math-v1"}
+    assert f.set_index("item").loc["81/turn1", "task"].iloc[0] == "writing"
+
+
+def test_pairwise_records_without_turn_are_read_as_show_result_reads_them(tmp_path):
+    """A pairwise record without ``turn`` (FastChat's single-type judge in pairwise mode
+    writes ``m1_score``/``m2_score`` and no turn) is read; show_result.py ignores turn there."""
+    records = [json.loads(line) for line in REAL_PAIR.read_text().splitlines()]
+    for rec in records:
+        del rec["turn"]
+    records[0].update({"m1_score": 8, "m2_score": 6, "g1_winner": "model_1",
+                       "g2_winner": "model_1"})
+    path = tmp_path / "gpt-4_pair.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    f = import_mt_bench([path]).frame
+    both = f[f["criterion"] == "preference_both_orders"].set_index("item")
+    assert both.loc["81", "score"] == 1.0 and both["attributes"].isna().all()
+    # the single-type record is one comparison, not two games in swapped orders
+    games = f[f["criterion"] == "preference"]
+    assert "81" not in set(games["item"]) and len(games) == 2 * (len(records) - 1)
+
+
+def test_single_records_without_turn_are_refused_naming_the_versions(tmp_path):
+    lines = SINGLE.read_text().splitlines()[:2]
+    records = [json.loads(line) for line in lines]
+    for rec in records:
+        del rec["turn"]
+    path = tmp_path / "gpt-4_single.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(ValidationError) as info:
+        import_mt_bench([path])
+    problem = info.value.problems[0]
+    assert (problem.row, problem.column) == (1, "turn")
+    assert "b494d0c6" in str(info.value) and "--set turn=1" in str(info.value)
+    read = run_importer("mt-bench", [path], constants={"turn": 1}).frame
+    assert set(read["item"]) == {f"{records[0]['question_id']}/turn1",
+                                 f"{records[1]['question_id']}/turn1"}
 
 
 def test_pairwise_games_keep_their_positions():

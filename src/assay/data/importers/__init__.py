@@ -65,9 +65,13 @@ IMPORTERS: dict[str, str] = {
 }
 """Format name -> what it reads."""
 
-RECORD_FIELDS = ("arena-hard", "mt-bench", "judgebench", "lm-eval")
-"""Formats whose JSONL records ``--map`` and ``--set`` rename and fill before they are read
-(``--map question_id=uid``, ``--set baseline=gpt-4-0314``)."""
+RECORD_FIELDS = ("results-json", "alpaca-eval", "bench", "arena-hard", "qed", "lm-eval",
+                 "judgebench", "mt-bench", "promptfoo", "coeval")
+"""Formats whose records ``--map`` and ``--set`` rename and fill before they are read
+(``--map question_id=uid``, ``--set baseline=gpt-4-0314``): JSONL lines, the objects of a
+JSON list (alpaca-eval, results-json, promptfoo's ``results.results``), CSV rows (qed),
+a bench file's columns, CoEval's phase 5 evaluations. Every importer but ``inspect``, whose
+logs are read through inspect-ai's objects, not as records."""
 
 DUPLICATES: dict[str, str] = {
     "mt-bench": "mean",

@@ -79,6 +79,10 @@ class RecordFields:
             out.setdefault(name, value)
         return out
 
+    def header(self, names: Sequence[str]) -> list[str]:
+        """A table's column names as :meth:`apply` leaves a record with these fields."""
+        return list(self.apply(dict.fromkeys(names), set()))
+
     def unused(self, seen: set[str], where: str) -> list[Problem]:
         """A problem for each ``--map`` source no record had."""
         return [Problem(where, None, source, "named in --map but no record has this field")

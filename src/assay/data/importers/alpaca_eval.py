@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.data.importers._records import source_files
+from assay.data.importers._records import RecordFields, source_files
 from assay.data.lines import json_file
 from assay.data.schema import FailureKind, Scale
 from assay.data.table import Judgments
@@ -101,11 +101,12 @@ def _length(text: object) -> float | None:
 def import_alpaca_eval(sources: str | Path | Sequence[str | Path], *,
                        scales: Mapping[str, Scale] | None = None,
                        duplicates: str = "error",
-                       difficulty: str | Path | None = None) -> Judgments:
+                       difficulty: str | Path | None = None,
+                       fields: RecordFields | None = None) -> Judgments:
     """Read AlpacaEval annotation files into a pairwise judgments table.
 
     `difficulty`: AlpacaEval's instruction difficulty file (``--lc-difficulty``), for its
-    length-controlled GLM.
+    length-controlled GLM. `fields` (``--map``, ``--set``) apply to each annotation first.
     """
     if isinstance(sources, str | Path):
         sources = [sources]
@@ -113,12 +114,15 @@ def import_alpaca_eval(sources: str | Path | Sequence[str | Path], *,
     rows: list[dict[str, Any]] = []
     row_numbers: list[int] = []
     problems: list[Problem] = []
+    fields = fields or RecordFields()
+    seen: set[str] = set()
     for file in annotation_files(sources):
         records = _read_list(file)
         for number, rec in enumerate(records, start=1):
             if not isinstance(rec, dict):
                 problems.append(Problem(str(file), number, None, "expected a JSON object"))
                 continue
+            rec = fields.apply(rec, seen)
             missing = [k for k in ("instruction", "generator_1", "generator_2", "annotator")
                        if not isinstance(rec.get(k), str)]
             if missing:
@@ -157,6 +161,7 @@ def import_alpaca_eval(sources: str | Path | Sequence[str | Path], *,
                 else json.dumps(raw, sort_keys=True),
             })
             row_numbers.append(number)
+    problems += fields.unused(seen, ", ".join(map(str, sources)))
     if problems:
         raise ValidationError(problems)
     if not rows:

@@ -9,9 +9,12 @@ is TRUE/FALSE, 1/0 or a share in [0, 1]; it becomes ``score`` of the criterion
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from assay.data._readers import RawTable, read_records
+from assay.data.importers._records import RecordFields
+from assay.data.options import DROP
 from assay.data.schema import Scale
 from assay.data.table import Judgments
 from assay.data.validate import build_table
@@ -26,10 +29,24 @@ _LOGICAL = {"true": 1.0, "false": 0.0, "t": 1.0, "f": 0.0}
 
 def import_bench(source: str | Path, *, judge: str = "unspecified",
                  scales: Mapping[str, Scale] | None = None,
-                 duplicates: str = "error") -> Judgments:
-    """Read a hr_report bench file (CSV, JSONL, JSON or Parquet)."""
-    return bench_from_records(read_records(source), judge=judge, scales=scales,
-                              duplicates=duplicates)
+                 duplicates: str = "error",
+                 fields: RecordFields | None = None) -> Judgments:
+    """Read a hr_report bench file (CSV, JSONL, JSON or Parquet); `fields` (``--map``,
+    ``--set``) rename and fill its columns first."""
+    raw = read_records(source)
+    if fields is not None and (fields.mapping or fields.constants):
+        frame = raw.frame.copy()
+        absent = [c for c in fields.mapping if c not in frame.columns]
+        if absent:
+            raise ValidationError([Problem(raw.path, None, c, "named in --map but the file has "
+                                           "no such column") for c in absent])
+        frame = frame.drop(columns=[c for c, t in fields.mapping.items() if t == DROP])
+        frame = frame.rename(columns={c: t for c, t in fields.mapping.items() if t != DROP})
+        for name, value in fields.constants.items():
+            if name not in frame.columns:
+                frame[name] = value
+        raw = replace(raw, frame=frame)
+    return bench_from_records(raw, judge=judge, scales=scales, duplicates=duplicates)
 
 
 def looks_like_bench(raw: RawTable) -> bool:

@@ -50,7 +50,7 @@ from typing import Any
 
 import pandas as pd
 
-from assay.data.importers._records import jsonl_objects
+from assay.data.importers._records import RecordFields, jsonl_objects
 from assay.data.lines import json_object_file
 from assay.data.schema import Scale, ValidityClass
 from assay.data.table import INVALID_COLUMNS, Judgments
@@ -158,8 +158,10 @@ def _text(value: object) -> str | None:
 
 def import_coeval(sources: Sequence[str | Path], *,
                   scales: Mapping[str, Scale] | None = None,
-                  duplicates: str = "keep") -> Judgments:
-    """Read a CoEval run folder into one table, invalid evaluations kept aside."""
+                  duplicates: str = "keep",
+                  fields: RecordFields | None = None) -> Judgments:
+    """Read a CoEval run folder into one table, invalid evaluations kept aside; `fields`
+    (``--map``, ``--set``) apply to each phase 5 evaluation record first."""
     if len(sources) != 1 or not is_coeval_run(Path(sources[0])):
         where = ", ".join(map(str, sources))
         raise InputError(where, "expected one CoEval run folder with phase3_datapoints/, "
@@ -168,7 +170,11 @@ def import_coeval(sources: Sequence[str | Path], *,
     problems: list[Problem] = []
     datapoints = {str(r.get("id")): r for _, _, r in _records(folder, "datapoints", problems)}
     responses = {str(r.get("id")): r for _, _, r in _records(folder, "responses", problems)}
-    evaluations = _records(folder, "evaluations", problems)
+    fields = fields or RecordFields()
+    seen: set[str] = set()
+    evaluations = [(file, number, fields.apply(rec, seen))
+                   for file, number, rec in _records(folder, "evaluations", problems)]
+    problems += fields.unused(seen, str(folder / "phase5_evaluations"))
     if problems:
         raise ValidationError(problems)
     rubrics = _rubrics(folder)

@@ -28,6 +28,17 @@ else a tie (failed when either game is an error), whose mean is ``show_result.py
 
 A ``question.jsonl`` among the sources (records with ``question_id``, ``category``,
 ``turns``) gives each item its ``task`` = category.
+
+Layouts. Every record ``gen_judgment.py`` has written, from ``llm_judge``'s first release
+(FastChat b494d0c6, 2023-06-16) to 0e6d3e4 (2025-04), carries ``turn``. One code path of
+``common.play_a_match_pair`` writes a pairwise record without it: a judge prompt of type
+``single`` in pairwise mode, which rates each answer alone and writes ``m1_score``,
+``m2_score`` and one winner in both ``g1_winner`` and ``g2_winner``. ``show_result.py``'s
+pairwise modes do not read ``turn``, so a pairwise record without it is read: its item is
+the question alone (no ``/turn``), and a record with ``m1_score`` gives only the
+``preference_both_orders`` row (its two "games" are one comparison, not two orders). A
+single-answer record without ``turn`` is refused: ``show_result.py --mode single`` cannot
+read it either (it selects the ``turn`` column); ``--set turn=1`` reads a first-turn file.
 """
 
 from __future__ import annotations
@@ -70,8 +81,8 @@ def file_kind(path: Path) -> str | None:
     first = first_object(path)
     if first is None:
         return None
-    if {"question_id", "model", "score", "turn"} <= first.keys():
-        return "single"
+    if {"question_id", "model", "score"} <= first.keys() and ("turn" in first or "judge" in first):
+        return "single"  # a record without turn is refused by the reader, naming the field
     if {"question_id", "model_1", "model_2", "g1_winner", "g2_winner"} <= first.keys():
         return "pair"
     if {"question_id", "turns"} <= first.keys():
@@ -123,12 +134,19 @@ def _common(rec: dict[str, Any], categories: Mapping[str, str]) -> dict[str, Any
     model, prompt = (judge[0], judge[1]) if isinstance(judge, list) and len(judge) == 2 \
         else (judge, None)
     question = str(rec["question_id"])
-    return {"item": f"{question}/turn{rec['turn']}", "cluster": question, "run": 1,
+    turn = rec.get("turn")
+    return {"item": question if turn is None else f"{question}/turn{turn}",
+            "cluster": question, "run": 1,
             "judge": model if isinstance(model, str) else None,
             "metric_version": prompt if isinstance(prompt, str) else None,
             "task": categories.get(question),
-            "attributes": json.dumps({"turn": rec["turn"]}),
+            "attributes": None if turn is None else json.dumps({"turn": turn}),
             "evaluated_at": timestamp(rec.get("tstamp"))}
+
+
+_NO_TURN = ("required field is missing: every single-answer record FastChat's gen_judgment.py "
+            "writes has it (llm_judge b494d0c6, 2023-06, to 0e6d3e4, 2025-04) and show_result.py "
+            "--mode single needs it; --set turn=1 reads a first-turn file")
 
 
 def _is_turn(value: object) -> bool:
@@ -137,6 +155,9 @@ def _is_turn(value: object) -> bool:
 
 def _single(rec: dict[str, Any], file: Path, number: int, problems: list[Problem],
             categories: Mapping[str, str]) -> list[dict[str, Any]]:
+    if "turn" not in rec:
+        problems.append(Problem(str(file), number, "turn", _NO_TURN))
+        return []
     if not require(rec, {"question_id": is_id, "model": is_text, "score": is_number,
                          "turn": _is_turn}, file, number, problems):
         return []
@@ -151,13 +172,16 @@ def _single(rec: dict[str, Any], file: Path, number: int, problems: list[Problem
 def _pair(rec: dict[str, Any], file: Path, number: int, problems: list[Problem],
           categories: Mapping[str, str]) -> list[dict[str, Any]]:
     winner = lambda v: v in _WINNERS or v == "error"  # noqa: E731
-    if not require(rec, {"question_id": is_id, "model_1": is_text, "model_2": is_text,
-                         "g1_winner": winner, "g2_winner": winner, "turn": _is_turn},
-                   file, number, problems):
+    checks = {"question_id": is_id, "model_1": is_text, "model_2": is_text,
+              "g1_winner": winner, "g2_winner": winner}
+    if "turn" in rec:  # absent only from a single-type judge's pairwise records
+        checks["turn"] = _is_turn
+    if not require(rec, checks, file, number, problems):
         return []
     base = {**_common(rec, categories), "arm": rec["model_1"], "opponent": rec["model_2"]}
     rows = []
-    for game, position in (("g1", 1), ("g2", 2)):
+    one_comparison = "m1_score" in rec  # a single-type judge: no game in each order
+    for game, position in () if one_comparison else (("g1", 1), ("g2", 2)):
         verdict = rec[f"{game}_winner"]
         judgment = rec.get(f"{game}_judgment")
         rows.append({**base, "position": position, "criterion": PREFERENCE,

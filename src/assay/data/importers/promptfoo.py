@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.data.importers._records import build, is_number, source_files
+from assay.data.importers._records import RecordFields, build, is_number, source_files
 from assay.data.lines import json_file
 from assay.data.schema import Scale
 from assay.data.table import Judgments
@@ -68,14 +68,18 @@ def is_promptfoo_json(path: Path) -> bool:
 
 def import_promptfoo(sources: Sequence[str | Path], *,
                      scales: Mapping[str, Scale] | None = None,
-                     duplicates: str = "error") -> Judgments:
-    """Read promptfoo ``results.json`` exports into one table."""
+                     duplicates: str = "error",
+                     fields: RecordFields | None = None) -> Judgments:
+    """Read promptfoo ``results.json`` exports into one table; `fields` (``--map``,
+    ``--set``) apply to each result record (``results.results[i]``) first."""
     files = source_files(sources, "*.json", LAYOUT)
     problems: list[Problem] = []
+    fields = fields or RecordFields()
+    seen: set[str] = set()
     rows: list[dict[str, Any]] = []
     numbers: list[int] = []
     for file in files:
-        records = _records(file)
+        records = [fields.apply(r, seen) if isinstance(r, dict) else r for r in _records(file)]
         # promptIdx numbers promptfoo's columns (prompt x provider); promptId names the prompt
         several = len({r.get("promptId", r.get("promptIdx")) for r in records
                        if isinstance(r, dict)}) > 1
@@ -86,6 +90,7 @@ def import_promptfoo(sources: Sequence[str | Path], *,
             made = _rows(rec, file, number, several, problems)
             rows += made
             numbers += [number] * len(made)
+    problems += fields.unused(seen, ", ".join(map(str, files)))
     declared: dict[str, Scale] = {"pass": Scale.parse("binary")}
     values: dict[str, set[float]] = {}
     for row in rows:

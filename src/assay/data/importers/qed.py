@@ -48,7 +48,7 @@ from typing import Any
 
 from assay.data._csv import check_complete
 from assay.data.cells import restore_cell
-from assay.data.importers._records import build, source_files
+from assay.data.importers._records import RecordFields, build, source_files
 from assay.data.importers.alpaca_eval import instruction_id
 from assay.data.schema import Scale
 from assay.data.table import Judgments
@@ -88,15 +88,20 @@ def _derived(file: Path) -> bool:
 
 def import_qed(sources: Sequence[str | Path], *,
                scales: Mapping[str, Scale] | None = None,
-               duplicates: str | None = None) -> Judgments:
+               duplicates: str | None = None,
+               fields: RecordFields | None = None) -> Judgments:
     """Read BenchmarkQED pairwise, reference and assertion score CSVs into one table.
 
     ``duplicates`` None reads a statement repeated within a question of an assertion file
     as BenchmarkQED's scorer does (``keep``: its trials pool into one assertion) and
     refuses repeats in other files (``error``). The files BenchmarkQED derives from its
     scores (``significance_*.csv``, ``winrates_sig_tests.csv``, the ``*summary*.csv`` files)
-    are skipped and named in the table's notes: assay recomputes them from the scores."""
+    are skipped and named in the table's notes: assay recomputes them from the scores.
+    `fields` (``--map``, ``--set``) apply to each row's columns first, and to the header
+    that tells the kind of file."""
     files = source_files(sources, "*.csv", LAYOUT)
+    fields = fields or RecordFields()
+    seen: set[str] = set()
     skipped: list[Path] = []
     problems: list[Problem] = []
     rows: list[dict[str, Any]] = []
@@ -106,6 +111,7 @@ def import_qed(sources: Sequence[str | Path], *,
     kinds: set[str] = set()
     for file in files:
         header, records = _read_csv(file)
+        header = fields.header(header)
         kind = csv_kind(header, file.name)
         if kind is None and _derived(file):
             skipped.append(file)
@@ -121,7 +127,7 @@ def import_qed(sources: Sequence[str | Path], *,
         read = {"pairwise": _pairwise, "reference": _reference, "assertion": _assertion}[kind]
         scale = {"pairwise": "range:0,1", "reference": "interval", "assertion": "binary"}[kind]
         for number, rec in records:
-            made = read(rec, file, number, problems)
+            made = read(fields.apply(rec, seen), file, number, problems)
             for row in made:
                 declared.setdefault(row["criterion"], Scale.parse(scale))
             rows.extend({**row, FILE_COLUMN: str(file)} for row in made)
@@ -129,6 +135,7 @@ def import_qed(sources: Sequence[str | Path], *,
     if len(pairwise_files) > 1 and any(f.name == "win_rates.csv" for f in pairwise_files):
         raise InputError(", ".join(map(str, pairwise_files)), "win_rates.csv holds the rows of "
                          "the per-pair CSVs already: give one or the other")
+    problems += fields.unused(seen, ", ".join(map(str, files)))
     assertions_only = kinds == {"assertion"}
     if duplicates is None:
         duplicates = "keep" if assertions_only else "error"

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from assay.data.atomic import write_text
+from assay.data.importers._records import RecordFields
 from assay.data.lines import json_file
 from assay.data.schema import Scale
 from assay.data.table import Judgments
@@ -37,11 +38,15 @@ METRIC_FIELDS = ("metric_name", "metric_version", "score", "evaluator_model", "e
 
 def import_results_json(sources: Sequence[str | Path], *,
                         scales: Mapping[str, Scale] | None = None,
-                        duplicates: str = "error") -> Judgments:
-    """Read one or more ``results.json`` files into a judgments table."""
+                        duplicates: str = "error",
+                        fields: RecordFields | None = None) -> Judgments:
+    """Read one or more ``results.json`` files into a judgments table; `fields`
+    (``--map``, ``--set``) apply to each run record first."""
     rows: list[dict[str, Any]] = []
     numbers: list[int] = []
     problems: list[Problem] = []
+    fields = fields or RecordFields()
+    seen: set[str] = set()
     for source in sources:
         file = Path(source)
         if file.is_dir():
@@ -56,6 +61,7 @@ def import_results_json(sources: Sequence[str | Path], *,
             if not isinstance(rec, dict):
                 problems.append(Problem(str(file), number, None, "expected a JSON object"))
                 continue
+            rec = fields.apply(rec, seen)
             absent = [f for f in (*RECORD_FIELDS, "metrics") if rec.get(f) is None]
             if absent:
                 problems.extend(Problem(str(file), number, f, "required field is missing")
@@ -85,6 +91,7 @@ def import_results_json(sources: Sequence[str | Path], *,
                     else json.dumps(raw),
                 })
                 numbers.append(number)
+    problems += fields.unused(seen, ", ".join(map(str, sources)))
     if problems:
         raise ValidationError(problems)
     if not rows:
