@@ -249,11 +249,14 @@ def row_from_items(base: dict[str, Any], items: pd.Series, item_weights: pd.Seri
     """One row of the summary from its item means and weights (:func:`weighted_item_means`,
     indexed by cluster and item, in order of first appearance), summed per cluster here:
     the same sums whether pandas or an engine computed the item means."""
-    clusters = (item_weights * items).groupby(level="cluster", sort=False)
-    sums = clusters.sum().to_numpy(dtype=np.float64)
-    sizes = item_weights.groupby(level="cluster", sort=False).sum().to_numpy(dtype=np.float64)
-    sumsq = (item_weights * items**2).groupby(level="cluster", sort=False).sum().to_numpy(
-        dtype=np.float64)
+    import pandas as pd
+
+    parts = pd.DataFrame({"s": item_weights * items, "n": item_weights,
+                          "ss": item_weights * items**2})
+    summed = parts.groupby(level="cluster", sort=False).sum()  # one groupby, three sums
+    sums = summed["s"].to_numpy(dtype=np.float64)
+    sizes = summed["n"].to_numpy(dtype=np.float64)
+    sumsq = summed["ss"].to_numpy(dtype=np.float64)
     return row_from_sums(base, sums, sizes, sumsq, n_items=len(items), runs=runs, conf=conf,
                          binary=binary, bounded=bounded)
 

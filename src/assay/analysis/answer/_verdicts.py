@@ -152,18 +152,23 @@ def _pointwise_pair(first: pd.Series, second: pd.Series, name_1: str, name_2: st
                               lower=math.nan, upper=math.nan, p_value=math.nan,
                               p_adjusted=math.nan, detected=None, detected_unadjusted=None,
                               n_items=0, n_clusters=0, method="no_shared_questions")
-    both = pd.concat([first.rename("a"), second.rename("b")], axis=1, join="inner")
-    diff = (both["a"] - both["b"]).to_numpy(np.float64)
-    clusters = both.index.get_level_values("cluster")
+    if first.index.equals(second.index):  # the same questions in the same order: no join
+        diff = first.to_numpy(np.float64) - second.to_numpy(np.float64)
+        index = first.index
+    else:
+        both = pd.concat([first.rename("a"), second.rename("b")], axis=1, join="inner")
+        diff = (both["a"] - both["b"]).to_numpy(np.float64)
+        index = both.index
     n, nan = len(diff), math.nan
     estimate = float(diff.mean()) if n else nan
     if estimate < 0:  # the pair reads from the better side
         return _pointwise_pair(second, first, name_2, name_1, bounded=bounded, conf=conf)
-    per_cluster = pd.DataFrame({"d": diff, "d2": diff * diff}).groupby(np.asarray(clusters),
-                                                                         sort=False)
-    sums = per_cluster["d"].sum().to_numpy(np.float64)
-    sizes = per_cluster["d"].size().to_numpy(np.float64)
-    sumsq = per_cluster["d2"].sum().to_numpy(np.float64)
+    clusters = np.asarray(index.get_level_values("cluster"))
+    per_cluster = pd.DataFrame({"d": diff, "d2": diff * diff}).groupby(clusters, sort=False)
+    summed = per_cluster.sum()
+    sums = summed["d"].to_numpy(np.float64)
+    sizes = per_cluster.size().to_numpy(np.float64)
+    sumsq = summed["d2"].to_numpy(np.float64)
     base = dict(better=name_1, worse=name_2, difference=estimate, n_items=n,
                 n_clusters=len(sums))
     if len(sums) < 2:
