@@ -9,7 +9,7 @@ import pytest
 from scipy import special
 
 from assay.stats import t_ppf
-from assay.stats._special import expit, logit, t_quantile
+from assay.stats._special import expit, logit, t_quantile, t_tail
 
 DFS = [0.3, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 7.3, 9.0, 19.0, 29.0, 49.7, 99.0, 500.0, 1e3,
        4999.0, 5e3, 1e4, 8.5e4, 1e6, 1e9, 1e15]
@@ -49,3 +49,20 @@ def test_logit_and_expit_are_scipys_bit_for_bit() -> None:
     assert [expit(float(v)) for v in x] == special.expit(x).tolist()
     assert logit(0.0) == -math.inf and logit(1.0) == math.inf and math.isnan(logit(1.5))
     assert expit(-1000.0) == 0.0 and expit(1000.0) == 1.0
+
+
+@pytest.mark.parametrize("df", [d for d in DFS if d < 5e3])
+def test_t_tail_matches_stdtr(df: float) -> None:
+    ts = np.array([-50.0, -5.0, -2.0, -1.0, -0.3, -1e-4, 1e-4, 0.01, 0.3, 1.0, 1.96, 2.5, 4.0,
+                   10.0, 50.0, 1e3, 1e6, 1e10])
+    ours = np.array([t_tail(t, df) for t in ts])
+    np.testing.assert_allclose(ours, special.stdtr(df, -ts), rtol=1e-12, atol=0)
+
+
+def test_t_tail_edges() -> None:
+    assert t_tail(0.0, 3.0) == 0.5
+    assert t_tail(math.inf, 3.0) == 0.0 and t_tail(-math.inf, 3.0) == 1.0
+    # df = 1 is the Cauchy tail, atan(1/t)/pi; scipy's stdtr loses digits near t = 0 there
+    assert t_tail(1e-8, 1.0) == pytest.approx(0.5 - math.atan(1e-8) / math.pi, rel=1e-15)
+    for t, df in [(math.nan, 3.0), (1.0, math.nan), (1.0, 0.0), (1.0, 5e3)]:
+        assert math.isnan(t_tail(t, df))

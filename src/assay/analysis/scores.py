@@ -240,13 +240,25 @@ def _row(criterion: str, judge: str, arm: str, opponent: str | None, scale: str,
         return ScoreRow(**base, n_items=0, n_clusters=0, runs=0, estimate=nan, lower=nan,
                         upper=nan, method="no_scores")
     items, item_weights = weighted_item_means(scored)
-    clusters = (item_weights * items).groupby(level="cluster", sort=False)
-    sums = clusters.sum().to_numpy(dtype=np.float64)
-    sizes = item_weights.groupby(level="cluster", sort=False).sum().to_numpy(dtype=np.float64)
-    sumsq = (item_weights * items**2).groupby(level="cluster", sort=False).sum().to_numpy(
-        dtype=np.float64)
-    return row_from_sums(base, sums, sizes, sumsq, n_items=len(items),
-                         runs=int(scored["run"].max()), conf=conf, binary=binary, bounded=bounded)
+    return row_from_items(base, items, item_weights, runs=int(scored["run"].max()), conf=conf,
+                          binary=binary, bounded=bounded)
+
+
+def row_from_items(base: dict[str, Any], items: pd.Series, item_weights: pd.Series, *,
+                   runs: int, conf: float, binary: bool, bounded: bool) -> ScoreRow:
+    """One row of the summary from its item means and weights (:func:`weighted_item_means`,
+    indexed by cluster and item, in order of first appearance), summed per cluster here:
+    the same sums whether pandas or an engine computed the item means."""
+    import pandas as pd
+
+    parts = pd.DataFrame({"s": item_weights * items, "n": item_weights,
+                          "ss": item_weights * items**2})
+    summed = parts.groupby(level="cluster", sort=False).sum()  # one groupby, three sums
+    sums = summed["s"].to_numpy(dtype=np.float64)
+    sizes = summed["n"].to_numpy(dtype=np.float64)
+    sumsq = summed["ss"].to_numpy(dtype=np.float64)
+    return row_from_sums(base, sums, sizes, sumsq, n_items=len(items), runs=runs, conf=conf,
+                         binary=binary, bounded=bounded)
 
 
 def row_from_sums(base: dict[str, Any], sums: npt.NDArray[np.float64],

@@ -155,7 +155,8 @@ def report_command(
     engine: Annotated[str, typer.Option(
         help="auto | duckdb | spark | pandas | ibis://BACKEND-URL. DuckDB reads Parquet, CSV or "
         "JSONL (a file, a folder, a glob, a hive-partitioned dataset) and reduces the rows to "
-        "sums per cluster where they lie, for the scores and benchmark reports; auto takes it "
+        "sums where they lie, for the answer (pairwise win rates and agreement between judges "
+        "left out, each named), the scores and the benchmark reports; auto takes it "
         "for a folder, a glob or a file above 64 MiB, pandas otherwise. spark runs the same "
         "queries on a Spark session over Parquet (pip install 'assay[spark]', Java 17). "
         "ibis://BACKEND-URL runs them in a database or warehouse (pip install 'assay[ibis]'): "
@@ -220,11 +221,9 @@ def report_command(
                                                 "--missing": bool(missing),
                                                 "--exclude-self-judge": exclude_self_judge,
                                                 "--exclude-self-teach": exclude_self_teach})
-    if answer_first and chosen not in ENGINE_NAMES:  # an engine makes what it did before
+    if answer_first:  # the answer on the terminal; the files of every report besides
         kinds = resolve_kinds("answer" if formats == ["text"] else "answer,all", opted_in=opted)
         options = {kind.name: options_from(kind.options, values) for kind in kinds}
-    elif answer_first:
-        answer_first = False
     if line is not None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     judgments = None
@@ -363,7 +362,7 @@ def _weights(text: str | None) -> dict[str, float] | None:
 Engine = Literal["auto", "duckdb", "spark", "pandas"]
 ENGINES = ("auto", "duckdb", "spark", "pandas")
 ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark", "ibis": "ibis"}
-ENGINE_KINDS = ("scores", "benchmark")
+ENGINE_KINDS = ("answer", "scores", "benchmark")
 """Reports made from sufficient statistics computed by the engine."""
 ENGINE_FORMATS = ("text", "json", "latex", "png")
 """Formats written from the results alone (HTML and the workbook read the whole table)."""
@@ -410,7 +409,8 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
         if reason is not None:
             blockers.append(reason)
     if not any(kind in ENGINE_KINDS for kind in kinds):
-        blockers.append(f"the engine makes the {' and '.join(ENGINE_KINDS)} reports only")
+        blockers.append(f"the engine makes the {', '.join(ENGINE_KINDS[:-1])} and "
+                        f"{ENGINE_KINDS[-1]} reports only")
     other = [f for f in formats if f not in ENGINE_FORMATS]
     if other:
         blockers.append(f"--format {','.join(other)} reads the whole table")
@@ -474,7 +474,13 @@ def engine_outcome(path: Path, kinds: Sequence[Any], options: Mapping[str, Any],
     for kind in kinds:
         option = options.get(kind.name) or kind.options()
         try:
-            if kind.name == "scores":
+            if kind.name == "answer":
+                from assay.analysis.pushdown import engine_answer, engine_table_facts
+                from assay.report.kinds import with_available
+
+                made[kind.name] = Made(with_available(engine_answer(table, conf=option.conf),
+                                                      engine_table_facts(table)))
+            elif kind.name == "scores":
                 from assay.analysis.pushdown import engine_score_summary
 
                 made[kind.name] = Made(engine_score_summary(table, conf=option.conf))

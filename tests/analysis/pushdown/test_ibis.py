@@ -200,3 +200,23 @@ def test_a_missing_table_or_ibis_says_so(frame, tmp_path, capsys, monkeypatch):
                         lambda name, *a: None if name == "ibis" else find_spec(name, *a))
     code, _, err = run(["report", "judgments", "--engine", url], capsys)
     assert code == 2 and "pip install 'assay[ibis]'" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_answer_equals_the_pandas_paths(backend, tmp_path):
+    from assay.analysis.answer import answer
+    from assay.analysis.pushdown import engine_answer, engine_table_facts
+    from assay.report.kinds import with_available
+    from assay.report.kinds._available import table_facts
+    from tests.cli.test_answer_first import _table
+
+    frame = _table("one_to_ten").rename(
+        columns={"question_id": "item", "model": "arm", "topic": "cluster"}).assign(usd=0.001)
+    frame = frame.sort_values([c for c in ORDER if c in frame], kind="stable",
+                              ignore_index=True)  # the engine's order of a table's rows
+    table = open_table("judgments", engine=IbisEngine(database(frame, tmp_path, backend)))
+    frame.to_parquet(tmp_path / "t.parquet", index=False)
+    loaded = assay.load(tmp_path / "t.parquet")
+    made = with_available(engine_answer(table), engine_table_facts(table))
+    assert_same(made.to_dict(), with_available(answer(loaded), table_facts(loaded)).to_dict())

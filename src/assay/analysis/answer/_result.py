@@ -168,6 +168,10 @@ class Answer(Rendered):
     """How the table was read where nothing declared it: each undeclared scale read from
     the data, runs numbered from 0 (also printed by the CLI)."""
     notes: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
+    """Parts of the answer the engine that made it does not make (an engine's answer leaves
+    out the win rates of pairwise judgments and the agreement between judges): one line
+    each, naming the part and how to get it. Empty on the pandas path."""
     available: tuple[str, ...] = ()
     """Other reports (``--kind`` names) the data support; filled by the report registry."""
     n_unsupported: int = 0

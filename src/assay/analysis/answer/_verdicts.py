@@ -27,7 +27,7 @@ score summary, and a pair's difference weighs each shared question's (weighted) 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import TYPE_CHECKING
 
@@ -35,16 +35,17 @@ import numpy as np
 import pandas as pd
 
 from assay.analysis.answer._result import PairDifference, SystemEstimate, Units, Verdict
-from assay.analysis.scores import _row, weighted_item_means
-from assay.data.table import Judgments
+from assay.analysis.scores import ScoreRow, _row, row_from_items, weighted_item_means
+from assay.data.schema import Scale
 
 if TYPE_CHECKING:
     from assay.analysis.winrates import WinRateReport
+    from assay.data.table import Judgments
 from assay.stats import t_ppf
 from assay.stats.contrasts import holm_adjust, paired_difference_interval
 from assay.stats.significance import cluster_t_test
 
-__all__ = ["pairwise_verdicts", "pointwise_verdicts"]
+__all__ = ["ArmItems", "pairwise_verdicts", "pointwise_verdicts", "verdict_from_items"]
 
 
 def _units(kind: str) -> Units:
@@ -64,32 +65,71 @@ def pointwise_verdicts(judgments: Judgments, frame: pd.DataFrame, *, conf: float
         units = _units(scale.kind)
         value = rows["score"] if units in ("raw", "share") else rows["value"]
         rows = rows.assign(v=value)
-        systems: list[tuple[SystemEstimate, pd.Series]] = []
+        arms = []
         for arm, group in rows.groupby("arm", sort=False):
             scored = group[group["v"].notna()]
-            row = _row(str(criterion), str(judge), str(arm), None, scale.spelling(), scored,
-                       n_failed=len(group) - len(scored), conf=conf,
-                       binary=scale.kind == "binary", bounded=units != "raw")
-            items = (weighted_item_means(scored)[0] if len(scored)
-                     else pd.Series(dtype=np.float64))
-            systems.append((SystemEstimate(
-                arm=str(arm), rank=0, estimate=row.estimate, lower=row.lower, upper=row.upper,
-                n_items=row.n_items, n_clusters=row.n_clusters, n_failed=row.n_failed,
-                method=row.method), items))
-        ranked = _ranked([s for s, _ in systems])
-        items_of = {s.arm: items for s, items in systems}
-        pairs = _holm([_pointwise_pair(items_of[a.arm], items_of[b.arm], a.arm, b.arm,
-                                       bounded=units != "raw", conf=conf)
-                       for a, b in combinations(ranked, 2)], conf)
+            items, weights = (weighted_item_means(scored) if len(scored) else
+                              (pd.Series(dtype=np.float64), pd.Series(dtype=np.float64)))
+            arms.append(ArmItems(str(arm), items, weights, n=len(scored),
+                                 n_failed=len(group) - len(scored),
+                                 runs=int(scored["run"].max()) if len(scored) else 0))
         scored = rows["score"].dropna()
-        out.append(Verdict(
-            judge=str(judge), criterion=str(criterion), scale=scale.spelling(), units=units,
+        out.append(verdict_from_items(
+            str(judge), str(criterion), scale, units, arms, conf=conf,
             low=float(scored.min()) if len(scored) else None,
-            high=float(scored.max()) if len(scored) else None,
-            systems=tuple(ranked), pairs=tuple(pairs), n_judgments=len(rows),
+            high=float(scored.max()) if len(scored) else None, n_judgments=len(rows),
             n_items=int(rows["item"].nunique()), n_clusters=int(rows["cluster"].nunique()),
             n_runs=int(rows["run"].nunique())))
     return out
+
+
+@dataclass(frozen=True)
+class ArmItems:
+    """One system's scored questions under a (judge, criterion): its question means and
+    weights (:func:`~assay.analysis.scores.weighted_item_means`, indexed by cluster and
+    item in order of first appearance), and its counts of scores and failures."""
+
+    arm: str
+    items: pd.Series
+    weights: pd.Series
+    n: int
+    """Scored rows."""
+    n_failed: int
+    runs: int
+    """Its highest run with a score."""
+
+
+def verdict_from_items(judge: str, criterion: str, scale: Scale, units: Units,
+                       arms: list[ArmItems], *, conf: float, low: float | None,
+                       high: float | None, n_judgments: int, n_items: int, n_clusters: int,
+                       n_runs: int) -> Verdict:
+    """The verdict of one (judge, criterion) from its systems' question means: whoever
+    computed them (pandas here, an engine in :mod:`assay.analysis.pushdown`), the same
+    arithmetic makes every number of the verdict from them."""
+    systems = []
+    for a in arms:
+        base = dict(criterion=criterion, judge=judge, arm=a.arm, opponent=None,
+                    scale=scale.spelling(), n=a.n, n_failed=a.n_failed, conf=conf)
+        if not a.n:
+            nan = math.nan
+            row = ScoreRow(**base, n_items=0, n_clusters=0, runs=0, estimate=nan, lower=nan,
+                           upper=nan, method="no_scores")
+        else:
+            row = row_from_items(base, a.items, a.weights, runs=a.runs, conf=conf,
+                                 binary=scale.kind == "binary", bounded=units != "raw")
+        systems.append(SystemEstimate(
+            arm=a.arm, rank=0, estimate=row.estimate, lower=row.lower, upper=row.upper,
+            n_items=row.n_items, n_clusters=row.n_clusters, n_failed=row.n_failed,
+            method=row.method))
+    ranked = _ranked(systems)
+    items_of = {a.arm: a.items for a in arms}
+    pairs = _holm([_pointwise_pair(items_of[a.arm], items_of[b.arm], a.arm, b.arm,
+                                   bounded=units != "raw", conf=conf)
+                   for a, b in combinations(ranked, 2)], conf)
+    return Verdict(
+        judge=judge, criterion=criterion, scale=scale.spelling(), units=units, low=low,
+        high=high, systems=tuple(ranked), pairs=tuple(pairs), n_judgments=n_judgments,
+        n_items=n_items, n_clusters=n_clusters, n_runs=n_runs)
 
 
 def _ranked(systems: list[SystemEstimate]) -> list[SystemEstimate]:
@@ -112,18 +152,23 @@ def _pointwise_pair(first: pd.Series, second: pd.Series, name_1: str, name_2: st
                               lower=math.nan, upper=math.nan, p_value=math.nan,
                               p_adjusted=math.nan, detected=None, detected_unadjusted=None,
                               n_items=0, n_clusters=0, method="no_shared_questions")
-    both = pd.concat([first.rename("a"), second.rename("b")], axis=1, join="inner")
-    diff = (both["a"] - both["b"]).to_numpy(np.float64)
-    clusters = both.index.get_level_values("cluster")
+    if first.index.equals(second.index):  # the same questions in the same order: no join
+        diff = first.to_numpy(np.float64) - second.to_numpy(np.float64)
+        index = first.index
+    else:
+        both = pd.concat([first.rename("a"), second.rename("b")], axis=1, join="inner")
+        diff = (both["a"] - both["b"]).to_numpy(np.float64)
+        index = both.index
     n, nan = len(diff), math.nan
     estimate = float(diff.mean()) if n else nan
     if estimate < 0:  # the pair reads from the better side
         return _pointwise_pair(second, first, name_2, name_1, bounded=bounded, conf=conf)
-    per_cluster = pd.DataFrame({"d": diff, "d2": diff * diff}).groupby(np.asarray(clusters),
-                                                                         sort=False)
-    sums = per_cluster["d"].sum().to_numpy(np.float64)
-    sizes = per_cluster["d"].size().to_numpy(np.float64)
-    sumsq = per_cluster["d2"].sum().to_numpy(np.float64)
+    clusters = np.asarray(index.get_level_values("cluster"))
+    per_cluster = pd.DataFrame({"d": diff, "d2": diff * diff}).groupby(clusters, sort=False)
+    summed = per_cluster.sum()
+    sums = summed["d"].to_numpy(np.float64)
+    sizes = per_cluster.size().to_numpy(np.float64)
+    sumsq = summed["d2"].to_numpy(np.float64)
     base = dict(better=name_1, worse=name_2, difference=estimate, n_items=n,
                 n_clusters=len(sums))
     if len(sums) < 2:

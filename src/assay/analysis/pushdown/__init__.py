@@ -15,4 +15,5 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     "._table": ["EngineTable", "open_table"],
     "._bench": ["engine_bench_data", "engine_benchmark_report"],
     "._scores": ["engine_score_summary", "small_score_summary"],
+    "._answer": ["engine_answer", "engine_table_facts"],
 })

@@ -61,6 +61,10 @@ class EngineTable:
     """The criteria of the table, in order of first appearance."""
     notes: list[str] = field(default_factory=list)
     """What the reader should know about how the table was read (hive keys not read)."""
+    raw_columns: frozenset[str] = frozenset()
+    """Every column of the files (and hive keys read as columns), judgments' or not."""
+    scan: str = ""
+    """SQL of the files' rows as they are (before the canonical view)."""
 
     def scale(self, criterion: str) -> Scale:
         return self.scales.get(criterion, Scale("interval"))
@@ -158,7 +162,7 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
         (engine.materialize if materialize else engine.view)(
             VIEW, _canonical_sql(engine.dialect, scan, columns))
     check_table(engine, source, raw, stored, scan=scan, files_raw=files_raw)
-    table = EngineTable(engine, source, columns, stored)
+    table = EngineTable(engine, source, columns, stored, raw_columns=frozenset(raw), scan=scan)
     if unknown:
         table.notes.append(f"{source.given}: {UNREAD_KEYS.format(keys=', '.join(unknown))}")
     found = table.query(

@@ -13,6 +13,6 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
                   "RobustOptions",
                   "ScoresOptions", "SystemsOptions", "WinratesOptions", "options_from"],
     "._registry": ["FORMATS", "GROUPS", "KINDS", "REPORTS", "Outcome", "ReportKind",
-                   "build_reports", "kinds_help", "resolve_kinds"],
+                   "build_reports", "kinds_help", "resolve_kinds", "with_available"],
     "._write": ["write_reports"],
 })

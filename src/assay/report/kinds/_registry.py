@@ -84,17 +84,22 @@ class ReportKind:
 
 
 def _answer(judgments: Judgments, options: AnswerOptions) -> build.Made:
-    """The answer, with the other reports the data support (their support checks,
-    cheap): it reads :data:`REPORTS`, so it lives beside it."""
+    """The answer, with the other reports the data support (from the table's facts, as the
+    engines name them too): it reads :data:`REPORTS`, so it lives beside it."""
+    from assay.report.kinds._available import table_facts
+
     made = build.answer(judgments, options)
+    return build.Made(with_available(made.result, table_facts(judgments)), made.caption)
+
+
+def with_available(answer: Any, facts: Any) -> Any:
+    """The answer with the other reports the facts of its table support
+    (:class:`~assay.report.kinds._available.TableFacts`), and the count of the others."""
+    from assay.report.kinds._available import supported
+
     others = [kind for kind in REPORTS if kind.name != "answer" and not kind.opt_in]
-    reasons: dict[Any, str | None] = {}
-    for kind in others:
-        if kind.supports not in reasons:
-            reasons[kind.supports] = kind.supports(judgments)
-    available = tuple(kind.name for kind in others if reasons[kind.supports] is None)
-    return build.Made(replace(made.result, available=available,
-                              n_unsupported=len(others) - len(available)), made.caption)
+    available = supported(others, facts)
+    return replace(answer, available=available, n_unsupported=len(others) - len(available))
 
 
 _BASIC = frozenset({"text", "json", "html"})

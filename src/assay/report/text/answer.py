@@ -95,7 +95,9 @@ def _verdict(v: Verdict, conf: float, adjustment: str, digits: int, several: boo
     return lines
 
 
-def trust_lines(checks: tuple[TrustCheck, ...], digits: int) -> list[str]:
+def trust_lines(checks: tuple[TrustCheck, ...], digits: int, *, complete: bool = True) -> list[str]:
+    """The trust section's lines; with ``complete`` False (an engine left checks out, said
+    in its own lines) no line claims there is nothing else to check the judges against."""
     failures = [c for c in checks if c.check == "failures"]
     others = [c for c in checks if c.check != "failures"]
     lines = []
@@ -118,7 +120,7 @@ def trust_lines(checks: tuple[TrustCheck, ...], digits: int) -> list[str]:
             bounds = (f" [{c.lower:.1%}, {c.upper:.1%}]" if bounds else "")
             lines.append(f"  judge {c.judge} on {c.criterion}: {c.estimate:.1%} of verdicts flip "
                          f"when the two answers swap places{bounds} ({c.count} of {c.n} pairs)")
-    if not others:
+    if not others and complete:
         lines.append("  nothing else to check them against: no second judge of a criterion, no "
                      "human labels, no pairwise trials in both orders")
     return lines
@@ -160,8 +162,9 @@ def format_answer(result: Answer, *, digits: int = 3) -> str:
         lines += _verdict(v, r.conf, r.adjustment, digits, several)
     if not r.verdicts:
         lines.append("No criterion has scores of two or more systems to compare.")
+    lines += [f"not made here: {part}" for part in r.left_out]
     lines.append("Can the judges be trusted:")
-    lines += trust_lines(r.trust, digits)
+    lines += trust_lines(r.trust, digits, complete=not r.left_out)
     lines.append(spend_line(r.spend))
     lines += [f"note: {n}" for n in r.notes]
     more = []

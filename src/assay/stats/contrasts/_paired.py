@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 from numpy.typing import ArrayLike
-from scipy import special  # not scipy.stats: it takes seconds to import
 
 from assay.stats._results import Alternative, IntervalResult, SmallSample
+from assay.stats._special import t_quantile
 from assay.stats._validate import (
     _check_alternative,
     _check_clusters,
@@ -115,7 +115,7 @@ def paired_difference_interval(
     d, var, se, df = _small_sample_variance(s, n, variance, sumsq)
     c = s.size
     q = (1.0 + conf) / 2.0 if side == "two-sided" else conf
-    t_crit = float(special.stdtrit(df, q))  # = scipy.stats.t.ppf(q, df), without its import
+    t_crit = t_quantile(q, df)  # = scipy.stats.t.ppf(q, df) to 1e-13, without scipy
     if var > 0.0:
         lower = max(d - t_crit * se, -1.0) if side != "less" else -1.0
         upper = min(d + t_crit * se, 1.0) if side != "greater" else 1.0
@@ -265,6 +265,8 @@ def tango_interval(
     size = _check_positive(n, "n")
     b, c = p10 * size, p01 * size
     estimate = p10 - p01
+    from scipy import special  # the answer path needs none of it: imported when used
+
     z = float(special.ndtri((1.0 + conf) / 2.0 if side == "two-sided" else conf))
     lower = -1.0 if side == "less" else _tango_bound(b, c, size, z, estimate, upper=False)
     upper = 1.0 if side == "greater" else _tango_bound(b, c, size, z, estimate, upper=True)
@@ -391,5 +393,7 @@ def tango_effective_n(n_items: float, n_clusters: int, level: float) -> float:
     a = float(level)
     if not (0.0 < a < 0.5):
         raise ValueError(f"level must be in (0, 0.5), got {level!r}")
+    from scipy import special
+
     ratio = float(special.ndtri(1.0 - a)) / float(special.stdtrit(clusters - 1, 1.0 - a))
     return items * ratio * ratio

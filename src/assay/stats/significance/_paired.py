@@ -17,9 +17,9 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
-from scipy import special  # scipy.stats, seconds to import, only where it is needed
 
 from assay.stats._results import Alternative, SmallSample
+from assay.stats._special import t_tail
 from assay.stats._validate import _check_1d, _check_alternative, _check_clusters
 from assay.stats.intervals._analytic import _small_sample_variance
 
@@ -181,11 +181,20 @@ def cluster_t_test(
 
 
 def _t_p_value(t: float, df: float, alternative: str) -> float:
+    """The t test's p-value; the tail in pure Python below 5000 df (no scipy import for the
+    answer's paired tests), scipy's ``stdtr`` from there on."""
+    if 0 < df < 5000:
+        tail = t_tail
+    else:
+        from scipy import special
+
+        def tail(x: float, df: float) -> float:
+            return float(special.stdtr(df, -x))
     if alternative == "greater":
-        return float(special.stdtr(df, -t))
+        return float(tail(t, df))
     if alternative == "less":
-        return float(special.stdtr(df, t))
-    return float(min(1.0, 2.0 * special.stdtr(df, -abs(t))))
+        return float(tail(-t, df))
+    return float(min(1.0, 2.0 * tail(abs(t), df)))
 
 
 def _signed_rank_sum(d: npt.NDArray[np.float64], zero_method: str) -> float:

@@ -1,0 +1,195 @@
+"""The answer (``assay report``'s default) of a table in an engine: its numbers those of pandas.
+
+:func:`assay.analysis.answer.answer` ranks the systems of each (judge, criterion) and
+compares every pair on the questions both answered. Both rest on each system's question
+means (runs averaged within a question, weighted where the table weights its rows), so the
+engine reduces the rows to one row per (judge, criterion, system, cluster, question) and
+Python makes the verdicts from them with the pandas path's own arithmetic
+(:func:`~assay.analysis.answer._verdicts.verdict_from_items`). The question means, not sums
+per cluster, cross over: a question's mean of 0/1 scores is exact in any engine, and summed
+in the same order by the same code the estimates agree to the last bit, so a figure that
+falls on a rounding boundary (0.7055) prints the same digits on both paths. The rows never
+reach Python; a table of R runs sends 1/R of its rows' worth of numbers.
+
+The failures of each judge, the systems' dollars, the counts and which other reports the
+data support (:func:`engine_table_facts`) are queries too. Two parts of the pandas answer
+are not made here and each is named by one line instead (``Answer.left_out``): the win rates of pairwise
+judgments (rows with an opponent) with their position flips, and the agreement between
+judges of a criterion (or with human labels).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from assay.analysis.answer._facts import ASSERTION_CRITERIA, COST_COLUMNS, TableFacts
+from assay.analysis.answer._result import Answer, Spend, TrustCheck, Verdict
+from assay.analysis.pushdown._table import VIEW, EngineTable, text_sql
+
+__all__ = ["engine_answer", "engine_table_facts"]
+
+PAIRWISE_LEFT_OUT = ("the win rates and position flips of {n} pairwise judgments (rows with an "
+                     "opponent): made by the pandas engine only (--engine pandas)")
+AGREEMENT_LEFT_OUT = ("the agreement between the judges of {criteria} (and with human labels): "
+                      "measured by the pandas engine only (--engine pandas)")
+
+
+def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
+    """:func:`~assay.analysis.answer.answer` of an engine table, the same numbers.
+
+    The pairwise judgments' win rates and the agreement between judges are left out, each
+    named by a line of ``left_out`` (see the module docstring); a table without them gets the pandas answer.
+    The other reports the data support are not named here:
+    ``assay.report.kinds._registry.with_available`` adds them from
+    :func:`engine_table_facts`.
+    """
+    if not 0.0 < conf < 1.0:
+        raise ValueError(f"conf must be in (0, 1), got {conf}")
+    notes: list[str] = []
+    left_out: list[str] = []
+    ((held_back, pairwise),) = table.query(
+        f"SELECT count_if(NOT reportable), count_if(reportable AND opponent IS NOT NULL) "
+        f"FROM {VIEW}")
+    if held_back:
+        notes.append(f"{held_back} rows of the dev or calibration split are left out.")
+    verdicts = _pointwise_verdicts(table, conf=conf)
+    if pairwise:
+        left_out.append(PAIRWISE_LEFT_OUT.format(n=pairwise))
+    shared = [str(c) for (c,) in table.query(
+        f"SELECT criterion FROM {VIEW} GROUP BY criterion HAVING count(DISTINCT judge) >= 2 "
+        "ORDER BY criterion")]
+    if shared:
+        left_out.append(AGREEMENT_LEFT_OUT.format(criteria=", ".join(map(repr, shared))))
+    ((n, items, clusters, runs, judges),) = table.query(
+        f"SELECT count(*), count(DISTINCT item), count(DISTINCT cluster), count(DISTINCT run), "
+        f"count(DISTINCT judge) FROM {VIEW} WHERE reportable")
+    ((systems,),) = table.query(
+        f"SELECT count(*) FROM (SELECT arm AS s FROM {VIEW} WHERE reportable AND arm IS NOT NULL "
+        f"UNION SELECT opponent AS s FROM {VIEW} WHERE reportable AND opponent IS NOT NULL) AS u")
+    return Answer(
+        verdicts=tuple(verdicts), trust=tuple(_failure_checks(table)), spend=_spend(table),
+        n_judgments=int(n), n_systems=int(systems), n_items=int(items),
+        n_clusters=int(clusters), n_runs=int(runs), n_judges=int(judges), conf=conf,
+        read_notes=tuple(table.notes), notes=tuple(dict.fromkeys(notes)),
+        left_out=tuple(left_out))
+
+
+def _pointwise_verdicts(table: EngineTable, *, conf: float) -> list[Verdict]:
+    """A verdict per (judge, criterion) of the pointwise reportable rows, from each system's
+    question means (the order of first appearance kept at each level, as pandas groups)."""
+    import pandas as pd
+
+    from assay.analysis.answer._verdicts import ArmItems, _units, verdict_from_items
+
+    where = f"FROM {VIEW} WHERE reportable AND opponent IS NULL"
+    arms = table.query(
+        f"SELECT judge, criterion, arm, count(*), count(score), "
+        f"max(CASE WHEN score IS NOT NULL THEN run END), "
+        f"min({table.first_row}) OVER (PARTITION BY judge, criterion) AS g, "
+        f"{table.first_row} AS f {where} GROUP BY judge, criterion, arm ORDER BY g, f")
+    groups = {(j, c): rest for j, c, *rest in table.query(
+        f"SELECT judge, criterion, count(*), count(DISTINCT item), count(DISTINCT cluster), "
+        f"count(DISTINCT run), min(score), max(score) {where} GROUP BY judge, criterion")}
+    weight = "sum(weight)" if "weight" in table.columns else "avg(weight)"
+    means = table.engine.numpy(
+        f"SELECT judge AS g1, criterion AS g2, arm AS g3, cluster, item, "
+        f"sum(weight * score) / sum(weight) AS m, {weight} AS w {where} AND score IS NOT NULL "
+        f"GROUP BY judge, criterion, arm, cluster, item ORDER BY g1, g2, g3, {table.first_row}")
+    keys = list(zip(*(np.asarray(means[g], dtype=object).tolist() for g in ("g1", "g2", "g3")),
+                    strict=True))
+    bounds: dict[tuple[Any, ...], tuple[int, int]] = {}
+    start = 0
+    for position in range(1, len(keys) + 1):
+        if position == len(keys) or keys[position] != keys[start]:
+            bounds[keys[start]] = (start, position)
+            start = position
+    cluster = np.asarray(means["cluster"], dtype=object)
+    item = np.asarray(means["item"], dtype=object)
+    m = np.asarray(means["m"], dtype=np.float64)
+    w = np.asarray(means["w"], dtype=np.float64)
+    by_group: dict[tuple[Any, Any], list[ArmItems]] = {}
+    for judge, criterion, arm, total, scored, last_run, _, _ in arms:
+        lo, hi = bounds.get((judge, criterion, arm), (0, 0))
+        index = pd.MultiIndex.from_arrays([cluster[lo:hi], item[lo:hi]],
+                                          names=["cluster", "item"])
+        by_group.setdefault((judge, criterion), []).append(ArmItems(
+            str(arm), pd.Series(m[lo:hi], index=index), pd.Series(w[lo:hi], index=index),
+            n=int(scored), n_failed=int(total - scored),
+            runs=int(last_run) if last_run is not None else 0))
+    out = []
+    for (judge, criterion), systems in by_group.items():
+        n, items, clusters, runs, low, high = groups[(judge, criterion)]
+        scale = table.scale(str(criterion))
+        out.append(verdict_from_items(
+            str(judge), str(criterion), scale, _units(scale.kind), systems, conf=conf,
+            low=None if low is None else float(low), high=None if high is None else float(high),
+            n_judgments=int(n), n_items=int(items), n_clusters=int(clusters),
+            n_runs=int(runs)))
+    return out
+
+
+def _failure_checks(table: EngineTable) -> list[TrustCheck]:
+    """Per judge (humans apart), in order of first appearance: judgments without a score."""
+    from assay.analysis.judges._human import is_human
+
+    out = []
+    for judge, n, scored in table.query(
+            f"SELECT judge, count(*), count(score) FROM {VIEW} WHERE reportable "
+            f"GROUP BY judge ORDER BY {table.first_row}"):
+        if is_human(judge):
+            continue
+        failed = int(n - scored)
+        out.append(TrustCheck(check="failures", judge=str(judge), criterion=None,
+                              statistic="failure rate", estimate=failed / int(n),
+                              lower=float("nan"), upper=float("nan"), count=failed, n=int(n)))
+    return out
+
+
+def _spend(table: EngineTable) -> Spend | None:
+    """The systems' dollars as :func:`~assay.analysis.cost.cost_summary` counts them: each
+    answer (item, arm, run) once, with the cost of its first row; None without a dollar."""
+    costed = " OR ".join(f"{c} IS NOT NULL" for c in COST_COLUMNS)
+    rows = table.query(
+        f"WITH answers AS (SELECT arm, usd, tokens_in, tokens_out, __file, __row, "
+        f"row_number() OVER (PARTITION BY item, arm, run ORDER BY __file, __row) AS k "
+        f"FROM {VIEW}) SELECT arm, sum(usd), count(usd) FROM answers "
+        f"WHERE k = 1 AND ({costed}) GROUP BY arm ORDER BY {table.first_row}")
+    systems = tuple((str(arm), float(usd), float(usd) / int(counted) if counted else None)
+                    for arm, usd, counted in rows if usd is not None)
+    if not systems:
+        return None
+    return Spend(judges_usd=None, judges_calls=None, systems=systems)
+
+
+def engine_table_facts(table: EngineTable) -> TableFacts:
+    """:func:`assay.analysis.answer._facts.table_facts` of an engine table: the facts the
+    reports' support checks look at, by a few queries."""
+    from assay.analysis.benchmark._selection import is_correctness
+
+    assertions = ", ".join(table.text(c) for c in ASSERTION_CRITERIA)
+    ((opponents, judges, assertion, cost),) = table.query(
+        f"SELECT count(opponent), (SELECT max(k) FROM (SELECT count(DISTINCT judge) AS k "
+        f"FROM {VIEW} GROUP BY criterion) AS j), count_if(criterion IN ({assertions})), "
+        f"{' + '.join(f'count({c})' for c in COST_COLUMNS)} FROM {VIEW}")
+    pointwise = [str(c) for (c,) in table.query(
+        f"SELECT DISTINCT criterion FROM {VIEW} WHERE opponent IS NULL")]
+    valid = [c for c in pointwise if table.scale(c).kind not in ("interval", "nominal")]
+    unit_judges: frozenset[str] = frozenset()
+    if valid:
+        listed = ", ".join(table.text(c) for c in valid)
+        unit_judges = frozenset(str(j) for (j,) in table.query(
+            f"SELECT DISTINCT judge FROM {VIEW} WHERE reportable AND opponent IS NULL AND "
+            f"score IS NOT NULL AND criterion IN ({listed})"))
+    reference = False
+    if "reference_score" in table.raw_columns:
+        value = text_sql("reference_score", table.engine.dialect)  # blank is missing, as in pandas
+        ((count,),) = table.query(f"SELECT count({value}) FROM {table.scan}")
+        reference = bool(count)
+    return TableFacts(
+        columns=frozenset(table.raw_columns), has_opponent=bool(opponents),
+        multi_judge=bool(judges and judges >= 2),
+        correctness=any(is_correctness(table.scale(c)) for c in pointwise),
+        pointwise_judges=unit_judges, reference=reference, cost=bool(cost),
+        assertions=bool(assertion))
