@@ -37,7 +37,10 @@ def test_describe_counts_the_generation_phase_per_system(example, capsys):
     assert float(rows["nano"][3]) == pytest.approx((tokens_in * 0.1 + 1200 * 0.4) / 1e6, abs=5e-5)
     # the judge phase counts one rubric judgment per answer to come: 2 systems x 6 items
     assert re.search(r"gpt-4\.1/rubric +rubric +gpt-4\.1 +12 ", printed)
-    assert re.search(r"Total: 24 calls", printed)
+    # and G-Eval's baseline one logprob call per answer (12), its second stage at most 20 samples
+    # an answer (240): 12 + 12 + 12 + 240
+    assert re.search(r"^  geval +gpt-4\.1 +12 +240 ", printed, re.M)
+    assert re.search(r"Total: 276 calls", printed)
 
 
 def test_generate_dry_run_sends_and_writes_nothing(example, tmp_path, capsys):

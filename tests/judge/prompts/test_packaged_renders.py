@@ -115,7 +115,8 @@ def _table(n: int) -> dict[str, Any]:
     cells = [{"text": "0.75", "value": 0.75, "missing": False, "optional": False, "title": None,
               "link": None},
              {"text": "<img src=x onerror=alert(1)>", "value": None, "missing": False, "optional": True,
-              "title": "pairwise_exact", "link": "/?item=q1&arm=<b>"},
+              "title": "pairwise_exact", "link": "/?item=q1&arm=<b>", "link_rows": 2,
+              "link_title": "The 2 judgments <b> behind this number"},
              {"text": "-", "value": None, "missing": True, "optional": False, "title": None, "link": None}]
     return {"id": f"tbl-{n}", "caption": "Accuracy " + TRICKY, "name": "accuracy",
             "headers": [{"key": "acc", "label": "Accuracy", "numeric": True, "abbr": None, "optional": False},
@@ -175,9 +176,10 @@ def _plain_environment() -> Any:
                               undefined=jinja2.StrictUndefined)
 
 
-CHANGED_SINCE = {"index.html.j2", "single.html.j2"}
+CHANGED_SINCE = {"index.html.j2", "single.html.j2", "page.html.j2"}
 """Pages whose template changed after the digests were recorded (the dashboard opens on the
-answer): they are held to a plain environment's render of the same template instead."""
+answer; a count's link is written as ``data-view`` without ``href``, so that it is plain text
+opened from disk): they are held to a plain environment's render of the same template instead."""
 
 
 def _packaged_prompts() -> list[str]:

@@ -47,6 +47,8 @@ class TableFacts:
     """A usd or tokens value, or a run store of the judges' calls among the sources."""
     assertions: bool
     """A row of an assertion criterion."""
+    teacher: bool = False
+    """A row names its teacher (a teacher value that is not missing)."""
 
 
 
@@ -78,4 +80,5 @@ def table_facts(judgments: Judgments) -> TableFacts:
         reference="reference_score" in frame and bool(frame["reference_score"].notna().any()),
         cost=(any(c in frame and frame[c].notna().any() for c in COST_COLUMNS)
               or any(Path(s).name == STORE_FILENAME for s in judgments.sources)),
-        assertions=bool(criteria.isin(ASSERTION_CRITERIA).any()))
+        assertions=bool(criteria.isin(ASSERTION_CRITERIA).any()),
+        teacher="teacher" in frame and bool(frame["teacher"].notna().any()))

@@ -187,9 +187,14 @@ def engine_table_facts(table: EngineTable) -> TableFacts:
         value = text_sql("reference_score", table.engine.dialect)  # blank is missing, as in pandas
         ((count,),) = table.query(f"SELECT count({value}) FROM {table.scan}")
         reference = bool(count)
+    teacher = False
+    if "teacher" in table.raw_columns:
+        value = text_sql("teacher", table.engine.dialect)  # blank is missing, as in pandas
+        ((count,),) = table.query(f"SELECT count({value}) FROM {table.scan}")
+        teacher = bool(count)
     return TableFacts(
         columns=frozenset(table.raw_columns), has_opponent=bool(opponents),
         multi_judge=bool(judges and judges >= 2),
         correctness=any(is_correctness(table.scale(c)) for c in pointwise),
         pointwise_judges=unit_judges, reference=reference, cost=bool(cost),
-        assertions=bool(assertion))
+        assertions=bool(assertion), teacher=teacher)

@@ -28,6 +28,7 @@ _CHECKS: dict[Callable[..., Any], Callable[[TableFacts], bool]] = {
     build.ensemble_support: lambda f: len(f.pointwise_judges) >= 2,
     build.pairwise_support: lambda f: f.has_opponent,
     build.assertions_support: lambda f: f.assertions,
+    build.interaction_support: lambda f: f.teacher,
 }
 
 
