@@ -196,3 +196,17 @@ def test_an_unknown_version_is_refused_in_one_line_naming_the_field(tmp_path, ca
     assert info.value.code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "results.version to be 1, 2 or 3" in lines[0], err
+
+
+def test_an_older_record_without_an_answer_is_a_failed_judgment_promptfoo_counted_failed(
+        tmp_path):
+    document = json.loads((FIXTURES / "v2_node_package_output.json").read_text())
+    failing = next(r for r in document["results"] if r["success"] is False)
+    failing["response"] = {"error": "API error: 500"}
+    path = tmp_path / "output.json"
+    path.write_text(json.dumps(document))
+    passed = import_promptfoo([path]).frame.query("criterion == 'pass'")
+    errors = passed[passed["failure_kind"] == "api_error"]
+    assert errors["reasoning"].tolist() == ["API error: 500"] and errors["score"].isna().all()
+    # promptfoo's stats (8 failures) counted it as a failure: 7 failed tests + 1 failed judgment
+    assert ((passed["score"] == 0).sum(), len(errors)) == (7, 1)

@@ -226,7 +226,8 @@ def _indexed(records: list[Any], summary: Mapping[str, Any], document: object, f
         body = table["body"][test]
         response = rec.get("response")
         failed = not isinstance(response, dict) or bool(response.get("error"))
-        out.append({**rec, "testIdx": test, "promptIdx": column,
+        why = response.get("error") if isinstance(response, dict) else None
+        out.append({**rec, "testIdx": test, "promptIdx": column, "error": why or rec.get("error"),
                     "provider": {"id": pid, "label": arm},
                     "testCase": body.get("test") if isinstance(body.get("test"), dict) else {},
                     "failureReason": _ERROR if failed else int(rec.get("success") is False)})
