@@ -152,8 +152,8 @@ def test_the_problems_of_the_options_are_those_of_pandas(case, tmp_path):
 
 def test_a_field_inside_an_object_is_left_to_pandas(frame, tmp_path, capsys):
     folder = write(frame, tmp_path, "folder")
-    code, out, err = run(["report", str(folder), "--kind", "scores", *SCALE,
-                          "--map", "scores.quality=score"], capsys)
+    _, out, _ = run(["report", str(folder), "--kind", "scores", *SCALE,
+                     "--map", "scores.quality=score"], capsys)
     assert out.splitlines()[0] == ("engine: pandas, not duckdb: --map scores.quality (a field "
                                    "inside a JSON object) reads the whole table")
 
@@ -182,10 +182,10 @@ def test_spark_reads_the_options_as_pandas_does(frame, spark, tmp_path):
     from assay.analysis.pushdown import engine_score_summary
     from assay.analysis.scores import score_summary
 
-    data = self_judged(sentinel(renamed(frame)))
+    data = renamed(self_judged(sentinel(frame)))
     path = write(data, tmp_path, "parquet")
     given = dict(mapping={"correct": "score", "question_id": "item", "notes": "-"},
-                 missing={"score": ("-1",)})
+                 missing={"score": ("-1",), "usd": ("-1",)})
     loaded = assay.load(path, scales=SCALES, exclude_self_judging=True,
                         exclude_self_teaching=True, **given)
     options = TableOptions(**given, exclude_self_judging=True, exclude_self_teaching=True)
