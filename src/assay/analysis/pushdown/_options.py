@@ -136,6 +136,8 @@ def options_scan(engine: Any, given: str, scan: str, raw: Mapping[str, str],
         exprs[column] = f"CASE WHEN {declared} THEN NULL ELSE {exprs[column]} END"
         own.pop(column, None)
     listed = ", ".join(f"{sql} AS {name(column)}" for column, sql in exprs.items())
+    # every scan has the file and row; a table's (ibis) does not describe them
+    listed += "".join(f", {column}" for column in ("__file", "__row") if column not in exprs)
     return OptionsScan(f"(SELECT {listed} FROM {scan})", types, own, problems, bool(clashes))
 
 
