@@ -14,8 +14,11 @@ when pyspark and Java are there) it runs ``--engine spark`` (``local[2]``) on th
 too; its peak memory is that of the whole process tree (Python and the JVM it starts),
 sampled with psutil every 50 ms. Up to ``--ibis-max`` rows (0 by default) it loads the
 folder into a DuckDB database file and an SQLite file as the table ``judgments`` and runs
-``--engine ibis://...`` on each (the load is not timed). Results go to stdout; keep them
-in bench/results/scale.txt.
+``--engine ibis://...`` on each (the load is not timed). Up to ``--map-max`` rows (1 M by
+default) it writes the folder again with the correctness column named ``correct``, as
+benchmark exports name it, and runs ``assay report DIR --map correct=score`` through DuckDB
+(the rename is in the engine's scan), checking its JSON against the folder named as assay
+names it. Results go to stdout; keep them in bench/results/scale.txt.
 """
 
 from __future__ import annotations
@@ -38,8 +41,10 @@ ARMS, RUNS, CLUSTERS = 5, 10, 20_000
 CLUSTERS_PER_FILE = 1_000
 
 
-def write_folder(rows: int, folder: Path, single: Path | None, seed: int = 0) -> None:
-    """rows = items x 5 arms x 10 runs; items spread evenly over 20,000 clusters."""
+def write_folder(rows: int, folder: Path, single: Path | None, seed: int = 0, *,
+                 score: str = "score") -> None:
+    """rows = items x 5 arms x 10 runs; items spread evenly over 20,000 clusters; the
+    scores in the column ``score``."""
     folder.mkdir(parents=True, exist_ok=True)
     n_items = rows // (ARMS * RUNS)
     per_cluster = max(1, n_items // CLUSTERS)
@@ -59,7 +64,7 @@ def write_folder(rows: int, folder: Path, single: Path | None, seed: int = 0) ->
             "item": pa.array(np.char.add("question-", item.astype(str))),
             "arm": pa.array(np.array([f"model-{a}" for a in range(ARMS)])[arm]),
             "run": pa.array(np.tile(np.arange(1, RUNS + 1), items.size * ARMS)),
-            "score": pa.array((rng.random(n) < p).astype(np.int64)),
+            score: pa.array((rng.random(n) < p).astype(np.int64)),
             "usd": pa.array(rng.gamma(2.0, 0.0005, n)),
         })
         pq.write_table(table, folder / f"part-{start // CLUSTERS_PER_FILE:03d}.parquet")
@@ -128,6 +133,9 @@ def main() -> None:
                         help="largest size run on Spark local[2] (0: none)")
     parser.add_argument("--ibis-max", type=int, default=0,
                         help="largest size run through ibis on DuckDB and SQLite files (0: none)")
+    parser.add_argument("--map-max", type=int, default=1_000_000,
+                        help="largest size run with the score column named 'correct' and "
+                        "--map correct=score (0: none)")
     parser.add_argument("--data", type=Path, default=Path(__file__).parent / "out" / "scale")
     parser.add_argument("--keep", action="store_true", help="keep the generated data")
     args = parser.parse_args()
@@ -144,33 +152,40 @@ def main() -> None:
               f"files (written in {time.perf_counter() - start:.1f} s)")
         databases = (load_databases(folder, args.data / f"rows-{rows}")
                      if rows <= args.ibis_max else {})
+        mapped = args.data / f"rows-{rows}-correct" if rows <= args.map_max else None
+        if mapped is not None and not mapped.exists():
+            write_folder(rows, mapped, None, score="correct")
         for kind in ("benchmark", "scores"):
             runs = [("duckdb", folder)] + ([("pandas", single)] if single else [])
             if rows <= args.spark_max and spark_runs():
                 runs.append(("spark", folder))
             runs += [(url, "judgments") for url in databases.values()]
+            runs += [("duckdb --map", mapped)] if mapped is not None else []
             outputs = {}
             for engine, source in runs:
                 name = (f"ibis-{engine.split('://')[1]}" if engine.startswith("ibis://")
                         else engine)
-                out = args.data / f"out-{rows}-{kind}-{name}"
+                out = args.data / f"out-{rows}-{kind}-{name.replace(' ', '')}"
+                options = ["--map", "correct=score"] if name == "duckdb --map" else []
                 wall, cpu, rss, code, tail = (timed_tree if engine == "spark" else timed)([
                     "report", str(source), "--kind", kind, "--scale", "score=binary",
-                    "--engine", engine, "--format", "json", "--out", str(out)])
+                    *options, "--engine", engine.split()[0], "--format", "json",
+                    "--out", str(out)])
                 engine = name
                 status = "" if code == 0 else f"  FAILED ({code}): {tail}"
                 cpu_text = f"{'-':>7s}" if cpu is None else f"{cpu:7.1f}"
-                print(f"  {kind:9s} {engine:11s} {wall:7.1f} s  cpu {cpu_text} s  "
+                print(f"  {kind:9s} {engine:12s} {wall:7.1f} s  cpu {cpu_text} s  "
                       f"peak RSS {rss:7,.0f} MiB  "
                       f"(load {os.getloadavg()[0]:.1f}){status}")
                 if code == 0:
                     outputs[engine] = json.loads((out / f"{kind}.json").read_text())
-            for other in ("pandas", "spark", "ibis-duckdb", "ibis-sqlite"):
+            for other in ("pandas", "spark", "ibis-duckdb", "ibis-sqlite", "duckdb --map"):
                 if "duckdb" in outputs and other in outputs:
                     same = close(outputs["duckdb"], outputs[other])
                     print(f"  {kind:9s} duckdb and {other} agree to 1e-9: {same}")
         if not args.keep:
-            for path in [folder, single, *(Path(u.split("://")[2]) for u in databases.values())]:
+            for path in [folder, single, mapped,
+                         *(Path(u.split("://")[2]) for u in databases.values())]:
                 if path is not None and path.exists():
                     subprocess.run(["rm", "-rf", str(path)], check=True)
 

@@ -65,9 +65,10 @@ def test_a_fallback_is_named(frame, tmp_path, capsys):
 def test_asking_duckdb_for_what_it_cannot_do_is_one_line(frame, tmp_path, capsys):
     path = write(frame, tmp_path, "parquet")
     code, _, err = run(["report", str(path), "--kind", "scores", *SCALE, "--engine", "duckdb",
-                        "--map", "judge=judge"], capsys)
+                        "--map", "scores.quality=score"], capsys)
     assert code == 2
-    assert "--engine duckdb: --map reads the whole table; use --engine pandas" in err
+    assert ("--engine duckdb: --map scores.quality (a field inside a JSON object) reads the "
+            "whole table; use --engine pandas") in err
     assert len(err.strip().splitlines()) == 1
 
 

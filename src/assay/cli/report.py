@@ -216,11 +216,9 @@ def report_command(
     from assay.cli._terminal import status
 
     scales = _scales(scale)
+    table_options = _table_options(map_, set_, missing, exclude_self_judge, exclude_self_teach)
     chosen, line = choose_engine(engine, src, [k.name for k in kinds], formats, scales=scales,
-                                 table_options={"--map": bool(map_), "--set": bool(set_),
-                                                "--missing": bool(missing),
-                                                "--exclude-self-judge": exclude_self_judge,
-                                                "--exclude-self-teach": exclude_self_teach})
+                                 table_options=table_options)
     if answer_first:  # the answer on the terminal; the files of every report besides
         kinds = resolve_kinds("answer" if formats == ["text"] else "answer,all", opted_in=opted)
         options = {kind.name: options_from(kind.options, values) for kind in kinds}
@@ -228,7 +226,7 @@ def report_command(
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     judgments = None
     outcome = None
-    if chosen == "small":  # numbers of the pandas path, without loading pandas
+    if chosen == "small":  # numbers of the pandas path, without loading pandas (no options)
         from assay.analysis.pushdown import small_score_summary
         from assay.report.kinds import Made, Outcome
 
@@ -242,7 +240,8 @@ def report_command(
         with status("reducing " + ", ".join(map(str, src)) + f" in {ENGINE_NAMES[chosen]}"):
             outcome = engine_outcome(src[0], kinds, options, scales, engine=chosen,
                                      spark_master=spark_master,
-                                     ibis_url=engine if chosen == "ibis" else None)
+                                     ibis_url=engine if chosen == "ibis" else None,
+                                     table_options=table_options)
     elif outcome is None:
         with status("reading " + ", ".join(map(str, src))):
             judgments = load_inputs(src, map_, set_, scale, missing)
@@ -279,6 +278,17 @@ def report_command(
                       soft_wrap=True)
     for path in written:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _table_options(map_: list[str] | None, set_: list[str] | None, missing: list[str] | None,
+                   self_judging: bool, self_teaching: bool) -> Any:
+    """The table options of the command line, parsed (a bad one is one line, exit 2)."""
+    from assay.analysis.pushdown._options import TableOptions
+    from assay.cli._app import _constants, _mapping, _missing
+
+    return TableOptions(mapping=_mapping(map_), constants=_constants(set_),
+                        missing=_missing(missing), exclude_self_judging=self_judging,
+                        exclude_self_teaching=self_teaching)
 
 
 def _list_kinds(outcome: Any) -> None:
@@ -371,10 +381,12 @@ AUTO_BYTES = 64 * 2**20
 
 
 def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
-                  formats: Sequence[str], *, table_options: Mapping[str, bool],
+                  formats: Sequence[str], *, table_options: Any = None,
                   scales: Mapping[str, Any]) -> tuple[str, str | None]:
     """(engine, line to print or None) for the inputs and options of ``assay report``;
     the engine is pandas, duckdb, spark, ibis or small (see the comment above).
+    ``table_options`` (a :class:`~assay.analysis.pushdown._options.TableOptions`) are read
+    by every engine but for a ``--map`` source naming a field inside a JSON object.
 
     Raises
     ------
@@ -398,7 +410,10 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
                           "ibis://BACKEND-URL")
     if engine == "pandas":
         return "pandas", "engine: pandas (asked for with --engine pandas)"
-    blockers = [f"{name} reads the whole table" for name, used in table_options.items() if used]
+    mapping = table_options.mapping if table_options is not None else {}
+    blockers = [f"--map {source} (a field inside a JSON object) reads the whole table"
+                for source in mapping if "." in source]
+    optioned = table_options is not None and (table_options.reshape or table_options.excluding)
     if len(src) != 1:
         blockers.append("several inputs are stacked by pandas")
     elif ibis:  # SRC names a table: only its scales can stop the engine
@@ -445,7 +460,7 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
             big = len(source.files) > 1 or source.files[0] != str(src[0]) or \
                 source.size_bytes > AUTO_BYTES
     if not big:
-        small = (not blockers and list(kinds) == ["scores"] and len(src) == 1
+        small = (not blockers and not optioned and list(kinds) == ["scores"] and len(src) == 1
                  and source is not None and source.format == "parquet")
         return ("small" if small else "pandas"), None
     if blockers:
@@ -456,17 +471,19 @@ def choose_engine(engine: str, src: Sequence[Path], kinds: Sequence[str],
 
 def engine_outcome(path: Path, kinds: Sequence[Any], options: Mapping[str, Any],
                    scales: Mapping[str, Any], *, engine: str = "duckdb",
-                   spark_master: str = "local[2]", ibis_url: str | None = None) -> Any:
+                   spark_master: str = "local[2]", ibis_url: str | None = None,
+                   table_options: Any = None) -> Any:
     """The reports of ``kinds`` made through DuckDB, Spark or ibis (the table ``path`` in
-    the database of ``ibis_url``), as an Outcome; the others skipped. How the table was
-    read (hive keys left out) is printed first."""
+    the database of ``ibis_url``), the table read through ``table_options``, as an
+    Outcome; the others skipped. How the table was read (hive keys left out) is printed
+    first."""
     from assay.analysis.pushdown import open_table
     from assay.data.engine import IbisEngine, SparkEngine
     from assay.report.kinds import Made, Outcome, parse_contrasts
 
     chosen = (SparkEngine(master=spark_master) if engine == "spark" else
               IbisEngine(ibis_url or "") if engine == "ibis" else None)
-    table = open_table(path, scales=scales, engine=chosen)
+    table = open_table(path, scales=scales, engine=chosen, options=table_options)
     for note in table.notes:
         console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     made: dict[str, Any] = {}

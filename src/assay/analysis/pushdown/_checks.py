@@ -12,7 +12,7 @@ pandas sorts them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -207,19 +207,22 @@ def partition_checks(source: TableSource, files_raw: Mapping[str, str],
 
 def check_table(engine: Any, source: TableSource, raw: Mapping[str, str],
                 scales: Mapping[str, Scale], *, scan: str, files_raw: Mapping[str, str],
-                view: str = "judgments") -> None:
+                view: str = "judgments", prior: Sequence[Problem] = (),
+                stop: bool = False) -> None:
     """Raise the problems of the table, as :func:`~assay.data.validate.build_table` words them.
 
     ``raw`` are the table's columns (those of the files, and the hive keys naming a
     column), ``files_raw`` those of the files alone, ``scan`` the engine's ``FROM``
-    expression reading the files with their keys.
+    expression reading the files with their keys. ``prior`` are the problems of the
+    table options (:func:`~assay.analysis.pushdown._options.options_scan`), listed first;
+    with ``stop`` (two columns mapped to one) the rows are not checked, as in pandas.
 
     Raises
     ------
     ValidationError
         Every problem found, the first ``MAX_PROBLEMS_PER_CHECK`` rows of each check.
     """
-    problems: list[Problem] = []
+    problems: list[Problem] = list(prior)
     columns = [c for c in raw if not c.startswith("__")]
     for column in columns:
         if column not in COLUMN_BY_NAME:
@@ -231,7 +234,7 @@ def check_table(engine: Any, source: TableSource, raw: Mapping[str, str],
         if column not in raw:
             problems.append(Problem(source.given, None, column, "required column is missing "
                                     "(use --map SOURCE=" + column + " if it has another name)"))
-    if problems:
+    if len(problems) > len(prior) or stop:
         raise ValidationError(problems)
     dialect = engine.dialect
     checks = row_checks(raw, scales, dialect) + partition_checks(source, files_raw, dialect)

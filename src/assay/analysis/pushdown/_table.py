@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.analysis.pushdown._options import TableOptions
 from assay.data.engine import (
     MEMORY_LIMIT,
     UNREAD_KEYS,
@@ -111,7 +112,8 @@ def engine_reason(path: str | Path, scales: Mapping[str, Scale] | None = None) -
 
 def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
                threads: int | None = None, memory_limit: str | None = MEMORY_LIMIT,
-               engine: Any = None, materialize: bool = False) -> EngineTable:
+               engine: Any = None, materialize: bool = False,
+               options: TableOptions | None = None) -> EngineTable:
     """Open a table file, folder, glob or hive dataset in an engine and check it.
 
     ``engine`` is a :class:`~assay.data.engine.DuckDBEngine` (a new one by default: the
@@ -125,6 +127,10 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
     them, are computed once into a temporary table (a small file: each check and summary
     then reads that table instead of decoding the file again); the results are the same.
 
+    ``options`` are the table options (``--map``, ``--set``, ``--missing``, the
+    self-judging and self-teaching exclusions), read in the engine's queries as the pandas
+    path reads them (:mod:`assay.analysis.pushdown._options`).
+
     Raises
     ------
     ValidationError
@@ -136,6 +142,7 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
         labelled scale).
     """
     from assay.analysis.pushdown._checks import check_table
+    from assay.analysis.pushdown._options import exclusion_sql, options_scan
 
     source = engine.resolve(str(path)) if isinstance(engine, IbisEngine) else \
         resolve_source(path)
@@ -156,12 +163,16 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
         if scale.kind not in ENGINE_SCALES:
             raise ConfigError(f"criterion {name!r} has a labelled scale ({scale.spelling()}): "
                               "use --engine pandas")
+    options = options or TableOptions()
+    read = options_scan(engine, source.given, engine.scan(source, files_raw), raw, files_raw,
+                        options)
+    scan, raw, files_raw = read.scan, read.raw, read.files_raw
     columns = frozenset(c for c in raw if c in COLUMN_BY_NAME)
-    scan = engine.scan(source, files_raw)
-    if all(c in columns for c in REQUIRED_COLUMNS):
+    if all(c in columns for c in REQUIRED_COLUMNS) and not read.fatal:
         (engine.materialize if materialize else engine.view)(
             VIEW, _canonical_sql(engine.dialect, scan, columns))
-    check_table(engine, source, raw, stored, scan=scan, files_raw=files_raw)
+    check_table(engine, source, raw, stored, scan=scan, files_raw=files_raw,
+                prior=read.problems, stop=read.fatal)
     table = EngineTable(engine, source, columns, stored, raw_columns=frozenset(raw), scan=scan)
     if unknown:
         table.notes.append(f"{source.given}: {UNREAD_KEYS.format(keys=', '.join(unknown))}")
@@ -170,7 +181,7 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
         f"count_if(score IS NOT NULL AND score <> 0 AND score <> 1) FROM {VIEW} "
         f"GROUP BY criterion ORDER BY {table.first_row}")
     table.criteria = [str(r[0]) for r in found]
-    boolean = str(files_raw.get("score", "")).lower().startswith("bool")
+    boolean = str(raw.get("score", "")).lower().startswith("bool")
     for criterion, low, high, n, other in found:
         if str(criterion) in stored:
             continue
@@ -179,6 +190,12 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
             low=None if low is None else float(low), high=None if high is None else float(high))
         table.scales[str(criterion)] = scale
         table.notes.append(note)
+    where = exclusion_sql(options, columns, engine.dialect)
+    if where:  # pandas leaves the rows out of the checked table, its scales read
+        (engine.materialize if materialize else engine.view)(
+            VIEW, _canonical_sql(engine.dialect, scan, columns) + where)
+        table.criteria = [str(r[0]) for r in table.query(
+            f"SELECT criterion FROM {VIEW} GROUP BY criterion ORDER BY {table.first_row}")]
     return table
 
 

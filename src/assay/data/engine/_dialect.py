@@ -7,6 +7,7 @@ engines name a function or a type differently, the text asks its :class:`Dialect
 what                          DuckDB                          Spark SQL
 ============================  ==============================  ================================
 a string literal              ``'it''s'``                     ``'it\\'s'`` (backslash escapes)
+a column name                 ``"a b"``                       the name in backticks
 the text type                 ``VARCHAR``                     ``STRING``
 a record of named values      ``struct_pack(a := x)``         ``named_struct('a', x)``
 a 64-bit hash of values       ``hash(x, y)`` (UBIGINT)        ``xxhash64(x, y)`` (BIGINT)
@@ -46,6 +47,12 @@ class Dialect:
         if self.name == "spark":
             return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
         return "'" + value.replace("'", "''") + "'"
+
+    def identifier(self, name: str) -> str:
+        """``name`` as a quoted column name (any name a file may give a column)."""
+        if self.name == "spark":
+            return "`" + name.replace("`", "``") + "`"
+        return '"' + name.replace('"', '""') + '"'
 
     @property
     def string(self) -> str:
