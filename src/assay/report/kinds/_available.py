@@ -24,11 +24,22 @@ _CHECKS: dict[Callable[..., Any], Callable[[TableFacts], bool]] = {
     build.pointwise_support: lambda f: bool(f.pointwise_judges),
     build.coverage_support: lambda f: "attributes" in f.columns,
     build.teacher_support: lambda f: "teacher" in f.columns or "attributes" in f.columns,
+    # the check also wants a non-null teacher; the facts know the column only
+    build.interaction_support: lambda f: "teacher" in f.columns,
     build.reference_support: lambda f: f.reference,
     build.ensemble_support: lambda f: len(f.pointwise_judges) >= 2,
     build.pairwise_support: lambda f: f.has_opponent,
     build.assertions_support: lambda f: f.assertions,
+    # human labels and a judge among the pointwise judges; the check asks the same of one
+    # criterion (the facts keep no per-criterion judges, so a table with humans on one
+    # criterion and the judge on another only is named here and skipped when built)
+    build.human_support: lambda f: (any(_human(j) for j in f.pointwise_judges)
+                                    and not all(_human(j) for j in f.pointwise_judges)),
 }
+
+
+def _human(judge: str) -> bool:
+    return judge == "human" or judge.startswith("human:")
 
 
 def supported(kinds: Iterable[Any], facts: TableFacts) -> tuple[str, ...]:
