@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> None:
              "positives A 0.10, B 0.35"]
     for design in ("items", "clusters"):
         res = coverage(design, args.reps, args.seed)
-        lines.append(f"design {design} ({'20% of items labelled' if design == 'items' else '10 of 40 clusters labelled'}):")
+        labels = "20% of items" if design == "items" else "10 of 40 clusters"
+        lines.append(f"design {design} ({labels} labelled):")
         lines.append(f"  {'target  method':<22}{'coverage':>10}{'width':>9}")
         for key, (cov, width) in res.items():
             lines.append(f"  {key:<22}{cov:>10.3f}{width:>9.3f}")

@@ -4,9 +4,8 @@ with a judge generous to one system (bench/coverage_ppi.py's model, fewer replic
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import binomtest
-
 from bench.coverage_ppi import coverage
+from scipy.stats import binomtest
 
 
 def test_ppi_covers_where_the_judge_only_interval_does_not() -> None:
