@@ -27,6 +27,7 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "coverage_report",
         "interaction_matrix",
     ],
+    ".human": ["HumanEstimate", "HumanReport", "human_calibrated", "human_support"],
     ".judges": [
         "CalibrationReport",
         "DifferentiationReport",

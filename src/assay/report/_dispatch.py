@@ -53,6 +53,7 @@ RENDERERS: dict[str, str] = {
     "assay.analysis.judges._curves.CalibrationCurves": ".coeval:format_curves",
     "assay.analysis.judges._ensemble.EnsembleReport": ".coeval:format_ensemble",
     "assay.analysis.systems._factors.FactorBreakdown": ".coeval:format_factors",
+    "assay.analysis.human._report.HumanReport": ".judges:format_human_report",
     "assay.analysis.judges._calibration.CalibrationReport": ".judges:format_calibration",
     "assay.analysis.judges._differentiation.DifferentiationReport":
         ".judges:format_differentiation",

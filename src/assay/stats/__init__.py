@@ -11,7 +11,8 @@ from assay._lazy import attach as _attach
 # Loaded on first use (PEP 562): `import assay` loads neither scipy nor pandas.
 __getattr__, __dir__, _lazy_all = _attach(__name__, {
     "._results": [
-        "BayesResult", "BootstrapRatios", "CR2Estimate", "IntervalResult", "RatioEstimate",
+        "BayesResult", "BootstrapRatios", "CR2Estimate", "IntervalResult", "PPIResult",
+        "RatioEstimate",
         "TwoWayVariance",
     ],
     "._distributions": ["beta_ppf", "f_sf", "norm_cdf", "norm_ppf", "t_cdf", "t_ppf", "t_sf"],
@@ -83,6 +84,12 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "bradley_terry",
         "bradley_terry_bootstrap",
         "length_controlled_win_rate",
+    ],
+    ".ppi": [
+        "cluster_mean_interval",
+        "ppi_mean",
+        "ppi_mean_clustered",
+        "ppi_paired_difference",
     ],
     ".sampling": ["STRATEGIES", "equal_allocation", "proportional_allocation", "sample_indices"],
     ".summaries": [

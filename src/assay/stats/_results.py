@@ -149,3 +149,45 @@ class BayesResult:
     alternative: Alternative = "two-sided"
     """``"less"`` when every run was wrong (interval [0, upper]), ``"greater"`` when every run
     was right (interval [lower, 1]), else ``"two-sided"``."""
+
+
+@dataclass(frozen=True)
+class PPIResult:
+    """A prediction-powered estimate of a human mean, with its interval and how it was made."""
+
+    estimate: float
+    """theta = lam * mean(f_unlabelled) + mean(y - lam * f_labelled)."""
+    lower: float
+    """Lower bound; NaN when the variance is not defined (see each function); -inf for
+    ``alternative="less"``."""
+    upper: float
+    """Upper bound; NaN as ``lower``; +inf for ``alternative="greater"``."""
+    standard_error: float
+    """sqrt of the variance the interval rests on."""
+    method: str
+    """``"ppi++_z"``, ``"ppi++_cluster_t"`` or ``"ppi++_paired_cluster_t"``."""
+    conf: float
+    """Confidence level (one-sided level when ``alternative`` is one-sided)."""
+    lam: float
+    """lambda, the weight of the judge: 0 is the humans-only mean, 1 plain PPI."""
+    n: int
+    """n, the labelled items."""
+    n_unlabelled: int
+    """N, the items with a judge score only."""
+    critical_value: float
+    """The z or t quantile the bounds were built with."""
+    classical_estimate: float
+    """mean(y), the humans-only estimate (lam = 0)."""
+    classical_standard_error: float
+    """Its standard error by the same variance formula at lam = 0."""
+    effective_n: float
+    """n * V(lam = 0) / V(lam): how many human labels the humans-only mean would need to
+    be as precise as this estimate (NaN when V(lam) is 0 or undefined)."""
+    df: float | None = None
+    """Degrees of freedom of the t reference (None for the normal one)."""
+    n_clusters: int | None = None
+    """C, the clusters of all items (clustered versions)."""
+    n_labelled_clusters: int | None = None
+    """C_L, the clusters holding at least one label (clustered versions)."""
+    alternative: Alternative = "two-sided"
+    """Sidedness of the interval."""

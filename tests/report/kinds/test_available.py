@@ -41,6 +41,8 @@ TABLES = {
                            {"score": Scale("binary")}),
     "assertion": (_frame(criterion="assertion"), {"assertion": Scale("binary")}),
     "held back": (_frame(reportable=False), {"score": Scale("binary")}),
+    "human labels": (pd.concat([_frame(), _frame(judge="human:1").iloc[:8]], ignore_index=True),
+                     {"score": Scale("binary")}),
 }
 
 

@@ -21,6 +21,7 @@ from assay.analysis.coverage import (
     SamplingAblation,
     TeacherReport,
 )
+from assay.analysis.human import HumanReport
 from assay.analysis.judges import (
     CalibrationCurves,
     CalibrationReport,
@@ -58,13 +59,14 @@ RESULT_TYPES = {
     "leaderboard": LeaderboardReport, "cost": CostSummary, "teacher": TeacherReport,
     "calibration-curves": CalibrationCurves, "sampling": SamplingAblation,
     "ensemble": EnsembleReport, "factors": FactorBreakdown, "interaction": InteractionMatrix,
+    "human": HumanReport,
 }
 """What each report's builder returns, written out here, independently of the registry."""
 
 
 def test_every_report_is_declared_once_with_its_result_type():
     assert set(KINDS) == set(RESULT_TYPES)
-    assert len(REPORTS) == len(KINDS) == 20
+    assert len(REPORTS) == len(KINDS) == 21
     assert not set(GROUPS) & set(KINDS), "a group would hide the report of the same name"
 
 

@@ -175,8 +175,6 @@ def _any(engine: Any, scan: str, condition: str) -> bool:
 def exclusion_sql(options: TableOptions, columns: frozenset[str], dialect: Any) -> str:
     """The ``WHERE`` clause (on the scan of the canonical view) leaving out the self-judging
     and self-teaching rows, or ``""``."""
-    from assay.analysis.pushdown._table import text_sql
-
     arm = text_sql("arm", dialect)
     conditions = []
     if options.exclude_self_judging:
@@ -188,3 +186,9 @@ def exclusion_sql(options: TableOptions, columns: frozenset[str], dialect: Any) 
     if not conditions:
         return ""
     return " WHERE NOT (" + " OR ".join(conditions) + ")"
+
+
+def text_sql(column: str, dialect: Any) -> str:
+    """A text column as pandas reads it: blank -> null (the value otherwise as given)."""
+    return (f"CASE WHEN trim(CAST({column} AS {dialect.string})) = '' THEN NULL "
+            f"ELSE CAST({column} AS {dialect.string}) END")

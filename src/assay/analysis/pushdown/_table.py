@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.analysis.pushdown._options import TableOptions
+from assay.analysis.pushdown._options import TableOptions, text_sql
 from assay.data.engine import (
     MEMORY_LIMIT,
     UNREAD_KEYS,
@@ -197,12 +197,6 @@ def open_table(path: str | Path, *, scales: Mapping[str, Scale] | None = None,
         table.criteria = [str(r[0]) for r in table.query(
             f"SELECT criterion FROM {VIEW} GROUP BY criterion ORDER BY {table.first_row}")]
     return table
-
-
-def text_sql(column: str, dialect: Any) -> str:
-    """A text column as pandas reads it: blank -> null (the value otherwise as given)."""
-    return (f"CASE WHEN trim(CAST({column} AS {dialect.string})) = '' THEN NULL "
-            f"ELSE CAST({column} AS {dialect.string}) END")
 
 
 def _canonical_sql(dialect: Any, scan: str, columns: frozenset[str]) -> str:

@@ -29,7 +29,16 @@ _CHECKS: dict[Callable[..., Any], Callable[[TableFacts], bool]] = {
     build.pairwise_support: lambda f: f.has_opponent,
     build.assertions_support: lambda f: f.assertions,
     build.interaction_support: lambda f: f.teacher,
+    # human labels and a judge among the pointwise judges; the check asks the same of one
+    # criterion (the facts keep no per-criterion judges, so a table with humans on one
+    # criterion and the judge on another only is named here and skipped when built)
+    build.human_support: lambda f: (any(_human(j) for j in f.pointwise_judges)
+                                    and not all(_human(j) for j in f.pointwise_judges)),
 }
+
+
+def _human(judge: str) -> bool:
+    return judge == "human" or judge.startswith("human:")
 
 
 def supported(kinds: Iterable[Any], facts: TableFacts) -> tuple[str, ...]:

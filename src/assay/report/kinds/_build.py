@@ -83,6 +83,20 @@ def agreement(judgments: Judgments, options: opt.AgreementOptions) -> Made:
                                 uncertainty_threshold=options.uncertainty_threshold))
 
 
+def human(judgments: Judgments, options: opt.HumanOptions) -> Made:
+    from assay.analysis.human import human_calibrated
+
+    return Made(human_calibrated(judgments, conf=options.conf))
+
+
+def human_support(judgments: Judgments) -> str | None:
+    """Why the human-calibrated estimates cannot be made (no criterion with human labels and
+    a judge's scores on a scale with a map to [0, 1]), or None."""
+    from assay.analysis.human import human_support as support
+
+    return support(judgments)
+
+
 def composite(judgments: Judgments, options: opt.CompositeOptions) -> Made:
     from assay.analysis.composite import composite_score_by_student
 

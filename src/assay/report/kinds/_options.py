@@ -125,6 +125,16 @@ class AggregateOptions:
 
 
 @dataclass(frozen=True)
+class HumanOptions:
+    """Options of the human-calibrated estimates (PPI++)."""
+
+    conf: float = 0.95
+
+    def __post_init__(self) -> None:
+        _check_conf(self.conf)
+
+
+@dataclass(frozen=True)
 class AgreementOptions:
     """Options of the agreement between judges (CoEval)."""
 

@@ -29,6 +29,7 @@ from assay.report.kinds._options import (
     CurvesOptions,
     EnsembleOptions,
     FactorsOptions,
+    HumanOptions,
     InteractionOptions,
     LeaderboardOptions,
     RobustOptions,
@@ -132,6 +133,11 @@ REPORTS: tuple[ReportKind, ...] = (
         "agreement between judges: ICC, alpha, kappa, drift",
         AgreementOptions, build.agreement, _BASIC | {"xlsx", "latex"}, "judges.json",
         stem="judges", supports=build.agreement_support),
+    ReportKind(
+        "human", "Human-calibrated estimates: the human metric from judge scores and a few "
+        "human labels (PPI++, clustered)",
+        "PPI++ human metric per system and pair, beside judge-only and humans-only",
+        HumanOptions, build.human, _BASIC, "human.json", supports=build.human_support),
     ReportKind(
         "composite", "Composite score per system", "composite score per system",
         CompositeOptions, build.composite, _BASIC | {"xlsx", "latex", "png"}, "composite.json",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from assay.report.text._format import block, columns, fixed, percent, short
 
 if TYPE_CHECKING:
+    from assay.analysis.human import HumanEstimate, HumanReport
     from assay.analysis.judges import (
         CalibrationReport,
         DifferentiationReport,
@@ -148,3 +149,40 @@ def format_consistency(report: JudgeConsistency) -> str:
                  [f" {'*' if r.chosen else ' '}{r.task} / {r.criterion}: {short(r.icc)} "
                   f"[{short(r.icc_lower)}, {short(r.icc_upper)}]  {r.num_raters} judges, "
                   f"{r.n_units} units" for r in report.rows], report.notes)
+
+
+# The human-calibrated estimates (assay.analysis.human): PPI++ beside judge-only and
+# humans-only, per criterion and judge; it formats, it computes nothing.
+
+def _human_interval(estimate: float, lower: float, upper: float, digits: int) -> str:
+    return f"{fixed(estimate, digits)} [{fixed(lower, digits)}, {fixed(upper, digits)}]"
+
+
+def _human_rows(records: list[HumanEstimate], digits: int) -> list[list[str]]:
+    return [[r.arm if r.opponent is None else f"{r.arm} - {r.opponent}",
+             _human_interval(r.estimate, r.lower, r.upper, digits),
+             _human_interval(r.judge_estimate, r.judge_lower, r.judge_upper, digits),
+             _human_interval(r.human_estimate, r.human_lower, r.human_upper, digits),
+             f"{r.n}/{r.n + r.n_unlabelled}", f"{r.n_labelled_clusters}/{r.n_clusters}",
+             fixed(r.lam, 2), fixed(r.effective_n, 0)] for r in records]
+
+
+def format_human_report(report: HumanReport, *, digits: int = 3) -> str:
+    """The report as aligned columns, one block per criterion and judge."""
+    pct = percent(report.conf)
+    header = ["system", f"human (PPI++) [{pct}]", "judge only", "humans only", "labelled",
+              "clusters", "lambda", "worth n"]
+    lines: list[str] = []
+    keys = list(dict.fromkeys((r.criterion, r.judge) for r in [*report.arms, *report.pairs]))
+    for criterion, judge in keys:
+        arms = [r for r in report.arms if (r.criterion, r.judge) == (criterion, judge)]
+        pairs = [r for r in report.pairs if (r.criterion, r.judge) == (criterion, judge)]
+        lines.append(f"{criterion}, judge {judge} (mean human label on [0, 1]):")
+        if arms:
+            lines += columns(header, _human_rows(arms, digits), indent="  ")
+        if pairs:
+            lines.append("  pairs (difference of the human means):")
+            lines += columns(["pair", *header[1:]], _human_rows(pairs, digits), indent="  ")
+    lines.append("worth n: the human labels the humans-only mean would need for the PPI++ "
+                 "precision (n x V_humans / V_PPI); lambda: the judge's weight (0 ignores it).")
+    return block("Human-calibrated estimates (PPI++, clustered)", lines, report.notes)
