@@ -311,7 +311,8 @@ def _fake_qed_install(root):
     folder = root / "benchmark_qed" / "autoe" / "prompts" / "assertion"
     folder.mkdir(parents=True)
     users = {"assertion": "${score_id}\nQ ${question}\nA ${answer}\nG ${assertion}\n",
-             "hierarchical_assertion": "${score_id}\nQ ${question}\nG ${assertion}\n${supporting_assertions}\n",
+             "hierarchical_assertion": "${score_id}\nQ ${question}\nG ${assertion}\n"
+                                       "${supporting_assertions}\n",
              "supporting_discovery": "${score_id}\nG ${assertion}\nWHY ${global_reasoning}\n"
                                      "${supporting_assertions}\n"}
     for stem, user in users.items():
@@ -345,6 +346,7 @@ def test_hierarchical_prompts_convert_per_mode(tmp_path, mode):
     else:
         # joint reads the settings' prompt_config (here its user prompt) over the packaged one
         assert made == ["assertion_hierarchical"]
-        assert "MINE {{ assertion }}" in (folder / "assertion_hierarchical" / "user.md").read_text(encoding="utf-8")
+        user = (folder / "assertion_hierarchical" / "user.md").read_text(encoding="utf-8")
+        assert "MINE {{ assertion }}" in user
         assert (folder / "assertion_hierarchical" / "system.md").read_text(encoding="utf-8") == \
             "system of hierarchical_assertion\n"

@@ -294,10 +294,12 @@ def test_single_rag_hierarchical_same_prompts_scores_and_summaries(qed_venv: Pat
     else:
         passed = both.groupby(["question", "assertion"])["global_trial"].transform("mean") > 0.5
         assert (both["global_score"] == passed.astype(int)).all()
-    padded = [s or [0] * len(q) for s, q in zip(both["supporting_assay"], both["supporting_qed"], strict=True)]
+    padded = [s or [0] * len(q)
+              for s, q in zip(both["supporting_assay"], both["supporting_qed"], strict=True)]
     assert padded == [list(map(int, s)) for s in both["supporting_qed"]]
     assert (both["has_discovery_qed"].astype(int) == both["has_discovery_assay"]).all()
-    assert both["global_score"].nunique() == 2 and both["has_discovery_qed"].nunique() == 2  # both outcomes seen
+    # both outcomes seen
+    assert both["global_score"].nunique() == 2 and both["has_discovery_qed"].nunique() == 2
 
     records = json.loads((data / "assertions" / "data_global_assertions.json").read_text(encoding="utf-8"))
     text = {r["question_id"]: r["question_text"] for r in records}
@@ -305,11 +307,14 @@ def test_single_rag_hierarchical_same_prompts_scores_and_summaries(qed_venv: Pat
                  for n, a in enumerate(r["assertions"], 1)}
     agg_qed = pd.read_csv(out / "hierarchical_assertion_summary.csv")
     agg = pd.read_csv(run / "hierarchical_assertion_scores.csv")
-    agg = agg.assign(assertion=[statement[(q, a)] for q, a in zip(agg["question"], agg["assertion_id"], strict=True)],
+    agg = agg.assign(assertion=[statement[(q, a)]
+                                for q, a in zip(agg["question"], agg["assertion_id"], strict=True)],
                      question=agg["question"].map(text))
-    joined = agg_qed.merge(agg, on=["question", "assertion"], suffixes=("_qed", "_assay"), validate="one_to_one")
+    joined = agg_qed.merge(agg, on=["question", "assertion"], suffixes=("_qed", "_assay"),
+                           validate="one_to_one")
     assert len(joined) == len(agg_qed) == len(agg)
-    columns = ["global_score", "global_score_overridden", "n_supporting_passed", "support_level", "has_discovery"]
+    columns = ["global_score", "global_score_overridden", "n_supporting_passed", "support_level",
+               "has_discovery"]
     columns += ["global_score_mean", "n_supporting"] if mode == "joint" else []
     for column in columns:
         assert_allclose(joined[f"{column}_assay"].astype(float), joined[f"{column}_qed"].astype(float),
@@ -336,7 +341,8 @@ def test_single_rag_hierarchical_same_prompts_scores_and_summaries(qed_venv: Pat
              "discovery_rate_passed": "discovery_rate_passed", "overridden_count": "n_overridden",
              "num_questions": "num_questions"}
     for theirs_name, mine_name in names.items():
-        assert_allclose(float(overall[mine_name]), float(summary[theirs_name]), rtol=1e-12, err_msg=theirs_name)
+        assert_allclose(float(overall[mine_name]), float(summary[theirs_name]), rtol=1e-12,
+                        err_msg=theirs_name)
 
 
 def test_zz_times() -> None:

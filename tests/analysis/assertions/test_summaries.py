@@ -181,7 +181,8 @@ def test_hierarchical_summary_counts_discovery_of_a_failing_joint_global():
     # discovery, as BenchmarkQED's aggregate_hierarchical_scores counts it (majority of trials)
     rows = []
     for r in (1, 2):
-        rows += [_h("q1#a1", "global_assertion", r, 0.0), _h("q1#a1/s1", "supporting_assertion", r, 1.0, "s1"),
+        rows += [_h("q1#a1", "global_assertion", r, 0.0),
+                 _h("q1#a1/s1", "supporting_assertion", r, 1.0, "s1"),
                  _h("q1#a1", "discovery", r, 1.0)]
     s = hierarchical_summary(pd.DataFrame(rows))
     agg = s.aggregated.iloc[0]
