@@ -9,6 +9,11 @@ is the judgment key). The reply is the JSON object the prompt asks for, read fro
 
 * ``"winner"`` in the prompt: ``{"reasoning", "winner"}``, winner 0, 1 or 2;
 * ``"score"`` with ``from MIN to MAX``: ``{"reasoning", "score"}`` in that range;
+* ``"supporting_results"`` in the prompt (the hierarchical and supporting-discovery
+  prompts): one ``{"id": "SA<i>", "reasoning", "passed"}`` per ``SA<i>: `` line the prompt
+  lists, ``has_discovery`` and ``discovery_reasoning``, and ``reasoning`` and
+  ``global_passed`` when the prompt asks for ``"global_passed"`` (JSON booleans: the prompts
+  ask for 0/1, but BenchmarkQED's client validates the reply against its schema's booleans);
 * ``"score"`` otherwise: a binary ``{"reasoning", "score"}`` (assertions).
 
 Every request's messages are recorded (``GET /_log``, ``POST /_reset``), on 127.0.0.1 only.
@@ -27,6 +32,7 @@ from typing import Any
 
 _ID = re.compile(r"\A(?:Score ID: )?[0-9a-f]{16,64}(?=\n)")
 _RANGE = re.compile(r"from (\d+) to (\d+)")
+_SUPPORTING = re.compile(r"^SA(\d+): ", re.M)
 
 
 def normalise(text: str) -> str:
@@ -46,7 +52,21 @@ def verdict(messages: list[dict[str, Any]]) -> dict[str, Any]:
     digest = hashlib.sha256("\x00".join(texts).encode()).digest()
     draw = int.from_bytes(digest[:8], "big")
     prompt = "\n".join(texts)
-    reasoning = f"keyed verdict {digest[:4].hex()}"
+    # of varying length, so which trial's reasoning a tool passes on (the longest passing
+    # one, in staged hierarchical scoring) shows in the next message
+    reasoning = f"keyed verdict {digest[:4].hex()}" + ", as keyed" * (digest[4] % 3)
+    if '"supporting_results"' in prompt:
+        ids = sorted({int(n) for n in _SUPPORTING.findall(texts[-1])})
+        bits = int.from_bytes(digest[8:16], "big")
+        reply: dict[str, Any] = {}
+        if '"global_passed"' in prompt:
+            reply = {"reasoning": reasoning, "global_passed": bool(draw % 2)}
+        reply["supporting_results"] = [{"id": f"SA{n}", "reasoning": f"{reasoning} SA{n}",
+                                        "passed": bool((bits >> n) & 1)} for n in ids]
+        discovery = bool((bits >> 40) & 1)
+        reply.update(discovery_reasoning=f"{reasoning} discovery" if discovery else "",
+                     has_discovery=discovery)
+        return reply
     if '"winner"' in prompt:
         return {"reasoning": reasoning, "winner": draw % 3}
     found = _RANGE.search(prompt)

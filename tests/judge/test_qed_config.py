@@ -304,3 +304,49 @@ def test_what_does_not_convert_is_refused_in_one_line(tmp_path, capsys, settings
     assert code == 2 and named in text, text
     assert len(text.strip().splitlines()) == 1 and "Traceback" not in text
     assert not out.exists()
+
+
+def _fake_qed_install(root):
+    """A stand-in BenchmarkQED package with its prompt files' placeholders (text of our own)."""
+    folder = root / "benchmark_qed" / "autoe" / "prompts" / "assertion"
+    folder.mkdir(parents=True)
+    users = {"assertion": "${score_id}\nQ ${question}\nA ${answer}\nG ${assertion}\n",
+             "hierarchical_assertion": "${score_id}\nQ ${question}\nG ${assertion}\n"
+                                       "${supporting_assertions}\n",
+             "supporting_discovery": "${score_id}\nG ${assertion}\nWHY ${global_reasoning}\n"
+                                     "${supporting_assertions}\n"}
+    for stem, user in users.items():
+        (folder / f"{stem}_system_prompt.txt").write_text(f"system of {stem}\n", encoding="utf-8")
+        (folder / f"{stem}_user_prompt.txt").write_text(user, encoding="utf-8")
+    return root / "benchmark_qed"
+
+
+@pytest.mark.parametrize("mode", ["staged", "joint"])
+def test_hierarchical_prompts_convert_per_mode(tmp_path, mode):
+    from assay.judge.qed_config import qed_settings_to_config
+
+    package = _fake_qed_install(tmp_path / "site")
+    own = tmp_path / "mine_user.txt"
+    own.write_text("${score_id}\nMINE ${assertion}\n${supporting_assertions}\n", encoding="utf-8")
+    settings = {"generated": {"name": "rag", "answer_base_path": "in/rag/data_global.json"},
+                "assertions": {"assertions_path": "in/a.json"}, "mode": mode, "trials": 2,
+                "prompt_config": {"user_prompt": {"prompt": str(own)}},
+                "llm_config": {"model": "m", "api_key": "${OPENAI_API_KEY}"}}
+    out = tmp_path / "out"
+    config, notes = qed_settings_to_config(settings, folder=tmp_path, out_folder=out, convert_prompts=True,
+                                           qed_install=package)
+    folder = out / config["judges"][0]["prompt"]
+    made = sorted(p.name for p in folder.iterdir() if p.is_dir())
+    if mode == "staged":
+        # BenchmarkQED's staged scoring sends its packaged assertion, then supporting-discovery prompts
+        assert made == ["assertion", "assertion_supporting"]
+        user = (folder / "assertion_supporting" / "user.md").read_text(encoding="utf-8")
+        assert "WHY {{ global_reasoning }}" in user and "SA{{ loop.index }}" in user
+        assert any("prompt_config not read" in n for n in notes)
+    else:
+        # joint reads the settings' prompt_config (here its user prompt) over the packaged one
+        assert made == ["assertion_hierarchical"]
+        user = (folder / "assertion_hierarchical" / "user.md").read_text(encoding="utf-8")
+        assert "MINE {{ assertion }}" in user
+        assert (folder / "assertion_hierarchical" / "system.md").read_text(encoding="utf-8") == \
+            "system of hierarchical_assertion\n"

@@ -14,10 +14,12 @@ alone (``qed_keyed_server.py``), and the test asserts, per stage:
   (assay's from ``assay report --kind winrates``) in every BenchmarkQED column;
 * reference: every per-trial score, and ``reference_scores_summary.csv`` against
   BenchmarkQED's summary (mean, ``np.std``) of its own scores;
-* assertion (multi-RAG): every per-assertion mean and pass, and the overall summary.
+* assertion (multi-RAG): every per-assertion mean and pass, and the overall summary;
+* hierarchical (single RAG, staged and joint): every per-trial global, supporting and
+  discovery score, and the columns of BenchmarkQED's three summaries assay computes alike
+  (the test's docstring names those it counts otherwise).
 
-Hierarchical scoring is not compared yet (its prompts are not converted: see
-docs/formats/qed.md). Slow (installs and runs BenchmarkQED): ``pytest -m "slow and qed"``.
+Slow (installs and runs BenchmarkQED): ``pytest -m "slow and qed"``.
 """
 
 from __future__ import annotations
@@ -97,6 +99,11 @@ def _settings(stage: str, data: Path, work: Path, url: str) -> dict[str, Any]:
                 "generated": [{"name": m, "answer_base_path": str(answers / m / "data_local.json")}
                               for m in METHODS],
                 "score_min": 1, "score_max": 10, "trials": 2, "llm_config": llm}
+    if stage.startswith("hierarchical"):  # single RAG, on the set with supporting assertions
+        return {"generated": {"name": METHODS[0],
+                              "answer_base_path": str(answers / METHODS[0] / "data_global.json")},
+                "assertions": {"assertions_path": str(data / "assertions" / "data_global_assertions.json")},
+                "mode": stage.split("-")[1], "pass_threshold": 0.5, "trials": 2, "llm_config": llm}
     return {"input_dir": str(data), "output_dir": str(work / "qed_out"), "rag_methods": METHODS,
             "question_sets": ["data_local", "activity_local"],
             "assertions_filename_template": "assertions/{question_set}_assertions.json",
@@ -118,7 +125,8 @@ def _both(stage: str, qed_venv: Path, data: Path, server: Any, tmp_path: Path) -
     env = {**os.environ, "OPENAI_API_KEY": "sk-mock-not-a-secret", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
            "COLUMNS": "160", "PYTHONPATH": str(ROOT / "src")}
     command = {"pairwise": "pairwise-scores", "reference": "reference-scores",
-               "assertion": "assertion-scores"}[stage]
+               "assertion": "assertion-scores", "hierarchical-staged": "hierarchical-assertion-scores",
+               "hierarchical-joint": "hierarchical-assertion-scores"}[stage]
     out = tmp_path / "qed_out"
     server.reset()
     _run([str(qed_venv / "bin" / "benchmark-qed"), "autoe", command, str(settings),
@@ -214,6 +222,127 @@ def test_multi_rag_assertion_same_prompts_and_summaries(qed_venv: Path, data: Pa
         assert (joined[f"{column}_qed"] == joined[f"{column}_assay"]).all(), column
     for column in ("overall_accuracy", "avg_question_pass_rate"):
         assert_allclose(joined[f"{column}_assay"], joined[f"{column}_qed"], rtol=1e-12, err_msg=column)
+
+
+def _assay_trials(run: Path, data: Path) -> Any:
+    """assay's hierarchical rows per (question text, statement, trial): the global trial score,
+    the supporting scores in the order listed (SA1, SA2, ...; none: [] ) and discovery."""
+    import json
+
+    import pandas as pd
+
+    import assay
+
+    records = json.loads((data / "assertions" / "data_global_assertions.json").read_text(encoding="utf-8"))
+    text = {r["question_id"]: r["question_text"] for r in records}
+    statement = {f"{r['question_id']}#a{n}": a["statement"] for r in records
+                 for n, a in enumerate(r["assertions"], 1)}
+    position = {f"{r['question_id']}#a{n}/{s['id']}": k for r in records
+                for n, a in enumerate(r["assertions"], 1) for k, s in enumerate(a["supporting_assertions"])}
+    frame = assay.load(run).frame
+    frame = frame.assign(glob=frame["item"].astype(str).str.split("/").str[0])
+    out: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for row in frame.itertuples():
+        key = (text[str(row.cluster)], statement[row.glob], int(row.run) - 1)
+        entry = out.setdefault(key, {"supporting": {}, "discovery": 0, "global": None})
+        if row.criterion == "global_assertion":
+            entry["global"] = int(row.score)
+        elif row.criterion == "discovery":
+            entry["discovery"] = int(row.score)
+        else:
+            entry["supporting"][position[str(row.item)]] = int(row.score)
+    return pd.DataFrame([{"question": q, "assertion": a, "trial": t, "global_trial": e["global"],
+                          "supporting": [e["supporting"][k] for k in sorted(e["supporting"])],
+                          "has_discovery": e["discovery"]} for (q, a, t), e in out.items()])
+
+
+@pytest.mark.parametrize("mode", ["staged", "joint"])
+def test_single_rag_hierarchical_same_prompts_scores_and_summaries(qed_venv: Path, data: Path, server: Any,
+                                                                   tmp_path: Path, mode: str) -> None:
+    """Single-RAG ``hierarchical-assertion-scores`` (data_global, its supporting assertions).
+
+    Per trial: BenchmarkQED's ``hierarchical_assertion_scores.csv`` against assay's rows (its
+    staged ``global_score`` is the aggregated stage-1 pass, repeated on every trial, and a
+    global that failed stage 1 lists every supporting assertion as 0: assay has no stage-2
+    row there). Then every column both tools compute alike of its three summaries:
+    ``hierarchical_assertion_summary.csv`` (assay: ``hierarchical_assertion_scores.csv``),
+    ``hierarchical_summary_by_question.csv`` and ``eval_summary.json`` (assay:
+    ``hierarchical_summary.csv``). Not compared, because assay counts them otherwise:
+    staged ``global_score_mean`` (BenchmarkQED: the mean of the repeated aggregated pass),
+    ``n_supporting`` of staged failed globals (assay: 0, none judged),
+    ``n_supporting_unique``, ``n_supporting_passed_unique`` and the by-question
+    ``supporting_pass_rate`` (BenchmarkQED deduplicates on the positional ids SA1, SA2, ...
+    of each global, so one question's SA1s count once), and the overall
+    ``supporting_pass_rate`` (BenchmarkQED: mean over questions of every global's
+    supporting results; assay: pooled unique supporting assertions).
+    """
+    import ast
+    import json
+
+    import pandas as pd
+    from numpy.testing import assert_allclose
+
+    out, run = _both(f"hierarchical-{mode}", qed_venv, data, server, tmp_path)
+    theirs = pd.read_csv(out / "hierarchical_assertion_scores.csv")
+    theirs["supporting"] = [list(ast.literal_eval(x)) for x in theirs["supporting_scores"]]
+    mine = _assay_trials(run, data)
+    keys = ["question", "assertion", "trial"]
+    both = theirs.merge(mine, on=keys, suffixes=("_qed", "_assay"), validate="one_to_one")
+    assert len(both) == len(theirs) == len(mine) > 0
+    if mode == "joint":
+        assert (both["global_score"] == both["global_trial"]).all()
+    else:
+        passed = both.groupby(["question", "assertion"])["global_trial"].transform("mean") > 0.5
+        assert (both["global_score"] == passed.astype(int)).all()
+    padded = [s or [0] * len(q)
+              for s, q in zip(both["supporting_assay"], both["supporting_qed"], strict=True)]
+    assert padded == [list(map(int, s)) for s in both["supporting_qed"]]
+    assert (both["has_discovery_qed"].astype(int) == both["has_discovery_assay"]).all()
+    # both outcomes seen
+    assert both["global_score"].nunique() == 2 and both["has_discovery_qed"].nunique() == 2
+
+    records = json.loads((data / "assertions" / "data_global_assertions.json").read_text(encoding="utf-8"))
+    text = {r["question_id"]: r["question_text"] for r in records}
+    statement = {(r["question_id"], f"a{n}"): a["statement"] for r in records
+                 for n, a in enumerate(r["assertions"], 1)}
+    agg_qed = pd.read_csv(out / "hierarchical_assertion_summary.csv")
+    agg = pd.read_csv(run / "hierarchical_assertion_scores.csv")
+    agg = agg.assign(assertion=[statement[(q, a)]
+                                for q, a in zip(agg["question"], agg["assertion_id"], strict=True)],
+                     question=agg["question"].map(text))
+    joined = agg_qed.merge(agg, on=["question", "assertion"], suffixes=("_qed", "_assay"),
+                           validate="one_to_one")
+    assert len(joined) == len(agg_qed) == len(agg)
+    columns = ["global_score", "global_score_overridden", "n_supporting_passed", "support_level",
+               "has_discovery"]
+    columns += ["global_score_mean", "n_supporting"] if mode == "joint" else []
+    for column in columns:
+        assert_allclose(joined[f"{column}_assay"].astype(float), joined[f"{column}_qed"].astype(float),
+                        rtol=1e-12, err_msg=column)
+
+    by_q_qed = pd.read_csv(out / "hierarchical_summary_by_question.csv")
+    by_q = pd.read_csv(run / "hierarchical_summary_by_question.csv").assign(
+        question=lambda f: f["question"].map(text))
+    joined = by_q_qed.merge(by_q, on="question", suffixes=("_qed", "_assay"), validate="one_to_one")
+    assert len(joined) == len(by_q_qed) == len(by_q) == 4
+    for column in ("assertions_passed", "assertions_failed", "assertions_total", "global_pass_rate",
+                   "avg_support_level", "n_with_discovery", "n_with_support", "n_with_both", "n_support_only",
+                   "pct_with_discovery", "pct_with_support", "pct_with_both"):
+        assert_allclose(joined[f"{column}_assay"].astype(float), joined[f"{column}_qed"].astype(float),
+                        rtol=1e-12, err_msg=column)
+
+    summary = json.loads((out / "eval_summary.json").read_text(encoding="utf-8"))
+    overall = pd.read_csv(run / "hierarchical_summary.csv").iloc[0]
+    names = {"total_assertions": "total_assertions", "passed_assertions": "passed_assertions",
+             "global_pass_rate": "overall_accuracy", "avg_global_pass_rate": "avg_question_pass_rate",
+             "avg_support_level": "avg_support_level", "discovery_rate": "discovery_rate",
+             "support_level_passed": "support_level_passed",
+             "supporting_pass_rate_passed": "supporting_pass_rate_passed",
+             "discovery_rate_passed": "discovery_rate_passed", "overridden_count": "n_overridden",
+             "num_questions": "num_questions"}
+    for theirs_name, mine_name in names.items():
+        assert_allclose(float(overall[mine_name]), float(summary[theirs_name]), rtol=1e-12,
+                        err_msg=theirs_name)
 
 
 def test_zz_times() -> None:

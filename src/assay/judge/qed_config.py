@@ -381,8 +381,15 @@ def _coverage(keys: SettingsKeys, notes: list[str]) -> _Converted:
 _PROMPTS: dict[str, tuple[str, bool]] = {
     "pairwise": ("pairwise", True), "reference": ("reference", True),
     "assertion": ("assertion", True), "multi_assertion": ("assertion", False),
+    "hierarchical": ("assertion_hierarchical", True),
+    "multi_hierarchical": ("assertion_hierarchical", False),
 }
-"""layout -> (the assay prompt BenchmarkQED's command sends, whether it reads ``prompt_config``)."""
+"""layout -> (the assay prompt BenchmarkQED's command sends, whether it reads ``prompt_config``).
+A hierarchical layout's entry is its joint mode's; staged mode: :data:`_STAGED`."""
+
+_STAGED = ["assertion", "assertion_supporting"]
+"""The prompts of STAGED hierarchical scoring: BenchmarkQED's packaged assertion prompt (stage
+1, ``get_assertion_scores``), then its supporting-discovery prompt; ``prompt_config`` unread."""
 
 _CRITERIA = {"pairwise": "pairwise", "reference": "reference"}
 """layout -> the BenchmarkQED default criteria it uses when the settings give none."""
@@ -412,9 +419,14 @@ def convert_qed_prompts(layout: str, judges: list[dict[str, Any]], prompt_config
                      "prompt folder yet; the config uses assay's own (docs/formats/qed.md)")
         return False
     name, reads_config = _PROMPTS[layout]
+    names = [name]
+    staged = layout in ("hierarchical", "multi_hierarchical") and judges[0].get("mode") == "staged"
+    if staged:
+        names, reads_config = list(_STAGED), False
     given = isinstance(prompt_config, dict) and bool(prompt_config)
     if given and not reads_config:
-        notes.append(f"prompt_config not read: BenchmarkQED's {layout} command sends its packaged "
+        what = "staged scoring" if staged else f"{layout} command"
+        notes.append(f"prompt_config not read: BenchmarkQED's {what} sends its packaged "
                      "prompts whatever the settings say; so does the config")
     from assay.judge._qed_prompts import _settings_prompt
 
@@ -427,10 +439,11 @@ def convert_qed_prompts(layout: str, judges: list[dict[str, Any]], prompt_config
                      "(install benchmark-qed here or give --qed-install PATH); the config uses "
                      "assay's own packaged prompts, whose verdicts differ from BenchmarkQED's")
         return False
-    target = out_folder / "prompts" / f"qed_{name}"
+    target = out_folder / "prompts" / f"qed_{name}{'_staged' if staged else ''}"
     missing: list[str] = []
-    prompts = write_qed_prompts([name], target, package, prompt_config if reads_config else None,
-                                folder, source, missing=missing)
+    several = layout in ("hierarchical", "multi_hierarchical")  # one subfolder per prompt
+    prompts = write_qed_prompts(names, target, package, prompt_config if reads_config else None,
+                                folder, source, several=several, missing=missing)
     if missing:
         notes.append(f"prompt_config names {', '.join(missing)}, which do not exist (BenchmarkQED "
                      "would stop on them); converted the installation's packaged prompt instead")
@@ -445,8 +458,9 @@ def convert_qed_prompts(layout: str, judges: list[dict[str, Any]], prompt_config
                 judge["criteria"] = qed_default_criteria(package, _CRITERIA[layout])
                 notes.append(f"criteria: BenchmarkQED's default {_CRITERIA[layout]} criteria, "
                              f"with their definitions read from {package}")
-    notes.append(f"prompts: BenchmarkQED's {name} prompt converted into {relative}/ from "
-                 + ", ".join(prompts[0].sources))
+    for prompt in prompts:
+        notes.append(f"prompts: BenchmarkQED's {prompt.name} prompt converted into "
+                     f"{relative}/{prompt.name + '/' if several else ''} from " + ", ".join(prompt.sources))
     return True
 
 

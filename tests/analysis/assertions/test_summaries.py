@@ -175,6 +175,21 @@ def test_hierarchical_rule_support_and_discovery_hand_worked():
     assert o.n_overridden == 1
 
 
+
+def test_hierarchical_summary_counts_discovery_of_a_failing_joint_global():
+    # JOINT asks discovery of every global: a failing one with discovery in both trials has
+    # discovery, as BenchmarkQED's aggregate_hierarchical_scores counts it (majority of trials)
+    rows = []
+    for r in (1, 2):
+        rows += [_h("q1#a1", "global_assertion", r, 0.0),
+                 _h("q1#a1/s1", "supporting_assertion", r, 1.0, "s1"),
+                 _h("q1#a1", "discovery", r, 1.0)]
+    s = hierarchical_summary(pd.DataFrame(rows))
+    agg = s.aggregated.iloc[0]
+    assert (agg.global_score, bool(agg.has_discovery), bool(agg.global_score_overridden)) == (0, True, False)
+    assert s.by_question.iloc[0].n_with_discovery == 1 and s.overall.iloc[0].discovery_rate == 1.0
+
+
 def _c(q, a, pos, score, n_chunks):
     return {
         "item": f"{q}#{a}@c{pos}",

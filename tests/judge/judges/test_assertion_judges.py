@@ -249,3 +249,42 @@ def test_differential_score_reads_through_position(server, make_client):
         r.meta["run"]: judge.rows(r, Reply(key=r.key, verdict=win1, text="{}"))[0]["score"] for r in reqs
     }
     assert by_run == {1: 1.0, 2: 0.0}
+
+
+def test_hierarchical_verdicts_read_benchmarkqed_reply_names():
+    from assay.judge.judges.assertion_hierarchical import hierarchical_verdict_model, supporting_verdict_model
+
+    # BenchmarkQED's HierarchicalAssertionLLMResponse: global_passed and supporting_results, 0/1 for bools
+    reply = {"reasoning": "r", "global_passed": 1, "discovery_reasoning": "", "has_discovery": 0,
+             "supporting_results": [{"id": "SA1", "reasoning": "a", "passed": 1},
+                                    {"id": "SA2", "reasoning": "b", "passed": 0}]}
+    joint = hierarchical_verdict_model(2).model_validate_json(json.dumps(reply))
+    assert joint.global_score == 1 and [s.passed for s in joint.supporting] == [True, False]
+    reply.pop("reasoning"), reply.pop("global_passed")
+    staged = supporting_verdict_model(2).model_validate_json(json.dumps(reply))
+    assert [s.id for s in staged.supporting] == ["SA1", "SA2"]
+    # what assay's own prompts are sent keeps assay's names
+    schema = hierarchical_verdict_model(2).model_json_schema()
+    assert {"global_score", "supporting"} <= set(schema["properties"])
+    assert not {"global_passed", "supporting_results"} & set(schema["properties"])
+
+
+def test_hierarchical_staged_stage_two_gets_longest_passing_global_reasoning():
+    from assay.judge.judges.assertion import PromptPair
+
+    stage2_prompt = PromptPair("assertion_supporting", "sys", "{{ assertion }}|{{ global_reasoning }}", "h")
+    judge = HierarchicalJudge(name="j", mode="staged", trials=3, supporting_prompt=stage2_prompt)
+    base = {"judge": "j", "criterion": GLOBAL, "arm": "short", "item": "q1#a1"}
+    # BenchmarkQED's _select_best_global_reasoning: the longest of the passing trials, the first on a tie
+    rows = [{**base, "run": 3, "score": 1.0, "reasoning": "long two"},
+            {**base, "run": 1, "score": 1.0, "reasoning": "long one"},
+            {**base, "run": 2, "score": 0.0, "reasoning": "a failing trial, longest of all"}]
+    stage2 = judge.supporting_requests(_inputs(), rows)
+    assert len(stage2) == 3
+    assert {r.messages[1][1] for r in stage2} == {"Costs fell by a third.|long one"}
+    # the reasoning is part of the key when the prompt shows it; assay's packaged prompt does not
+    other = judge.supporting_requests(_inputs(), [{**r, "reasoning": r["reasoning"] + "!"} for r in rows])
+    assert {r.key for r in other}.isdisjoint(r.key for r in stage2)
+    packaged = HierarchicalJudge(name="j", mode="staged", trials=3)
+    assert [r.key for r in packaged.supporting_requests(_inputs(), rows)] == \
+        [r.key for r in packaged.supporting_requests(_inputs(), [{**r, "reasoning": "x"} for r in rows])]

@@ -22,9 +22,10 @@ Readings chosen where BenchmarkQED's documentation leaves it open
 * Hierarchical: per (arm, global assertion) over trials, a supporting assertion passes when
   its pass rate over trials exceeds ``pass_threshold`` (a trial with no row for it, as in
   STAGED mode after a failed global, counts as not passed); ``support_level`` = passed
-  supporting / supporting; discovery by majority (more than half of the trials); discovery
-  only counts when the global passed; a passing global with ``support_level`` 0 and no
-  discovery fails (``global_score_overridden``).
+  supporting / supporting; discovery by majority (more than half of the trials), of a failing
+  global too (JOINT judges its discovery; STAGED asks none, so it has none), as BenchmarkQED's
+  ``aggregate_hierarchical_scores`` counts it; a passing global with ``support_level`` 0 and
+  no discovery fails (``global_score_overridden``).
 """
 
 from __future__ import annotations
@@ -271,7 +272,10 @@ def hierarchical_summary(
         agg["n_supporting"] > 0, agg["n_supporting_passed"] / agg["n_supporting"].clip(lower=1), 0.0
     )
     raw_pass = agg["global_score_mean"] > pass_threshold
-    agg["has_discovery"] = raw_pass & (agg["n_disc"].fillna(0.0) > agg["n_trials"] / 2)
+    # a majority of the trials, whether the global passed or not: BenchmarkQED's
+    # aggregate_hierarchical_scores (its docstring says "only when global_score=1", its code
+    # does not restrict it; JOINT records discovery on failing globals, STAGED asks none there)
+    agg["has_discovery"] = agg["n_disc"].fillna(0.0) > agg["n_trials"] / 2
     agg["global_score_overridden"] = raw_pass & (agg["support_level"] == 0.0) & ~agg["has_discovery"]
     agg["global_score"] = (raw_pass & ~agg["global_score_overridden"]).astype(int)
     aggregated = agg[

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from assay.data.schema import Scale
 from assay.judge.judges._protocol import (
@@ -111,6 +111,14 @@ class SupportingVerdict(BaseModel):
     discovery_reasoning: str
     """What that evidence is (empty when none)."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _qed_names(cls, data: Any) -> Any:
+        """BenchmarkQED's reply names (``supporting_results``, ``global_passed``) read as
+        assay's, so its prompts converted by ``assay import qed-config`` parse; the schema
+        sent with assay's own prompts keeps assay's names."""
+        return _qed_reply_names(data)
+
 
 class HierarchicalVerdict(SupportingVerdict):
     """JOINT mode: the global verdict with the supporting and discovery verdicts."""
@@ -119,6 +127,26 @@ class HierarchicalVerdict(SupportingVerdict):
     """Why the global assertion passes or fails."""
     global_score: Literal[0, 1]
     """1 when the answer supports the global assertion, else 0."""
+
+
+def _qed_reply_names(data: Any) -> Any:
+    """A reply in BenchmarkQED's field names (``HierarchicalAssertionLLMResponse``,
+    ``SupportingDiscoveryLLMResponse``) with assay's: ``supporting_results`` ->
+    ``supporting``, ``global_passed`` (a bool or 0/1) -> ``global_score`` (0/1). A reply
+    holding both names of one field is left as it is (and refused as off-schema).
+
+    >>> _qed_reply_names({"global_passed": True, "supporting_results": []})
+    {'supporting': [], 'global_score': 1}
+    """
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    if "supporting_results" in out and "supporting" not in out:
+        out["supporting"] = out.pop("supporting_results")
+    if "global_passed" in out and "global_score" not in out:
+        passed = out.pop("global_passed")
+        out["global_score"] = int(passed) if isinstance(passed, bool | int) and passed in (0, 1) else passed
+    return out
 
 
 @lru_cache(maxsize=64)
@@ -245,14 +273,17 @@ class HierarchicalJudge:
                     yield answer, spec
 
     def _request(self, prompt: PromptPair, answer: Answer, spec: AssertionSpec, trial: int, label: str,
-                 response_model: type[BaseModel]) -> ChatRequest:
+                 response_model: type[BaseModel], global_reasoning: str = "") -> ChatRequest:
         texts = (answer.question, answer.text, spec.statement,
                  *(f"{x.id}={x.statement}" for x in spec.supporting))
+        if _reads_global_reasoning(prompt):
+            # the message depends on stage 1's reasoning: so does its key
+            texts = (*texts, f"global_reasoning={global_reasoning}")
         key = judgment_key(self.config_hash, keyed_item(spec.item, *texts), (answer.arm,), label, trial,
                            judge=self.name, prompt_hash=prompt.sha256)
         messages = prompt.render(score_id=f"Score ID: {key}" if self.include_score_id else "",
                                  question=answer.question, answer=answer.text, assertion=spec.statement,
-                                 supporting=spec.supporting)
+                                 supporting=spec.supporting, global_reasoning=global_reasoning)
         meta = answer_meta(answer, item=spec.item, cluster=spec.question_id, arm=answer.arm, run=trial,
                            judge=self.name, criterion=label,
                            attributes=spec.attributes(supporting_ids=[s.id for s in spec.supporting]))
@@ -275,18 +306,26 @@ class HierarchicalJudge:
         ``stage1_rows`` are the rows stage 1 wrote (other rows are ignored). A global passes
         when the mean of its scored trials exceeds ``pass_threshold``; failed trials are left
         out of the mean, and a global with no scored trial does not pass.
+
+        Every stage-2 call of a global is given ``global_reasoning``: the longest reasoning
+        among its stage-1 trials that scored 1 (the earliest trial of the longest ones), as
+        BenchmarkQED's ``_select_best_global_reasoning`` picks it for its
+        supporting-discovery prompt (assay's packaged prompt does not show it).
         """
         if self.mode != "staged":
             raise ValueError("supporting_requests: only STAGED mode has a second stage")
-        sums: dict[tuple[str, str], list[float]] = {}
+        trials: dict[tuple[str, str], list[tuple[int, float, str]]] = {}
         for row in stage1_rows:
             if row.get("criterion") != GLOBAL or row.get("judge") != self.name or row.get("score") is None:
                 continue
-            sums.setdefault((str(row["arm"]), str(row["item"])), []).append(float(row["score"]))
-        passed = {k for k, v in sums.items() if sum(v) / len(v) > self.pass_threshold}
+            trials.setdefault((str(row["arm"]), str(row["item"])), []).append(
+                (int(row.get("run") or 0), float(row["score"]), str(row.get("reasoning") or "")))
+        reasoning = {k: _best_reasoning(v) for k, v in trials.items()
+                     if sum(s for _, s, _ in v) / len(v) > self.pass_threshold}
         return [self._request(self.supporting_prompt, answer, spec, t, "hierarchical_supporting",
-                              supporting_verdict_model(len(spec.supporting)))
-                for answer, spec in self._pairs(inputs) if (answer.arm, spec.item) in passed
+                              supporting_verdict_model(len(spec.supporting)),
+                              reasoning[(answer.arm, spec.item)])
+                for answer, spec in self._pairs(inputs) if (answer.arm, spec.item) in reasoning
                 for t in range(1, self.trials + 1)]
 
     def followups(self, inputs: JudgeInputs, rows: Iterable[Mapping[str, Any]],
@@ -332,6 +371,31 @@ class HierarchicalJudge:
         else:
             out.append(failure_row(request, reply, criterion=DISCOVERY))
         return out
+
+
+def _best_reasoning(trials: list[tuple[int, float, str]]) -> str:
+    """The longest reasoning of the trials scoring 1, the earliest on a tie (else the first
+    trial's), of (run, score, reasoning) triples: BenchmarkQED's choice of global reasoning.
+
+    >>> _best_reasoning([(2, 1.0, "long one"), (1, 1.0, "short"), (3, 1.0, "long two"), (4, 0.0, "longest")])
+    'long one'
+    """
+    ordered = sorted(trials, key=lambda t: t[0])
+    passing = [r for _, s, r in ordered if s == 1]
+    if not passing:
+        return ordered[0][2] if ordered else ""
+    return max(passing, key=len)
+
+
+@lru_cache(maxsize=64)
+def _reads_global_reasoning_text(system: str, user: str) -> bool:
+    return "global_reasoning" in system or "global_reasoning" in user
+
+
+def _reads_global_reasoning(prompt: PromptPair) -> bool:
+    """Whether the prompt shows ``global_reasoning`` (BenchmarkQED's supporting-discovery
+    prompt does; assay's packaged one does not, so its judgment keys are unchanged)."""
+    return _reads_global_reasoning_text(prompt.system, prompt.user)
 
 
 def _supporting_from(request: ChatRequest) -> list[str]:
