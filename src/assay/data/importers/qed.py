@@ -10,7 +10,8 @@ becomes one pairwise row: ``arm`` = base_name, ``opponent`` = other_name (as a j
 stores them, so reports and ``winrates_sig_tests.csv`` read each pair from the base's side,
 as BenchmarkQED does), ``criterion`` = criteria, ``score`` = 1 - ``{other}_score`` (the base's
 score: 1 / 0.5 / 0) on ``range:0,1``, ``item`` = ``cluster`` = a stable id of the question
-text, ``task`` = question_set, ``run`` = trial // 2 + 1 and ``position`` = where the base
+text, ``task`` = question_set (in a per-pair file, which has no such column, the
+``{question_set}`` of its name), ``run`` = trial // 2 + 1 and ``position`` = where the base
 answer was shown (answer_1_name, else BenchmarkQED's order: base first on even trials), so
 the two orders of a run pair up; ``judge`` = the ``judge`` column when there is one.
 
@@ -218,8 +219,23 @@ def _pairwise(rec: Mapping[str, str], file: Path, number: int,
     return [{"item": item, "cluster": item, "arm": base, "opponent": other,
              "position": position, "run": trial // 2 + 1, "criterion": values["criteria"],
              "score": 1.0 - score, "judge": (rec.get("judge") or "").strip() or None,
-             "task": (rec.get("question_set") or "").strip() or None,
+             "task": (rec.get("question_set") or "").strip() or _pair_file_set(file, base, other),
              "reasoning": rec.get("reasoning") or None}]
+
+
+def _pair_file_set(file: Path, base: str, other: str) -> str | None:
+    """The question set a per-pair ``{question_set}_{base}--{other}.csv`` names, else None.
+
+    BenchmarkQED 0.4.0 writes no ``question_set`` column in these files, only in
+    ``win_rates.csv``; without it the sets of a folder would pool into one.
+
+    >>> _pair_file_set(Path("data_local_vector_rag--graph_rag.csv"), "vector_rag", "graph_rag")
+    'data_local'
+    >>> _pair_file_set(Path("win_rates.csv"), "vector_rag", "graph_rag") is None
+    True
+    """
+    suffix = f"_{base}--{other}.csv"
+    return file.name[: -len(suffix)] or None if file.name.endswith(suffix) else None
 
 
 def _scored(rec: Mapping[str, str], field: str, file: Path, number: int,
