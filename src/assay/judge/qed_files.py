@@ -395,15 +395,19 @@ def _joint_vs_separate(plan: Plan, folder: Path, judgments: Callable[[], pd.Data
     return [write_csv_frame(pd.DataFrame(rows), folder / "joint_vs_separate_by_model.csv")]
 
 
-def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
+def write_assertion_csvs(plan: Plan, folder: str | Path, inputs: JudgeInputs | None = None) -> list[Path]:
     """Write the assertion summaries of the plan's assertion judges into the run folder, and
     ``significance_summary.csv`` when a judge scored two or more arms.
 
     Standard judges: ``assertion_scores_by_assertion.csv``, ``assertion_scores_by_question.csv``,
     ``assertion_scores_summary.csv`` (:func:`~assay.analysis.assertions._summaries.assertion_summary`);
-    hierarchical: ``hierarchical_assertion_scores.csv``, ``hierarchical_summary_by_question.csv``,
-    ``hierarchical_summary.csv``; chunk-level: ``chunk_coverage.csv``,
-    ``chunk_coverage_by_question.csv``. Each judge is summarised with its own
+    hierarchical: BenchmarkQED's single-RAG files computed as it computes them
+    (:func:`~assay.analysis.assertions._qed_hierarchical.qed_hierarchical`, the texts from
+    ``inputs``, else the plan's): ``hierarchical_assertion_scores.csv`` (per trial),
+    ``hierarchical_assertion_summary.csv``, ``hierarchical_summary_by_question.csv``,
+    ``eval_summary.json``, and assay's own ``hierarchical_scores_by_assertion.csv``,
+    ``hierarchical_scores_by_question.csv``, ``hierarchical_summary.csv``; chunk-level:
+    ``chunk_coverage.csv``, ``chunk_coverage_by_question.csv``. Each judge is summarised with its own
     ``pass_threshold`` (and ``top_k``, ``k_list``), the judges of one kind stacked in one file
     (the ``judge`` column tells them apart). A judge with no scored judgment is left out.
     Returns the files written.
@@ -421,10 +425,12 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
         AssertionSummary,
         ChunkCoverage,
         HierarchicalSummary,
+        QedHierarchical,
         assertion_significance,
         assertion_summary,
         chunk_coverage,
         hierarchical_summary,
+        qed_hierarchical,
     )
 
     with RunStore(folder) as store:
@@ -432,6 +438,7 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
             return []
     frame = load_store(folder).frame
     found: dict[str, list[Any]] = {kind: [] for kind in kinds}
+    qed: list[QedHierarchical] = []
     for part in parts:
         judge: Any = part.judge
         rows = frame[frame["judge"] == judge.name]
@@ -442,6 +449,8 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
                                                       top_k=judge.top_k))
         elif part.kind == "assertion_hierarchical":
             found[part.kind].append(hierarchical_summary(rows, pass_threshold=judge.pass_threshold))
+            qed.append(qed_hierarchical(rows, mode=judge.mode, pass_threshold=judge.pass_threshold,
+                                        texts=_texts(inputs or plan.inputs, judge.supporting_key)))
         else:
             found[part.kind].append(chunk_coverage(rows, k_list=judge.k_list,
                                                    pass_threshold=judge.pass_threshold))
@@ -457,6 +466,10 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
                                     tuple(n for x in a for n in x.notes)).write_csvs(folder)
     if found["assertion_hierarchical"]:
         h = found["assertion_hierarchical"]
+        written += QedHierarchical(stack(x.trials for x in qed), stack(x.aggregated for x in qed),
+                                   stack(x.by_question for x in qed),
+                                   tuple(d for x in qed for d in x.eval_summary),
+                                   qed[0].pass_threshold).write_csvs(folder)
         written += HierarchicalSummary(stack(x.aggregated for x in h), stack(x.by_question for x in h),
                                        stack(x.overall for x in h), h[0].pass_threshold).write_csvs(folder)
     if found["chunk_assertion"]:
@@ -472,3 +485,15 @@ def write_assertion_csvs(plan: Plan, folder: str | Path) -> list[Path]:
                                           n_resamples=significance.permutations,
                                           seed=significance.seed).write_csvs(folder)
     return written
+
+
+def _texts(inputs: JudgeInputs | None, supporting_key: str) -> Any:
+    """The question, answer and assertion texts BenchmarkQED's hierarchical files show."""
+    from assay.analysis.assertions import QedTexts
+
+    if inputs is None:
+        return QedTexts(supporting_key=supporting_key)
+    questions = {item: a.question for answers in inputs.answers.values() for item, a in answers.items()}
+    answers = {(arm, item): a.text for arm, by_item in inputs.answers.items() for item, a in by_item.items()}
+    return QedTexts(questions=questions, answers=answers, assertions=dict(inputs.assertions),
+                    supporting_key=supporting_key)

@@ -113,7 +113,7 @@ def run_judge(section: Mapping[str, Any], answers: Mapping[str, pd.DataFrame], *
     plan = build_plan(cfg, loaded)
     summary = run_sync(execute(plan, folder))
     write_qed_csvs(plan, loaded, folder)
-    write_assertion_csvs(plan, folder)
+    write_assertion_csvs(plan, folder, loaded)
     if verbose:
         failed = summary.failed_stored if summary.failed_stored is not None else summary.failed
         print(f"{summary.done} judged ({summary.failed} failed, {summary.cached} from cache), "

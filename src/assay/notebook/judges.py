@@ -13,7 +13,7 @@ CSV ``assay judge`` writes for it, with BenchmarkQED's columns:
   question, criteria, score, reasoning, trial, reference, generated, question_set, judge.
 * :func:`judge_assertions`: ``assertion_scores_by_assertion.csv``; the per-question and
   summary tables and ``significance_summary.csv`` are in the run folder.
-* :func:`judge_assertions_hierarchical`: ``hierarchical_assertion_scores.csv``, likewise.
+* :func:`judge_assertions_hierarchical`: ``hierarchical_scores_by_assertion.csv``, likewise.
 
 A failed judgment (no valid verdict after the retries) is left out of the frame, counted in
 the printed line and kept in the store; calling again with the same ``store`` asks nothing
@@ -168,9 +168,10 @@ def judge_assertions_hierarchical(answers: Mapping[str, pd.DataFrame], assertion
     """Hierarchical assertion scores (BenchmarkQED's ``run_hierarchical_assertion_evaluation``):
     global assertions, each with ``supporting_key`` assertions, in ``mode`` staged (supporting
     ones judged for passed globals only) or joint. Arguments as :func:`judge_assertions`;
-    returns ``hierarchical_assertion_scores.csv`` (the summaries are in the run folder)."""
+    returns assay's per-global table ``hierarchical_scores_by_assertion.csv`` (BenchmarkQED's
+    files, ``hierarchical_assertion_scores.csv`` per trial among them, are in the run folder)."""
     section = {"kind": "assertion_hierarchical", "label": f"hierarchical-{mode}", "mode": mode,
                "trials": trials, "pass_threshold": pass_threshold, "supporting_key": supporting_key}
     folder = _assertions(answers, assertions, section, llm=llm, store=store, question_set=question_set,
                          keys=Keys(question_id_key, question_text_key, answer_text_key), verbose=verbose)
-    return read_csv(folder, "hierarchical_assertion_scores.csv")
+    return read_csv(folder, "hierarchical_scores_by_assertion.csv")

@@ -98,6 +98,8 @@ DEFAULT_LAYOUT = "default"
 WRITERS: dict[tuple[str, str], str] = {
     ("assay.analysis.assertions._chunk_coverage.ChunkCoverage", "default"):
         ".qed:write_chunk_coverage",
+    ("assay.analysis.assertions._qed_hierarchical.QedHierarchical", "default"):
+        ".qed:write_qed_hierarchical",
     ("assay.analysis.assertions._significance.AssertionSignificance", "default"):
         ".qed:write_significance_summary",
     ("assay.analysis.assertions._summaries.AssertionSummary", "default"):

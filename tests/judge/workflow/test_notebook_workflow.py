@@ -239,7 +239,7 @@ def test_staged_asks_supporting_only_for_passed_globals(workflow):
     disc = _rows(t, judge, "discovery")
     assert {(a, i) for a, i in zip(disc["arm"], disc["item"], strict=True)} == passed
     # the summary applies "a pass with no support and no discovery fails"
-    agg = pd.read_csv(workflow.folder / "hierarchical_assertion_scores.csv")
+    agg = pd.read_csv(workflow.folder / "hierarchical_scores_by_assertion.csv")
     agg = agg[agg["judge"] == judge]
     for _, row in agg.iterrows():
         item = f"{row['question']}#{row['assertion_id']}"

@@ -174,7 +174,9 @@ def test_every_file_of_a_run_does_not_depend_on_the_order_judgments_were_answere
                 "original_pairwise_scores.csv", "original_vs_differential_comparison.csv",
                 "joint_vs_separate_by_model.csv", "assertion_scores_by_assertion.csv",
                 "assertion_scores_by_question.csv", "assertion_scores_summary.csv",
-                "hierarchical_assertion_scores.csv", "hierarchical_summary_by_question.csv",
+                "hierarchical_assertion_scores.csv", "hierarchical_assertion_summary.csv",
+                "hierarchical_summary_by_question.csv", "eval_summary.json",
+                "hierarchical_scores_by_assertion.csv", "hierarchical_scores_by_question.csv",
                 "hierarchical_summary.csv", "chunk_coverage.csv", "chunk_coverage_by_question.csv",
                 "significance_summary.csv", "data_local_vector_rag--graph_rag.csv",
                 "data_global_inputs--graph_rag.csv"}

@@ -209,8 +209,9 @@ class HierarchicalSummary:
     pass_threshold: float
 
     def write_csvs(self, out_dir: str | Path) -> list[Path]:
-        """``hierarchical_assertion_scores.csv``, ``hierarchical_summary_by_question.csv``,
-        ``hierarchical_summary.csv``."""
+        """assay's own files: ``hierarchical_scores_by_assertion.csv``,
+        ``hierarchical_scores_by_question.csv``, ``hierarchical_summary.csv`` (BenchmarkQED's
+        files of the same rows: :func:`~assay.analysis.assertions._qed_hierarchical.qed_hierarchical`)."""
         return write_files(self, out_dir)
 
 

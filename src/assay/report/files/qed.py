@@ -23,15 +23,20 @@ configured correction, within each question set and criterion),
 Holm over every comparison shown), the same columns with ``standard_error``, ``lower``,
 ``upper``, then ``method`` naming the test and ``correction`` naming the family.
 
-The assertion summaries write their tables under BenchmarkQED's file names
-(``assertion_scores_*.csv``, ``hierarchical_*.csv``, ``chunk_coverage*.csv``,
-``significance_summary.csv``). Every CSV goes through :mod:`assay.data.cells` (no cell a
-spreadsheet would run as a formula).
+The hierarchical files under BenchmarkQED's names (``hierarchical_assertion_scores.csv`` per
+trial, ``hierarchical_assertion_summary.csv``, ``hierarchical_summary_by_question.csv``,
+``eval_summary.json``) are BenchmarkQED's single-RAG outputs computed as it computes them
+(:mod:`assay.analysis.assertions._qed_hierarchical`); assay's own hierarchical summary goes to
+``hierarchical_scores_by_assertion.csv``, ``hierarchical_scores_by_question.csv`` and
+``hierarchical_summary.csv``. The other assertion summaries are written as
+``assertion_scores_*.csv``, ``chunk_coverage*.csv`` and ``significance_summary.csv``. Every
+CSV goes through :mod:`assay.data.cells` (no cell a spreadsheet would run as a formula).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,6 +51,7 @@ if TYPE_CHECKING:
         AssertionSummary,
         ChunkCoverage,
         HierarchicalSummary,
+        QedHierarchical,
     )
     from assay.analysis.assertions._significance import AssertionSignificance
     from assay.analysis.winrates import WinRateReport
@@ -59,6 +65,7 @@ __all__ = [
     "write_assertion_tables",
     "write_chunk_coverage",
     "write_hierarchical_tables",
+    "write_qed_hierarchical",
     "write_significance_summary",
     "write_tables",
     "write_winrate_comparison",
@@ -217,11 +224,39 @@ def write_assertion_tables(summary: AssertionSummary, out_dir: Path) -> list[Pat
 
 
 def write_hierarchical_tables(summary: HierarchicalSummary, out_dir: Path) -> list[Path]:
-    """``hierarchical_assertion_scores.csv``, ``hierarchical_summary_by_question.csv``,
-    ``hierarchical_summary.csv``."""
-    return write_tables(out_dir, {"hierarchical_assertion_scores.csv": summary.aggregated,
-                                  "hierarchical_summary_by_question.csv": summary.by_question,
+    """assay's own hierarchical summary: ``hierarchical_scores_by_assertion.csv`` (one row per
+    global assertion id), ``hierarchical_scores_by_question.csv`` (supporting assertions
+    deduplicated on their ids), ``hierarchical_summary.csv``."""
+    return write_tables(out_dir, {"hierarchical_scores_by_assertion.csv": summary.aggregated,
+                                  "hierarchical_scores_by_question.csv": summary.by_question,
                                   "hierarchical_summary.csv": summary.overall})
+
+
+def eval_summary_text(summaries: tuple[dict[str, object], ...]) -> str:
+    """``eval_summary.json`` as BenchmarkQED writes it (``json.dumps``, no indent): the one
+    group's dict without assay's keys (task, arm, judge), or the list of the groups' dicts,
+    their keys kept, when there are several.
+
+    >>> eval_summary_text(({"total_assertions": 2, "task": "t", "arm": "a", "judge": "j"},))
+    '{"total_assertions": 2}'
+    """
+    if len(summaries) == 1:
+        return json.dumps({k: v for k, v in summaries[0].items() if k not in ("task", "arm", "judge")})
+    return json.dumps(list(summaries))
+
+
+def write_qed_hierarchical(result: QedHierarchical, out_dir: Path) -> list[Path]:
+    """BenchmarkQED's single-RAG hierarchical files: ``hierarchical_assertion_scores.csv`` (per
+    trial), ``hierarchical_assertion_summary.csv``, ``hierarchical_summary_by_question.csv``
+    and ``eval_summary.json`` (when a global was scored)."""
+    paths = write_tables(out_dir, {"hierarchical_assertion_scores.csv": result.trials,
+                                   "hierarchical_assertion_summary.csv": result.aggregated,
+                                   "hierarchical_summary_by_question.csv": result.by_question})
+    if result.eval_summary:
+        path = Path(out_dir) / "eval_summary.json"
+        path.write_text(eval_summary_text(result.eval_summary), encoding="utf-8")
+        paths.append(path)
+    return paths
 
 
 def write_chunk_coverage(coverage: ChunkCoverage, out_dir: Path) -> list[Path]:
