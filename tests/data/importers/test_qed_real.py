@@ -62,6 +62,20 @@ def test_per_pair_files_read_as_win_rates_csv():
     assert len(a) == 8 * 4 * 4  # questions x criteria x trials
 
 
+def test_the_whole_output_folder_imports_as_its_win_rates_csv(tmp_path):
+    """The folder BenchmarkQED wrote (win_rates.csv, the per-pair CSVs it concatenates, its
+    significance file) reads as win_rates.csv alone: the parts are passed over, with a note."""
+    folder = import_qed([REAL / "pairwise"])
+    whole = import_qed([REAL / "pairwise" / "win_rates.csv"])
+    pd.testing.assert_frame_equal(folder.frame.drop(columns="source_file", errors="ignore"),
+                                  whole.frame.drop(columns="source_file", errors="ignore"))
+    notes = " ".join(folder.read_notes)
+    assert "2 per-pair file(s) passed over" in notes and "win_rates.csv" in notes
+    assert "winrates_sig_tests.csv" in notes  # the derived file, skipped as before
+    _cli(["import", "qed", str(REAL / "pairwise"), "-o", str(tmp_path / "q.parquet")])
+    assert len(load(tmp_path / "q.parquet").frame) == len(whole.frame)
+
+
 def _printed_summary(text: str) -> dict[tuple[str, str], float]:
     """(generated, criterion) -> mean from BenchmarkQED's printed Reference Scores Summary tables."""
     means: dict[tuple[str, str], float] = {}

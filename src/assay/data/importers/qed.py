@@ -64,6 +64,8 @@ ASSERTION_SUFFIX = "assertion_scores.csv"
 READING = ("as BenchmarkQED's evaluate_rag_method merges a statement repeated within a "
            "question: it groups the scores by question and assertion text, so the copies' "
            "trials pool into one assertion")
+PER_PAIR = "--"
+"""In the name of a per-pair CSV, ``{question_set}_{base}--{other}.csv``, between the two RAG methods."""
 DERIVED = ("significance_", "winrates_sig_tests.csv", "model_usage")
 """Name starts of the files BenchmarkQED derives from its scores (tests, summaries): an
 output folder holds them beside the score files; they are skipped with a note."""
@@ -110,6 +112,11 @@ def import_qed(sources: Sequence[str | Path], *,
     declared: dict[str, Scale] = {}
     pairwise_files = []
     kinds: set[str] = set()
+    # BenchmarkQED's output folder holds win_rates.csv and the per-pair CSVs it concatenates:
+    # read the whole file once and pass over the parts beside it (named in a note)
+    combined = {f.parent for f in files if f.name == "win_rates.csv"}
+    parts = [f for f in files if f.parent in combined and PER_PAIR in f.name]
+    files = [f for f in files if f not in parts]
     for file in files:
         header, records = _read_csv(file)
         header = fields.header(header)
@@ -136,6 +143,10 @@ def import_qed(sources: Sequence[str | Path], *,
     if len(pairwise_files) > 1 and any(f.name == "win_rates.csv" for f in pairwise_files):
         raise InputError(", ".join(map(str, pairwise_files)), "win_rates.csv holds the rows of "
                          "the per-pair CSVs already: give one or the other")
+    notes = []
+    if parts:
+        notes.append(f"{len(parts)} per-pair file(s) passed over: their rows are those of the "
+                     f"win_rates.csv beside them, which was read: {', '.join(map(str, parts))}")
     problems += fields.unused(seen, ", ".join(map(str, files)))
     assertions_only = kinds == {"assertion"}
     if duplicates is None:
@@ -144,11 +155,12 @@ def import_qed(sources: Sequence[str | Path], *,
     table = build(rows, numbers, problems, read or files, {**declared, **(scales or {})},
                   duplicates=duplicates, reading=READING if assertions_only else "")
     if skipped:
+        notes.append(f"{len(skipped)} file(s) BenchmarkQED derives from its scores skipped "
+                     f"(assay recomputes them): {', '.join(str(f) for f in skipped)}")
+    if notes:
         from dataclasses import replace
 
-        table = replace(table, read_notes=(*table.read_notes,
-                        f"{len(skipped)} file(s) BenchmarkQED derives from its scores skipped "
-                        f"(assay recomputes them): {', '.join(str(f) for f in skipped)}"))
+        table = replace(table, read_notes=(*table.read_notes, *notes))
     return table
 
 
