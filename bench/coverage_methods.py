@@ -40,6 +40,9 @@ from assay.stats import (
 FloatArray = npt.NDArray[np.float64]
 CONF = 0.95
 Result = tuple[float, float, float, float]
+Labelled = tuple[float, float, float, float, tuple[str, ...]]
+"""A result with the labels of the branches its rule took (the grid tallies coverage per
+label)."""
 
 
 @dataclass(frozen=True)
@@ -194,22 +197,38 @@ def _arm_runs_material(chunk: Chunk, j: int) -> bool:
     return run_material(res, run_effect_p(cells, chunk.sizes[j]))
 
 
-def auto(chunk: Chunk, j: int, ctx: Context) -> Result:
-    """What the report prints by default for an arm's accuracy (accuracy_section's steps):
-    the hull in a flagged design, Korn-Graubard for a sparse arm, the two-way interval when
-    the run component is material, else the bootstrap or the logit CR2 t."""
+def _pair_runs_material(chunk: Chunk, j: int) -> bool:
+    cells = chunk.runs_a[j] - chunk.runs_b[j]
+    res = two_way_cluster_variance(cells, chunk.sizes[j])
+    return run_material(res, run_effect_p(cells, chunk.sizes[j]))
+
+
+def _runtest(material: bool) -> str:
+    return "run pre-test " + ("fired" if material else "quiet")
+
+
+def auto_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """The accuracy rule of issue 12 (before issue 26), kept to compare: the hull in a
+    flagged design, Korn-Graubard for a sparse arm, the two-way interval on min(C, R) - 1 df
+    when the run pre-test fires (run_material), else the bootstrap or the logit CR2 t.
+    Labels: the method the report records, and what the run pre-test said."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sums, sizes = chunk.sums_a[j], chunk.sizes[j]
     r = float(sums.sum() / sizes.sum())
+    labels: tuple[str, ...] = ()
     if not choice.widened and 0.0 < r < 1.0:
         if is_sparse(sums, sizes):
             res = korn_graubard_interval(sums, sizes, conf=CONF)
-            return r, res.lower, res.upper, 1.0
-        if _arm_runs_material(chunk, j):
-            return two_way(chunk, j, ctx)
+            return r, res.lower, res.upper, 1.0, ("korn_graubard_clopper_pearson",)
+        material = _arm_runs_material(chunk, j)
+        labels = (_runtest(material),)
+        if material:
+            return (*two_way(chunk, j, ctx), ("two_way_cluster_run_t", *labels))
     if choice.method == "bootstrap":
-        return bootstrap(chunk, j, ctx)
+        out = bootstrap(chunk, j, ctx)
+        name = "korn_graubard_fallback" if out[3] else "studentised_cluster_bootstrap"
+        return (*out, (name, *labels))
 
     def make() -> tuple[float, float]:
         res = cluster_t_interval(sums, sizes, conf=CONF, variance="CR2",
@@ -219,32 +238,42 @@ def auto(chunk: Chunk, j: int, ctx: Context) -> Result:
         hull = beta_binomial_bayes_interval(np.rint(chunk.runs_a[j].sum(axis=1)),
                                             sizes * chunk.runs, conf=CONF)
         return min(res.lower, hull.lower), max(res.upper, hull.upper)
-    return _with_fallback(make, sums, sizes)
+    out = _with_fallback(make, sums, sizes)
+    name = "korn_graubard_fallback" if out[3] else \
+        "cr2_bayes_hull" if choice.widened else "logit_cluster_robust_t"
+    return (*out, (name, *labels))
 
 
-def auto_paired(chunk: Chunk, j: int, ctx: Context) -> Result:
-    """What the report prints by default for the paired difference (contrasts_section)."""
+def auto_paired_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """The paired-difference rule of issue 12 (before issue 26), kept to compare."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sizes = chunk.sizes[j]
+    labels: tuple[str, ...] = ()
     if not choice.widened:
         sparse = sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes, conf=CONF)
         if sparse is not None:
-            return sparse.estimate, sparse.lower, sparse.upper, 1.0
-        runs = run_difference(chunk.runs_a[j] - chunk.runs_b[j], sizes, conf=CONF)
-        if runs is not None:
-            return runs[0].estimate, runs[1], runs[2], 0.0
+            return sparse.estimate, sparse.lower, sparse.upper, 1.0, ("mover_korn_graubard",)
+        material = _pair_runs_material(chunk, j)
+        labels = (_runtest(material),)
+        if material:
+            return (*paired_two_way(chunk, j, ctx), ("two_way_cluster_run_t", *labels))
     res = paired_difference_interval(chunk.diff_sums[j], sizes, conf=CONF,
                                      variance="CR2", sumsq=chunk.sumsq_d[j])
     if not math.isfinite(res.lower):
         lower, upper = _tango(chunk, j)
-        return res.estimate, lower, upper, 1.0
+        return res.estimate, lower, upper, 1.0, ("tango_items", *labels)
     if choice.widened and res.df is not None:
         t_crit = float(stats.t.ppf(0.5 + CONF / 2.0, fewer_df(res.df,
                                                               design.effective_clusters)))
         d, se = res.estimate, res.standard_error
-        return d, max(d - t_crit * se, -1.0), min(d + t_crit * se, 1.0), 0.0
-    return res.estimate, res.lower, res.upper, 0.0
+        return (d, max(d - t_crit * se, -1.0), min(d + t_crit * se, 1.0), 0.0,
+                ("cluster_robust_t_fewer_df",))
+    return res.estimate, res.lower, res.upper, 0.0, ("cluster_robust_t", *labels)
+
+
+auto = auto_pretest
+auto_paired = auto_paired_pretest
 
 
 @dataclass(frozen=True)
@@ -252,7 +281,7 @@ class Method:
     name: str
     target: str
     """``accuracy`` (arm A) or ``difference`` (A - B)."""
-    run: Callable[[Chunk, int, Context], Result]
+    run: Callable[[Chunk, int, Context], Result | Labelled]
     slow: bool = False
 
 
@@ -271,5 +300,7 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("paired_two_way", "difference", paired_two_way),
     Method("paired_mover", "difference", paired_mover),
     Method("auto_paired", "difference", auto_paired),
+    Method("auto_pretest", "accuracy", auto_pretest, slow=True),
+    Method("auto_paired_pretest", "difference", auto_paired_pretest),
 )}
 
