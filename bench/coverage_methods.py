@@ -20,8 +20,14 @@ import numpy.typing as npt
 from coverage_model import Chunk
 from scipy import stats
 
-from assay.analysis.benchmark._accuracy import fewer_df, run_effect_p, run_material, two_way_bounds
-from assay.analysis.benchmark._contrasts import run_difference, sparse_difference
+from assay.analysis.benchmark._accuracy import (
+    fewer_df,
+    run_effect_p,
+    run_inclusive,
+    run_material,
+    two_way_bounds,
+)
+from assay.analysis.benchmark._contrasts import sparse_difference
 from assay.analysis.benchmark._design import Design, choose_method, design_of, is_sparse
 from assay.stats import (
     beta_binomial_bayes_interval,
@@ -31,6 +37,7 @@ from assay.stats import (
     korn_graubard_interval,
     paired_difference_interval,
     ratio_estimate,
+    run_variance_component,
     studentised_bootstrap_interval,
     tango_effective_n,
     tango_interval,
@@ -208,7 +215,8 @@ def _runtest(material: bool) -> str:
 
 
 def auto_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
-    """The accuracy rule of issue 12 (before issue 26), kept to compare: the hull in a
+    """The accuracy rule of issue 12, what the report prints by default (accuracy_section's
+    steps; ``auto`` is this function): the hull in a
     flagged design, Korn-Graubard for a sparse arm, the two-way interval on min(C, R) - 1 df
     when the run pre-test fires (run_material), else the bootstrap or the logit CR2 t.
     Labels: the method the report records, and what the run pre-test said."""
@@ -245,7 +253,8 @@ def auto_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
 
 
 def auto_paired_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
-    """The paired-difference rule of issue 12 (before issue 26), kept to compare."""
+    """The paired-difference rule of issue 12, what the report prints by default
+    (contrasts_section; ``auto_paired`` is this function)."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sizes = chunk.sizes[j]
@@ -272,8 +281,51 @@ def auto_paired_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     return res.estimate, res.lower, res.upper, 0.0, ("cluster_robust_t", *labels)
 
 
-auto = auto_pretest
-auto_paired = auto_paired_pretest
+def auto_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Issue 26's candidate rule for an arm's accuracy, with no run pre-test: as
+    auto_pretest, but the logit CR2 t with the run component added (``run_inclusive``, V_run
+    from ``run_variance_component``, Satterthwaite df) whenever V_run > 0, and the one-way
+    interval (bootstrap or CR2 t) at V_run = 0, its limit. Labels: the method, and what
+    the run pre-test would have said (a diagnostic: the rule does not read it)."""
+    design = _design(chunk, j)
+    choice = choose_method("auto", design)
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+    r = float(sums.sum() / sizes.sum())
+    if choice.widened or not 0.0 < r < 1.0 or is_sparse(sums, sizes):
+        return auto_pretest(chunk, j, ctx)
+    labels = (_runtest(_arm_runs_material(chunk, j)),)
+    cr2_res = cluster_t_interval(sums, sizes, conf=CONF, variance="CR2", sumsq=chunk.sumsq_a[j])
+    if cr2_res.standard_error > 1e-12 and cr2_res.df is not None:
+        comp = run_variance_component(chunk.runs_a[j], sizes)
+        ri = run_inclusive(r, cr2_res.standard_error ** 2, cr2_res.df, comp, chunk.runs,
+                           conf=CONF, logit=True)
+        if ri is not None:
+            return r, ri.lower, ri.upper, 0.0, ("logit_cluster_run_t", *labels)
+    out = auto_pretest(chunk, j, ctx)
+    return (*out[:4], (out[4][0], *labels))
+
+
+def auto_paired_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Issue 26's candidate rule for the paired difference: as auto_paired_pretest, with the
+    CR2 t of a design not flagged widened by the run component (``run_inclusive``) whenever
+    it is positive, instead of the run pre-test's two-way interval."""
+    design = _design(chunk, j)
+    choice = choose_method("auto", design)
+    sizes = chunk.sizes[j]
+    if choice.widened or sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes,
+                                           conf=CONF) is not None:
+        return auto_paired_pretest(chunk, j, ctx)
+    labels = (_runtest(_pair_runs_material(chunk, j)),)
+    res = paired_difference_interval(chunk.diff_sums[j], sizes, conf=CONF,
+                                     variance="CR2", sumsq=chunk.sumsq_d[j])
+    if math.isfinite(res.lower) and res.df is not None:
+        comp = run_variance_component(chunk.runs_a[j] - chunk.runs_b[j], sizes)
+        ri = run_inclusive(res.estimate, res.standard_error ** 2, res.df, comp, chunk.runs,
+                           conf=CONF, logit=False, low=-1.0)
+        if ri is not None:
+            return res.estimate, ri.lower, ri.upper, 0.0, ("cluster_run_t", *labels)
+    out = auto_paired_pretest(chunk, j, ctx)
+    return (*out[:4], (out[4][0], *labels))
 
 
 @dataclass(frozen=True)
@@ -294,13 +346,13 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("cr2", "accuracy", cr2),
     Method("cr2_ind", "accuracy", cr2_ind),
     Method("two_way", "accuracy", two_way),
-    Method("auto", "accuracy", auto, slow=True),
+    Method("auto", "accuracy", auto_pretest, slow=True),
     Method("paired", "difference", paired),
     Method("paired_cr2", "difference", paired_cr2),
     Method("paired_two_way", "difference", paired_two_way),
     Method("paired_mover", "difference", paired_mover),
-    Method("auto_paired", "difference", auto_paired),
-    Method("auto_pretest", "accuracy", auto_pretest, slow=True),
-    Method("auto_paired_pretest", "difference", auto_paired_pretest),
+    Method("auto_paired", "difference", auto_paired_pretest),
+    Method("auto_run", "accuracy", auto_run, slow=True),
+    Method("auto_paired_run", "difference", auto_paired_run),
 )}
 
