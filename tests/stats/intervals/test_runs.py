@@ -97,7 +97,7 @@ def test_run_inclusive_df_hand_worked_and_limits() -> None:
     assert_allclose(run_inclusive_df(0.0, 38.0, 3.0, 5), 4.0, rtol=1e-12)
     # Between the smaller df and the sum of both, and increasing in nu_1.
     nus = [run_inclusive_df(1.0, nu, 0.5, 5) for nu in (2.0, 10.0, 100.0)]
-    assert all(min(nu, 4.0) <= v <= nu + 4.0 for v, nu in zip(nus, (2.0, 10.0, 100.0)))
+    assert all(min(nu, 4.0) <= v <= nu + 4.0 for v, nu in zip(nus, (2.0, 10.0, 100.0), strict=True))
     assert nus == sorted(nus)
     with pytest.raises(ValueError, match="runs"):
         run_inclusive_df(1.0, 10.0, 1.0, 1)
