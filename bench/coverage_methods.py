@@ -20,8 +20,14 @@ import numpy.typing as npt
 from coverage_model import Chunk
 from scipy import stats
 
-from assay.analysis.benchmark._accuracy import fewer_df, run_effect_p, run_material, two_way_bounds
-from assay.analysis.benchmark._contrasts import run_difference, sparse_difference
+from assay.analysis.benchmark._accuracy import (
+    fewer_df,
+    run_effect_p,
+    run_inclusive,
+    run_material,
+    two_way_bounds,
+)
+from assay.analysis.benchmark._contrasts import sparse_difference
 from assay.analysis.benchmark._design import Design, choose_method, design_of, is_sparse
 from assay.stats import (
     beta_binomial_bayes_interval,
@@ -31,6 +37,7 @@ from assay.stats import (
     korn_graubard_interval,
     paired_difference_interval,
     ratio_estimate,
+    run_variance_component,
     studentised_bootstrap_interval,
     tango_effective_n,
     tango_interval,
@@ -40,6 +47,9 @@ from assay.stats import (
 FloatArray = npt.NDArray[np.float64]
 CONF = 0.95
 Result = tuple[float, float, float, float]
+Labelled = tuple[float, float, float, float, tuple[str, ...]]
+"""A result with the labels of the branches its rule took (the grid tallies coverage per
+label)."""
 
 
 @dataclass(frozen=True)
@@ -194,22 +204,39 @@ def _arm_runs_material(chunk: Chunk, j: int) -> bool:
     return run_material(res, run_effect_p(cells, chunk.sizes[j]))
 
 
-def auto(chunk: Chunk, j: int, ctx: Context) -> Result:
-    """What the report prints by default for an arm's accuracy (accuracy_section's steps):
-    the hull in a flagged design, Korn-Graubard for a sparse arm, the two-way interval when
-    the run component is material, else the bootstrap or the logit CR2 t."""
+def _pair_runs_material(chunk: Chunk, j: int) -> bool:
+    cells = chunk.runs_a[j] - chunk.runs_b[j]
+    res = two_way_cluster_variance(cells, chunk.sizes[j])
+    return run_material(res, run_effect_p(cells, chunk.sizes[j]))
+
+
+def _runtest(material: bool) -> str:
+    return "run pre-test " + ("fired" if material else "quiet")
+
+
+def auto_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """The accuracy rule of issue 12, what the report prints by default (accuracy_section's
+    steps; ``auto`` is this function): the hull in a
+    flagged design, Korn-Graubard for a sparse arm, the two-way interval on min(C, R) - 1 df
+    when the run pre-test fires (run_material), else the bootstrap or the logit CR2 t.
+    Labels: the method the report records, and what the run pre-test said."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sums, sizes = chunk.sums_a[j], chunk.sizes[j]
     r = float(sums.sum() / sizes.sum())
+    labels: tuple[str, ...] = ()
     if not choice.widened and 0.0 < r < 1.0:
         if is_sparse(sums, sizes):
             res = korn_graubard_interval(sums, sizes, conf=CONF)
-            return r, res.lower, res.upper, 1.0
-        if _arm_runs_material(chunk, j):
-            return two_way(chunk, j, ctx)
+            return r, res.lower, res.upper, 1.0, ("korn_graubard_clopper_pearson",)
+        material = _arm_runs_material(chunk, j)
+        labels = (_runtest(material),)
+        if material:
+            return (*two_way(chunk, j, ctx), ("two_way_cluster_run_t", *labels))
     if choice.method == "bootstrap":
-        return bootstrap(chunk, j, ctx)
+        out = bootstrap(chunk, j, ctx)
+        name = "korn_graubard_fallback" if out[3] else "studentised_cluster_bootstrap"
+        return (*out, (name, *labels))
 
     def make() -> tuple[float, float]:
         res = cluster_t_interval(sums, sizes, conf=CONF, variance="CR2",
@@ -219,32 +246,86 @@ def auto(chunk: Chunk, j: int, ctx: Context) -> Result:
         hull = beta_binomial_bayes_interval(np.rint(chunk.runs_a[j].sum(axis=1)),
                                             sizes * chunk.runs, conf=CONF)
         return min(res.lower, hull.lower), max(res.upper, hull.upper)
-    return _with_fallback(make, sums, sizes)
+    out = _with_fallback(make, sums, sizes)
+    name = "korn_graubard_fallback" if out[3] else \
+        "cr2_bayes_hull" if choice.widened else "logit_cluster_robust_t"
+    return (*out, (name, *labels))
 
 
-def auto_paired(chunk: Chunk, j: int, ctx: Context) -> Result:
-    """What the report prints by default for the paired difference (contrasts_section)."""
+def auto_paired_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """The paired-difference rule of issue 12, what the report prints by default
+    (contrasts_section; ``auto_paired`` is this function)."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sizes = chunk.sizes[j]
+    labels: tuple[str, ...] = ()
     if not choice.widened:
         sparse = sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes, conf=CONF)
         if sparse is not None:
-            return sparse.estimate, sparse.lower, sparse.upper, 1.0
-        runs = run_difference(chunk.runs_a[j] - chunk.runs_b[j], sizes, conf=CONF)
-        if runs is not None:
-            return runs[0].estimate, runs[1], runs[2], 0.0
+            return sparse.estimate, sparse.lower, sparse.upper, 1.0, ("mover_korn_graubard",)
+        material = _pair_runs_material(chunk, j)
+        labels = (_runtest(material),)
+        if material:
+            return (*paired_two_way(chunk, j, ctx), ("two_way_cluster_run_t", *labels))
     res = paired_difference_interval(chunk.diff_sums[j], sizes, conf=CONF,
                                      variance="CR2", sumsq=chunk.sumsq_d[j])
     if not math.isfinite(res.lower):
         lower, upper = _tango(chunk, j)
-        return res.estimate, lower, upper, 1.0
+        return res.estimate, lower, upper, 1.0, ("tango_items", *labels)
     if choice.widened and res.df is not None:
         t_crit = float(stats.t.ppf(0.5 + CONF / 2.0, fewer_df(res.df,
                                                               design.effective_clusters)))
         d, se = res.estimate, res.standard_error
-        return d, max(d - t_crit * se, -1.0), min(d + t_crit * se, 1.0), 0.0
-    return res.estimate, res.lower, res.upper, 0.0
+        return (d, max(d - t_crit * se, -1.0), min(d + t_crit * se, 1.0), 0.0,
+                ("cluster_robust_t_fewer_df",))
+    return res.estimate, res.lower, res.upper, 0.0, ("cluster_robust_t", *labels)
+
+
+def auto_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Issue 26's candidate rule for an arm's accuracy, with no run pre-test: as
+    auto_pretest, but the logit CR2 t with the run component added (``run_inclusive``, V_run
+    from ``run_variance_component``, Satterthwaite df) whenever V_run > 0, and the one-way
+    interval (bootstrap or CR2 t) at V_run = 0, its limit. Labels: the method, and what
+    the run pre-test would have said (a diagnostic: the rule does not read it)."""
+    design = _design(chunk, j)
+    choice = choose_method("auto", design)
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+    r = float(sums.sum() / sizes.sum())
+    if choice.widened or not 0.0 < r < 1.0 or is_sparse(sums, sizes):
+        return auto_pretest(chunk, j, ctx)
+    labels = (_runtest(_arm_runs_material(chunk, j)),)
+    cr2_res = cluster_t_interval(sums, sizes, conf=CONF, variance="CR2", sumsq=chunk.sumsq_a[j])
+    if cr2_res.standard_error > 1e-12 and cr2_res.df is not None:
+        comp = run_variance_component(chunk.runs_a[j], sizes)
+        ri = run_inclusive(r, cr2_res.standard_error ** 2, cr2_res.df, comp, chunk.runs,
+                           conf=CONF, logit=True)
+        if ri is not None:
+            return r, ri.lower, ri.upper, 0.0, ("logit_cluster_run_t", *labels)
+    out = auto_pretest(chunk, j, ctx)
+    return (*out[:4], (out[4][0], *labels))
+
+
+def auto_paired_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Issue 26's candidate rule for the paired difference: as auto_paired_pretest, with the
+    CR2 t of a design not flagged widened by the run component (``run_inclusive``) whenever
+    it is positive, instead of the run pre-test's two-way interval."""
+    design = _design(chunk, j)
+    choice = choose_method("auto", design)
+    sizes = chunk.sizes[j]
+    if choice.widened or sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes,
+                                           conf=CONF) is not None:
+        return auto_paired_pretest(chunk, j, ctx)
+    labels = (_runtest(_pair_runs_material(chunk, j)),)
+    res = paired_difference_interval(chunk.diff_sums[j], sizes, conf=CONF,
+                                     variance="CR2", sumsq=chunk.sumsq_d[j])
+    if math.isfinite(res.lower) and res.df is not None:
+        comp = run_variance_component(chunk.runs_a[j] - chunk.runs_b[j], sizes)
+        ri = run_inclusive(res.estimate, res.standard_error ** 2, res.df, comp, chunk.runs,
+                           conf=CONF, logit=False, low=-1.0)
+        if ri is not None:
+            return res.estimate, ri.lower, ri.upper, 0.0, ("cluster_run_t", *labels)
+    out = auto_paired_pretest(chunk, j, ctx)
+    return (*out[:4], (out[4][0], *labels))
 
 
 @dataclass(frozen=True)
@@ -252,7 +333,7 @@ class Method:
     name: str
     target: str
     """``accuracy`` (arm A) or ``difference`` (A - B)."""
-    run: Callable[[Chunk, int, Context], Result]
+    run: Callable[[Chunk, int, Context], Result | Labelled]
     slow: bool = False
 
 
@@ -265,11 +346,13 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("cr2", "accuracy", cr2),
     Method("cr2_ind", "accuracy", cr2_ind),
     Method("two_way", "accuracy", two_way),
-    Method("auto", "accuracy", auto, slow=True),
+    Method("auto", "accuracy", auto_pretest, slow=True),
     Method("paired", "difference", paired),
     Method("paired_cr2", "difference", paired_cr2),
     Method("paired_two_way", "difference", paired_two_way),
     Method("paired_mover", "difference", paired_mover),
-    Method("auto_paired", "difference", auto_paired),
+    Method("auto_paired", "difference", auto_paired_pretest),
+    Method("auto_run", "accuracy", auto_run, slow=True),
+    Method("auto_paired_run", "difference", auto_paired_run),
 )}
 

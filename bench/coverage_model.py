@@ -6,7 +6,8 @@ Generation, per replicate and arm (the hierarchy of hr_report's simulation, exte
   i.e. Beta(mu (1 - rho) / rho, (1 - mu) (1 - rho) / rho), so Var(p_c) = rho mu (1 - mu);
 * item accuracy     p_i | p_c ~ Beta(p_c k, (1 - p_c) k), k = (1 - rho_item) / rho_item;
 * run shift         delta_r ~ N(0, run_sd^2) on the logit scale, one per run and arm, shared
-  by every item (crossed runs: one run is a whole pass with one seed or snapshot);
+  by every item (crossed runs: one run is a whole pass with one seed or snapshot); the two
+  arms' shifts of a run correlate at ``run_corr`` (``arm_corr`` unless the cell says);
 * runs              Bernoulli(expit(logit p_i + delta_r)) per item and run (p_i when
   run_sd = 0).
 
@@ -83,6 +84,9 @@ class Cell:
     arm_corr: float = 0.70
     run_sd: float = 0.0
     runs: int = 5
+    run_corr: float | None = None
+    """Correlation of the two arms' run shifts; None: ``arm_corr``. 0 gives a shift per arm,
+    independent between arms (issue 26)."""
     truth_cache: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
     def draw_sizes(self, rng: np.random.Generator, reps: int) -> IntArray:
@@ -170,6 +174,17 @@ CELLS: tuple[Cell, ...] = (
          mu_a=0.02, mu_b=0.01),
     Cell("crossed-0.1", "crossed runs", "run shift sd 0.1 (logit), 386 / 40", LARGE_SIZES,
          run_sd=0.1),
+    # Appended for issue 26: the cells where a pre-test's 'pass' branch under-covered in an
+    # independent simulation. A run shift per arm, independent between arms, on 40 x 10;
+    # sparse arms at 10 clusters; two rare accuracies over 40 clusters.
+    Cell("crossed-arm-0.3", "crossed runs", "run shift per arm sd 0.3 (logit), 40 x 10",
+         np.full(40, 10), run_sd=0.3, run_corr=0.0),
+    Cell("crossed-arm-0.5", "crossed runs", "run shift per arm sd 0.5 (logit), 40 x 10",
+         np.full(40, 10), run_sd=0.5, run_corr=0.0),
+    Cell("ext-0.02-small", "extremes", "accuracy 0.02 (B 0.03), 10 x 5", SMALL_SIZES,
+         mu_a=0.02, mu_b=0.03),
+    Cell("ext-0.02-0.04", "extremes", "accuracy 0.02 (B 0.04), 40 x 10", np.full(40, 10),
+         mu_a=0.02, mu_b=0.04),
 )
 CELL_BY_NAME = {cell.name: cell for cell in CELLS}
 
@@ -242,7 +257,8 @@ def simulate(cell: Cell, reps: int, rng: np.random.Generator) -> Chunk:
     pi_b = _beta_quantile(pc_b[cluster_of], cell.rho_item, special.ndtr(zi_b))
     runs = cell.runs
     if cell.run_sd > 0.0:
-        d_a, d_b = _pair(rng, (reps, runs), cell.arm_corr)
+        run_corr = cell.arm_corr if cell.run_corr is None else cell.run_corr
+        d_a, d_b = _pair(rng, (reps, runs), run_corr)
         pr_a = special.expit(special.logit(pi_a)[:, None] + cell.run_sd * d_a[rep_of])
         pr_b = special.expit(special.logit(pi_b)[:, None] + cell.run_sd * d_b[rep_of])
     else:

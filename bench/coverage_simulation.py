@@ -17,7 +17,10 @@ For every cell and method the script prints the coverage of the 95% interval, it
 Carlo standard error sqrt(p (1 - p) / reps), the shares of intervals entirely below and
 entirely above the truth, the mean width and the replicates that took the report's
 fallback interval. ``auto`` (accuracy of arm A) and ``auto_paired`` (difference A - B) are
-what the report prints by default.
+what the report prints by default. Below a method that reports the branch its rule took
+(the ``method`` the report records, and diagnostics such as what a pre-test said), one
+line per branch label gives the coverage conditional on that branch (``|`` lines: replicates,
+coverage, MC se, below, above, width).
 
 Reproducible: replicates come in chunks of CHUNK; chunk k of cell i draws its data from
 SeedSequence([seed, i, k, 0]) and its bootstrap weights from SeedSequence([seed, i, k, 1]),
@@ -34,7 +37,7 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -70,20 +73,32 @@ class Tally:
     fallbacks: int = 0
     est_sum: float = 0.0
     width_sum: float = 0.0
+    branches: dict[str, list[float]] = field(default_factory=dict)
+    """Per branch label of the rule: [replicates, hits, below, above, width sum]."""
 
     def add(self, estimate: float, lower: float, upper: float, fallback: float,
-            truth: float) -> None:
+            truth: float, labels: Sequence[str] = ()) -> None:
         self.reps += 1
-        self.below += upper < truth
-        self.above += lower > truth
-        self.hits += lower <= truth <= upper
+        below, above = upper < truth, lower > truth
+        hit = lower <= truth <= upper
+        self.below += below
+        self.above += above
+        self.hits += hit
         self.fallbacks += int(fallback)
         self.est_sum += estimate
         self.width_sum += upper - lower
+        for label in labels:
+            row = self.branches.setdefault(label, [0.0] * 5)
+            for k, value in enumerate((1.0, hit, below, above, upper - lower)):
+                row[k] += float(value)
 
     def merge(self, other: Tally) -> None:
         for name in ("reps", "hits", "below", "above", "fallbacks", "est_sum", "width_sum"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        for label, row in other.branches.items():
+            mine = self.branches.setdefault(label, [0.0] * 5)
+            for k, value in enumerate(row):
+                mine[k] += value
 
     @property
     def coverage(self) -> float:
@@ -115,7 +130,8 @@ def _tally_chunk(cell: Cell, chunk, method: str, n: int, ctx: Context) -> Tally:
     truth = truth_a if spec.target == "accuracy" else truth_d
     out = Tally()
     for j in range(n):
-        out.add(*spec.run(chunk, j, ctx), truth)
+        res = spec.run(chunk, j, ctx)
+        out.add(*res[:4], truth, res[4] if len(res) > 4 else ())
     return out
 
 
@@ -189,6 +205,11 @@ def report(results: dict[tuple[str, str], Tally], cells: Sequence[str],
                   f"{100 * t.above / t.reps:>6.2f} {t.est_sum / t.reps:>8.4f} {truth:>7.4f} "
                   f"{t.width_sum / t.reps:>6.3f} {t.fallbacks:>5}"
                   f"{_target(method, name, t.coverage)}")
+            for label, (n, hits, below, above, width) in sorted(t.branches.items()):
+                p = hits / n
+                print(f"{'':<18}   | {label:<34} {int(n):>5} {100 * p:>7.2f} "
+                      f"{100 * math.sqrt(p * (1 - p) / n):>5.2f} {100 * below / n:>6.2f} "
+                      f"{100 * above / n:>6.2f} {'':>8} {'':>7} {width / n:>6.3f}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

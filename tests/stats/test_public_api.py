@@ -8,7 +8,7 @@ import assay.stats as api
 from assay.stats import _distributions, bleu, calibration, correlation, expectation
 from assay.stats.agreement import _rates, _reliability
 from assay.stats.contrasts import _mover, _multiplicity, _noninferiority, _paired
-from assay.stats.intervals import _analytic, _bayes, _bootstrap, _cr2, _passk, _resampling
+from assay.stats.intervals import _analytic, _bayes, _bootstrap, _cr2, _passk, _resampling, _runs
 from assay.stats.leaderboard import _alpaca_eval_glm, _bradley_terry, _length_controlled
 from assay.stats.ppi import _mean as _ppi_mean
 from assay.stats.significance import _paired as _paired_tests
@@ -22,15 +22,14 @@ MODULES = (_distributions, _rates, bleu, calibration, correlation, expectation, 
            _noninferiority, _paired, _passk, _permutation, _reliability, _resampling, _paired_tests,
            _ranks,
            _alpaca_eval_glm, _bradley_terry, _length_controlled, _bands, _bins, _diversity,
-           _ensemble, _stability, _ppi_mean)
+           _ensemble, _stability, _ppi_mean, _runs)
 
 
 def test_all_is_sorted_and_complete() -> None:
     assert api.__all__ == sorted(api.__all__)
     expected = {name for module in MODULES for name in module.__all__}
     expected |= {"BayesResult", "BootstrapRatios", "CR2Estimate", "IntervalResult", "PPIResult",
-                 "RatioEstimate",
-                 "TwoWayVariance",
+                 "RatioEstimate", "RunComponent", "TwoWayVariance",
                  "AgreementRate", "AlphaResult", "CorrelationMatrix", "FlipRateResult", "KappaResult",
                  "BleuResult", "PairwiseBleuResult", "CalibrationFit", "PairwiseAgreement",
                  "ReliabilityResult", "FriedmanResult", "NormalityResult", "PairedTestResult",

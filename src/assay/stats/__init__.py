@@ -12,8 +12,7 @@ from assay._lazy import attach as _attach
 __getattr__, __dir__, _lazy_all = _attach(__name__, {
     "._results": [
         "BayesResult", "BootstrapRatios", "CR2Estimate", "IntervalResult", "PPIResult",
-        "RatioEstimate",
-        "TwoWayVariance",
+        "RatioEstimate", "RunComponent", "TwoWayVariance",
     ],
     "._distributions": ["beta_ppf", "f_sf", "norm_cdf", "norm_ppf", "t_cdf", "t_ppf", "t_sf"],
     ".agreement": [
@@ -71,6 +70,8 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "pass_hat_k_per_item",
         "ratio_estimate",
         "run_effect_p_value",
+        "run_inclusive_df",
+        "run_variance_component",
         "studentised_bootstrap_interval",
         "two_way_cluster_variance",
         "working_icc",

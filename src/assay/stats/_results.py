@@ -92,6 +92,24 @@ class CR2Estimate:
 
 
 @dataclass(frozen=True)
+class RunComponent:
+    """The variance a shift shared by all items of a run adds to a mean (two-way ANOVA)."""
+
+    estimate: float
+    """r, the mean of every (item, run) score."""
+    variance: float
+    """V_run = max(V_R - V_E, 0), the run component of the variance of r."""
+    variance_runs: float
+    """V_R, runs as the units (run shifts and per-run noise)."""
+    variance_noise: float
+    """V_E, what per-run noise alone puts into V_R (from the cluster x run interaction)."""
+    df_runs: float
+    """R - 1."""
+    df_noise: float
+    """(C - 1)(R - 1)."""
+
+
+@dataclass(frozen=True)
 class TwoWayVariance:
     """Cluster x run robust variance of a mean (Cameron, Gelbach and Miller 2011)."""
 

@@ -15,7 +15,7 @@ from assay.analysis.benchmark._data import BenchData
 from assay.analysis.benchmark._design import MethodChoice, is_sparse, rare_clusters
 from assay.analysis.benchmark._resample import ClusterResampler
 from assay.errors import DesignError
-from assay.stats._results import IntervalResult, TwoWayVariance
+from assay.stats._results import IntervalResult, RunComponent, TwoWayVariance
 from assay.stats.intervals import (
     beta_binomial_bayes_interval,
     cluster_bootstrap_ratios,
@@ -23,6 +23,7 @@ from assay.stats.intervals import (
     korn_graubard_interval,
     ratio_estimate,
     run_effect_p_value,
+    run_inclusive_df,
     studentised_bootstrap_interval,
     two_way_cluster_variance,
 )
@@ -167,6 +168,46 @@ RUN_MATERIAL = 1.25
 RUN_ALPHA = 0.01
 """Level of the clusters x runs F test a run component must also pass (with 5 runs the two-way
 variance alone exceeds the one-way one by chance in about one bench in three)."""
+
+
+@dataclass(frozen=True)
+class RunInclusive:
+    """An interval whose variance adds the run component to the one-way one (issue 26)."""
+
+    lower: float
+    upper: float
+    standard_error: float
+    """sqrt(V_1 + V_run)."""
+    df: float
+    """Satterthwaite's, :func:`~assay.stats.intervals.run_inclusive_df`."""
+    run_variance: float
+    """V_run = max(V_R - V_E, 0), :func:`~assay.stats.intervals.run_variance_component`."""
+
+
+def run_inclusive(estimate: float, variance: float, df: float, component: RunComponent,
+                  runs: int, *, conf: float, logit: bool,
+                  low: float = 0.0) -> RunInclusive | None:
+    """The one-way interval (variance V_1 on `df`) with the run component added.
+
+    r -/+ t_nu sqrt(V_1 + V_run), V_run from
+    :func:`~assay.stats.intervals.run_variance_component` and nu from
+    :func:`~assay.stats.intervals.run_inclusive_df`, on the logit scale (`logit`, an
+    accuracy: half-width over r (1 - r)) or cut to [`low`, 1] (a difference). The run
+    component is there whatever its size, so no pre-test decides whether runs count; at
+    V_run = 0 the interval is the one-way one, and None is returned (the caller keeps it).
+    """
+    run_variance = component.variance
+    if not run_variance > 0.0 or not math.isfinite(variance):
+        return None
+    nu = run_inclusive_df(variance, df, run_variance, runs)
+    se = math.sqrt(variance + run_variance)
+    t_crit = float(stats.t.ppf((1.0 + conf) / 2.0, nu))
+    if logit:
+        centre, half = float(special.logit(estimate)), t_crit * se / (estimate * (1.0 - estimate))
+        lower, upper = float(special.expit(centre - half)), float(special.expit(centre + half))
+    else:
+        lower, upper = max(estimate - t_crit * se, low), min(estimate + t_crit * se, 1.0)
+    return RunInclusive(lower, upper, se, nu, run_variance)
 
 
 def run_effect_p(cell_sums: FloatArray, sizes: FloatArray) -> float:

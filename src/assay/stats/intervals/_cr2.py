@@ -14,8 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
-from assay.stats._distributions import f_sf
-from assay.stats._results import CR2Estimate, TwoWayVariance
+from assay.stats._results import CR2Estimate
 from assay.stats._validate import _check_1d, _check_clusters
 from assay.stats.intervals._ratio import _linearised_residuals
 
@@ -23,8 +22,6 @@ __all__ = [
     "bell_mccaffrey_df",
     "cr2_ratio_estimate",
     "effective_clusters",
-    "run_effect_p_value",
-    "two_way_cluster_variance",
     "working_icc",
 ]
 
@@ -332,159 +329,3 @@ def cr2_ratio_estimate(sums: ArrayLike, sizes: ArrayLike, *,
         n=total,
         n_clusters=int(s.size),
     )
-
-
-
-def two_way_cluster_variance(cell_sums: ArrayLike, sizes: ArrayLike) -> TwoWayVariance:
-    r"""Cluster x run robust variance of a mean over items and crossed runs.
-
-    Parameters
-    ----------
-    cell_sums : array_like, shape (C, R)
-        T_cr, the sum over the items of cluster c of their score in run r.
-    sizes : array_like, shape (C,)
-        n_c, items per cluster; positive. Every item is scored in every run.
-
-    Returns
-    -------
-    TwoWayVariance
-        ``estimate`` r, the one-way ``variance_clusters`` V_C, ``variance_runs`` V_R, the
-        intersection ``variance_cells`` V_CR, the two-way ``variance`` and its ``df`` =
-        min(C, R) - 1.
-
-    Raises
-    ------
-    ValueError
-        Fewer than 2 clusters or 2 runs, a non-finite value, or a non-positive size.
-
-    Notes
-    -----
-    With N = sum n_c and r = sum T_cr / (N R), each dimension's cluster-robust variance of
-    the mean of the N R scores is [1]_
-
-    .. math:: V_C = \frac{C}{C-1} \sum_c \frac{(T_{c\cdot} - r n_c R)^2}{(NR)^2}, \;
-              V_R = \frac{R}{R-1} \sum_r \frac{(T_{\cdot r} - r N)^2}{(NR)^2}, \;
-              V_{CR} = \frac{CR}{CR-1} \sum_{c,r} \frac{(T_{cr} - r n_c)^2}{(NR)^2},
-
-    and the two-way variance is V_C + V_R - V_CR, or V_C where that is smaller (the
-    one-way variance is a floor: a negative run component is noise). V_C equals the
-    variance of :func:`~assay.stats.intervals.ratio_estimate` on the run-averaged cluster
-    sums. A shift shared by every item of a run (one seed, one model snapshot) enters V_R
-    and not V_C: the one-way interval then speaks about these R runs, the two-way one
-    about runs in general, with min(C, R) - 1 degrees of freedom.
-
-    References
-    ----------
-    .. [1] Cameron, A. C., Gelbach, J. B. and Miller, D. L. (2011). Robust inference with
-           multiway clustering. Journal of Business and Economic Statistics 29(2), 238-249.
-
-    Examples
-    --------
-    Two clusters of one item, two runs, scores [[1, 0], [1, 1]]: r = 3/4; V_C = 2 (1/4 +
-    1/4) / 16 = 1/16, V_R = 2 (1/4 + 1/4) / 16 = 1/16, and the cell residuals 1/4, -3/4,
-    1/4, 1/4 give V_CR = 4/3 (12/16) / 16 = 1/16, so V = 1/16 + 1/16 - 1/16 = 1/16:
-
-    >>> res = two_way_cluster_variance([[1, 0], [1, 1]], [1, 1])
-    >>> round(res.variance * 16, 10), round(res.variance_runs * 16, 10), res.df
-    (1.0, 1.0, 1.0)
-    """
-    try:
-        t = np.asarray(cell_sums, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("cell_sums must be a 2-D array of numbers") from None
-    if t.ndim != 2 or t.shape[0] < 2 or t.shape[1] < 2:
-        raise ValueError(f"cell_sums must be 2-D with at least 2 clusters and 2 runs, got "
-                         f"shape {t.shape}")
-    if not np.all(np.isfinite(t)):
-        raise ValueError("cell_sums must be finite")
-    n = _check_sizes(sizes)
-    if n.size != t.shape[0]:
-        raise ValueError("sizes must have one entry per row of cell_sums")
-    c, runs = t.shape
-    total = float(n.sum()) * runs
-    r = float(t.sum()) / total
-    by_cluster = t.sum(axis=1) - r * n * runs
-    by_run = t.sum(axis=0) - r * float(n.sum())
-    cells = t - r * n[:, None]
-    v_c = c / (c - 1.0) * float(np.sum(by_cluster**2)) / total**2
-    v_r = runs / (runs - 1.0) * float(np.sum(by_run**2)) / total**2
-    g = c * runs
-    v_cr = g / (g - 1.0) * float(np.sum(cells**2)) / total**2
-    return TwoWayVariance(estimate=r, variance=max(v_c + v_r - v_cr, v_c),
-                          variance_clusters=v_c, variance_runs=v_r, variance_cells=v_cr,
-                          df=float(min(c, runs) - 1))
-
-
-def run_effect_p_value(run_totals: ArrayLike, n_items: int, *, score_sumsq: float,
-                       item_mean_sumsq: float) -> float:
-    r"""p-value of the run effect in the units x runs ANOVA without replication.
-
-    Parameters
-    ----------
-    run_totals : array_like, shape (R,)
-        T_r, the sum of the I item scores in run r (R >= 2).
-    n_items : int
-        I, the items, each scored once in every run (I >= 2).
-    score_sumsq : float
-        sum over items and runs of y_ir^2 (for 0/1 scores, the number of ones).
-    item_mean_sumsq : float
-        sum over items of ybar_i^2, the squared item means over runs.
-
-    Returns
-    -------
-    float
-        P(F_{R-1, (I-1)(R-1)} >= F); 1.0 when the residual mean square is 0.
-
-    Raises
-    ------
-    ValueError
-        Fewer than 2 runs or 2 items, or a non-finite input.
-
-    Notes
-    -----
-    With g the grand mean, the sums of squares of the additive model y_ir = mu + a_i +
-    b_r + e_ir [1]_ come from the sufficient statistics alone:
-
-    .. math:: SS_T = \sum y^2 - I R g^2, \; SS_I = R \sum_i \bar y_i^2 - I R g^2, \;
-              SS_R = \sum_r T_r^2 / I - I R g^2,
-
-    SS_E = SS_T - SS_I - SS_R, and F = (SS_R / (R - 1)) / (SS_E / ((I - 1)(R - 1))). A
-    shift shared by all items of a run (one seed or model snapshot per run) shows as a
-    small p-value. assay's benchmark report applies it to the clusters' mean scores per run
-    (clusters are its units) and reads it with the two-way variance
-    (:func:`two_way_cluster_variance`) to decide whether the run component is material.
-
-    References
-    ----------
-    .. [1] Tukey, J. W. (1949). One degree of freedom for non-additivity. Biometrics 5(3),
-           232-242 (the additive two-way layout with one observation per cell).
-
-    Examples
-    --------
-    Three items, two runs, scores [[1, 0], [1, 0], [1, 1]]: g = 4/6, SS_T = 4 - 8/3 = 4/3,
-    SS_I = 2 (1/4 + 1/4 + 1) - 8/3 = 1/3, SS_R = (9 + 1) / 3 - 8/3 = 2/3, SS_E = 1/3 on 2
-    df, F = (2/3) / (1/6) = 4 on (1, 2) df, p = 1 - sqrt(2/3) = 0.1835:
-
-    >>> round(run_effect_p_value([3, 1], 3, score_sumsq=4, item_mean_sumsq=1.5), 4)
-    0.1835
-    """
-    totals = np.asarray(run_totals, dtype=np.float64)
-    values = (*totals.tolist(), float(score_sumsq), float(item_mean_sumsq))
-    if totals.ndim != 1 or totals.size < 2 or not all(math.isfinite(v) for v in values):
-        raise ValueError("run_totals must be 1-D with at least 2 finite entries, and the sums "
-                         "of squares finite")
-    items = int(n_items)
-    if items < 2:
-        raise ValueError(f"n_items must be at least 2, got {n_items!r}")
-    runs = totals.size
-    correction = float(totals.sum()) ** 2 / (items * runs)
-    ss_total = float(score_sumsq) - correction
-    ss_items = runs * float(item_mean_sumsq) - correction
-    ss_runs = float(np.sum(totals**2)) / items - correction
-    df_error = (items - 1) * (runs - 1)
-    ms_error = (ss_total - ss_items - ss_runs) / df_error
-    scale = max(abs(ss_total), 1e-300)
-    if not ms_error * df_error > 1e-12 * scale:
-        return 1.0
-    f_value = max(ss_runs, 0.0) / (runs - 1) / ms_error
-    return float(f_sf(f_value, runs - 1, df_error))
