@@ -140,7 +140,8 @@ def test_every_kind_writes_its_files(tmp_path, capsys):
                             "teachers.json", "calibration_curves.json", "sampling.json",
                             "ensemble.json", "factors.json", "interaction.json"])
     skipped = json.loads((tmp_path / "r" / "skipped.json").read_text())["skipped"]
-    assert [s["report"] for s in skipped] == ["assertions"]  # the simulation has no assertion judge
+    # the simulation has no assertion judge and no human labels
+    assert [s["report"] for s in skipped] == ["human", "assertions"]
     code, _, err = run(["report", str(tmp_path / "run"), "--kind", "everything"], capsys)
     assert code == 2 and "--kind 'everything'" in err
     code, _, err = run(["report", str(tmp_path / "run"), "--kind", "winrate", "--format",
