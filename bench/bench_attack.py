@@ -83,7 +83,7 @@ from _attack_common import (
     shell,
 )
 from _attack_items import attack_formulas, attack_paths, attack_viewer
-from tests.cli._judge_helpers import PAIRWISE, write_config
+from tests.cli._judge_helpers import PAIRWISE, write_config, write_systems_config, write_teacher_config
 from tests.judge.llm_server import Behaviour, LLMServer
 
 # -- 1. template payloads --------------------------------------------------------------------
@@ -176,9 +176,7 @@ def _mutant_recipe(name: str, per_seed: int, seed: int) -> str:
 def attack_mutants(work: Path, seeds: list[int], quick: bool) -> dict:
     import importlib.util
 
-    from tests.robustness._mutants import mutants
-
-    from assay.cli import main
+    from tests.robustness._mutants import mutants, take
 
     per_seed = 6 if quick else 24
     old = os.environ.get("OPENAI_API_KEY"), os.environ.get("XDG_CACHE_HOME")
@@ -192,31 +190,10 @@ def attack_mutants(work: Path, seeds: list[int], quick: bool) -> dict:
             for mutant in mutants(per_seed, seed=seed):
                 counts["tried"] += 1
                 with tempfile.TemporaryDirectory(dir=work) as folder:
-                    root = Path(folder)
-                    mutant.write(root)
-                    out, err = io.StringIO(), io.StringIO()
-                    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                        try:
-                            main(mutant.seed.argv(root))
-                            code: int | str | None = 0
-                        except SystemExit as exc:
-                            code = exc.code
-                        except Exception as exc:  # what escapes main is a finding too
-                            code = f"{type(exc).__name__} escaped main: {exc}"
-                    output = out.getvalue() + err.getvalue()
-                    kind, why = "read", ""
-                    if "Traceback" in output or "internal error" in output or code not in (0, 2):
-                        kind, why = "internal", f"exit {code}"
-                    elif code == 2:
-                        errors = [line for line in output.splitlines() if line.startswith("error: ")]
-                        kind = "refused"
-                        if len(errors) != 1:
-                            kind, why = "refused_badly", f"{len(errors)} error lines"
-                        elif folder not in output and mutant.seed.kind != "yaml":
-                            kind, why = "refused_badly", "the error names no file"
-                    counts[kind] += 1
-                    if why:
-                        FOUND.add("mutants", f"{mutant.name} (seed {seed}): {why}: {output.strip()[-300:]!r}",
+                    taken = take(mutant, Path(folder))
+                    counts[taken.kind] += 1
+                    if taken.why:
+                        FOUND.add("mutants", f"{mutant.name} (seed {seed}): {taken.why!r}",
                                   _mutant_recipe(mutant.name, per_seed, seed))
             for k in totals:
                 totals[k] += counts[k]
@@ -367,25 +344,6 @@ class Case:
     setup: object  # folder, url -> None: writes the config
 
 
-def _systems(folder: Path, url: str, **llm: object) -> None:
-    (folder / "points.jsonl").write_text(
-        "".join(json.dumps({"id": f"d{i}", "prompt": f"Question {i}?"}) + "\n" for i in range(3)))
-    (folder / "gen.yaml").write_text(json.dumps({
-        "version": 1, "datapoints": "points.jsonl", "judges": [],
-        "llm": {"model": "judge-model", "base_url": url, "api_key_env": None, **llm},
-        "systems": [{"name": "mini", "model": "judge-model", "base_url": url, "api_key_env": None}]}))
-
-
-def _teacher(folder: Path, url: str, teacher: dict | None = None, **llm: object) -> None:
-    (folder / "teacher.yaml").write_text(json.dumps({
-        "version": 1, "judges": [],
-        "llm": {"model": "judge-model", "base_url": url, "api_key_env": None, **llm},
-        "datapoints": {"kind": "teacher", "model": "teacher-model", "base_url": url, "api_key_env": None,
-                       "items_per_stratum": 1, **(teacher or {}),
-                       "tasks": [{"name": "qa", "description": "Short questions.",
-                                  "attributes": {"level": ["easy", "hard"]}},
-                                 {"name": "sum", "description": "Summaries."}]},
-        "systems": [{"name": "mini", "model": "judge-model", "base_url": url, "api_key_env": None}]}))
 
 
 def _geval(folder: Path, url: str) -> None:
@@ -437,13 +395,14 @@ def unstored_cases(quick: bool) -> list[Case]:
         cases[3],
         Case("generate batch, every batch expired", b(batch_expire_after=0), 3,
              ["generate", "gen.yaml", "--out", "run"], "run/generation/judgments.sqlite",
-             lambda f, u: _systems(f, u, transport="batch")),
+             lambda f, u: write_systems_config(f, u, transport="batch")),
         Case("teacher batch, every batch expired", b(batch_expire_after=0), 3,
-             teacher, "run/teacher/judgments.sqlite", lambda f, u: _teacher(f, u, transport="batch")),
+             teacher, "run/teacher/judgments.sqlite",
+             lambda f, u: write_teacher_config(f, u, transport="batch")),
         Case("teacher direct, cost limit after 1 call", b(), 3,
              teacher, "run/teacher/judgments.sqlite",
-             lambda f, u: _teacher(f, u, teacher={"price": {"input": 1000.0, "output": 1000.0}},
-                                   max_concurrency=1, cost_limit_usd=0.01)),
+             lambda f, u: write_teacher_config(f, u, teacher={"price": {"input": 1000.0, "output": 1000.0}},
+                                               max_concurrency=1, cost_limit_usd=0.01)),
         Case("G-Eval batch, every batch expired", b(scores=GEVAL_SCORES, batch_expire_after=0), 12,
              ["baselines", "run", "--methods", "geval", "--config", "baselines.yaml"],
              "run/baselines/judgments.sqlite", lambda f, u: _geval(f, u)),

@@ -91,3 +91,33 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def write_systems_config(folder: Path, url: str, **llm: object) -> Path:
+    """``gen.yaml`` in ``folder``: three datapoints (``points.jsonl``) answered by one system, ``mini``,
+    at ``url``; ``llm`` keys go to the llm section (``transport: batch``, ...)."""
+    (folder / "points.jsonl").write_text(
+        "".join(json.dumps({"id": f"d{i}", "prompt": f"Question {i}?"}) + "\n" for i in range(3)))
+    config = folder / "gen.yaml"
+    config.write_text(json.dumps({
+        "version": 1, "datapoints": "points.jsonl", "judges": [],
+        "llm": {"model": "judge-model", "base_url": url, "api_key_env": None, **llm},
+        "systems": [{"name": "mini", "model": "judge-model", "base_url": url, "api_key_env": None}]}))
+    return config
+
+
+def write_teacher_config(folder: Path, url: str, *, teacher: dict[str, object] | None = None,
+                         **llm: object) -> Path:
+    """``teacher.yaml`` in ``folder``: a teacher writing one item per stratum of two tasks, then one
+    system, ``mini``, answering them, all at ``url``."""
+    config = folder / "teacher.yaml"
+    config.write_text(json.dumps({
+        "version": 1, "judges": [],
+        "llm": {"model": "judge-model", "base_url": url, "api_key_env": None, **llm},
+        "datapoints": {"kind": "teacher", "model": "teacher-model", "base_url": url, "api_key_env": None,
+                       "items_per_stratum": 1, **(teacher or {}),
+                       "tasks": [{"name": "qa", "description": "Short questions.",
+                                  "attributes": {"level": ["easy", "hard"]}},
+                                 {"name": "sum", "description": "Summaries."}]},
+        "systems": [{"name": "mini", "model": "judge-model", "base_url": url, "api_key_env": None}]}))
+    return config

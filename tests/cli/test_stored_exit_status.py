@@ -10,11 +10,10 @@ short. Oracles: the server's counters and the run store read on its own connecti
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
-from tests.cli._judge_helpers import run, write_config
+from tests.cli._judge_helpers import run, write_config, write_systems_config, write_teacher_config
 from tests.judge.test_baselines import SCORES
 from tests.judge.test_native_scores import _write
 
@@ -97,20 +96,9 @@ def test_a_direct_run_with_a_planned_judgment_not_stored_exits_3(server, tmp_pat
     assert f"resume with: assay judge {config} --out {out}" in captured.err
 
 
-def _systems_config(tmp_path: Path, url: str, **llm: object) -> Path:
-    (tmp_path / "points.jsonl").write_text(
-        "".join(json.dumps({"id": f"d{i}", "prompt": f"Question {i}?"}) + "\n" for i in range(3)))
-    config = tmp_path / "gen.yaml"
-    config.write_text(json.dumps({
-        "version": 1, "datapoints": "points.jsonl", "judges": [],
-        "llm": {"model": "judge-model", "base_url": url, "api_key_env": None, **llm},
-        "systems": [{"name": "mini", "model": "judge-model", "base_url": url, "api_key_env": None}]}))
-    return config
-
-
 def test_generate_with_every_batch_expired_prints_the_note_and_the_stored_count(server, tmp_path, capsys):
     server.configure(batch_expire_after=0)
-    config = _systems_config(tmp_path, server.url, transport="batch")
+    config = write_systems_config(tmp_path, server.url, transport="batch")
     out = tmp_path / "run"
     assert run(["generate", str(config), "--out", str(out)]) == 3
     captured = capsys.readouterr()
@@ -120,25 +108,10 @@ def test_generate_with_every_batch_expired_prints_the_note_and_the_stored_count(
     assert f"resume with: assay generate {config} --out {out}" in captured.err
 
 
-def _teacher_config(tmp_path: Path, url: str, *, teacher: dict[str, object] | None = None,
-                    **llm: object) -> Path:
-    config = tmp_path / "teacher.yaml"
-    config.write_text(json.dumps({
-        "version": 1, "judges": [],
-        "llm": {"model": "judge-model", "base_url": url, "api_key_env": None, **llm},
-        "datapoints": {"kind": "teacher", "model": "teacher-model", "base_url": url, "api_key_env": None,
-                       "items_per_stratum": 1, **(teacher or {}),
-                       "tasks": [{"name": "qa", "description": "Short questions.",
-                                  "attributes": {"level": ["easy", "hard"]}},
-                                 {"name": "sum", "description": "Summaries."}]},
-        "systems": [{"name": "mini", "model": "judge-model", "base_url": url, "api_key_env": None}]}))
-    return config
-
-
 def test_a_teacher_phase_with_its_batch_expired_exits_3_before_any_system_is_asked(server, tmp_path,
                                                                                      capsys):
     server.configure(batch_expire_after=0)
-    config = _teacher_config(tmp_path, server.url, transport="batch")
+    config = write_teacher_config(tmp_path, server.url, transport="batch")
     out = tmp_path / "run"
     assert run(["generate", str(config), "--out", str(out), "--datapoints-only"]) == 3
     captured = capsys.readouterr()
@@ -152,8 +125,9 @@ def test_a_teacher_phase_with_its_batch_expired_exits_3_before_any_system_is_ask
 
 def test_a_teacher_phase_stopped_by_the_cost_limit_exits_3_and_says_why(server, tmp_path, capsys):
     # one call spends the limit: 1 of the 3 strata is asked (max_concurrency 1)
-    config = _teacher_config(tmp_path, server.url, teacher={"price": {"input": 1000.0, "output": 1000.0}},
-                             max_concurrency=1, cost_limit_usd=0.01)
+    config = write_teacher_config(tmp_path, server.url,
+                                  teacher={"price": {"input": 1000.0, "output": 1000.0}},
+                                  max_concurrency=1, cost_limit_usd=0.01)
     out = tmp_path / "run"
     assert run(["generate", str(config), "--out", str(out), "--datapoints-only"]) == 3
     captured = capsys.readouterr()

@@ -388,3 +388,47 @@ def mutants(per_seed: int, *, seed: int = 22, slow: bool = True) -> Iterator[Mut
             mutation = names[i % len(names)]
             yield Mutant(s, f"{s.name}/{mutation}-{i}", mutation,
                          MUTATIONS[mutation](original, rng, s.kind))
+
+
+@dataclass(frozen=True)
+class Taken:
+    """How ``assay`` took a mutant: ``read`` (exit 0), ``refused`` (exit 2, one ``error:`` line
+    naming one of its files; configs excepted), ``refused_badly`` (exit 2 otherwise) or
+    ``internal`` (any other exit, a traceback, an exception escaping ``main``)."""
+
+    kind: str
+    why: str
+    """What is wrong with it, for ``refused_badly`` and ``internal``; empty otherwise."""
+    output: str
+    """What the command printed, stdout then stderr."""
+
+
+def take(mutant: Mutant, folder: Path) -> Taken:
+    """Write ``mutant`` into ``folder`` and run its command through ``assay.cli.main`` in this
+    process, as the ``assay`` command's entry runs it; classify the outcome (:class:`Taken`)."""
+    import contextlib
+    import io
+
+    from assay.cli import main
+
+    mutant.write(folder)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(mutant.seed.argv(folder))
+            code: int | str | None = 0
+        except SystemExit as exc:
+            code = exc.code
+        except Exception as exc:  # what escapes main is a finding too
+            code = f"{type(exc).__name__} escaped main: {exc}"
+    output = out.getvalue() + err.getvalue()
+    if "Traceback" in output or "internal error" in output or code not in (0, 2):
+        return Taken("internal", f"exit {code}: {output.strip()[-300:]}", output)
+    if code == 2:
+        errors = [line for line in output.splitlines() if line.startswith("error: ")]
+        if len(errors) != 1:
+            return Taken("refused_badly", f"{len(errors)} error lines: {output.strip()[-300:]}", output)
+        if str(folder) not in output and mutant.seed.kind != "yaml":
+            return Taken("refused_badly", f"the error names no file: {errors[0][:300]}", output)
+        return Taken("refused", "", output)
+    return Taken("read", "", output)

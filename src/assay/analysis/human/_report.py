@@ -39,6 +39,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from assay._display import Rendered
+from assay.analysis.composite import clean_record
 from assay.analysis.judges._human import is_human
 
 if TYPE_CHECKING:
@@ -99,20 +100,12 @@ class HumanReport(Rendered):
 
     def to_dict(self) -> dict[str, Any]:
         """``human.json``: numbers as numbers, NaN as null."""
-        def records(rows: list[HumanEstimate]) -> list[dict[str, Any]]:
-            return [{k: _clean(v) for k, v in asdict(r).items()} for r in rows]
-
-        return {"arms": records(self.arms), "pairs": records(self.pairs), "conf": self.conf,
-                "notes": list(self.notes)}
+        return clean_record({"arms": [asdict(r) for r in self.arms],
+                             "pairs": [asdict(r) for r in self.pairs], "conf": self.conf,
+                             "notes": list(self.notes)})
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-
-def _clean(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def _units(judgments: Judgments) -> pd.DataFrame:
