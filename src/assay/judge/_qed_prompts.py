@@ -326,3 +326,87 @@ def write_qed_prompts(names: list[str], out: Path, package: Path | None, prompt_
         write_prompt_folder(prompt, out / name if several else out)
         done.append(prompt)
     return done
+
+
+# -- a settings layout's prompts, converted for its judges ------------------------------
+
+_PROMPTS: dict[str, tuple[str, bool]] = {
+    "pairwise": ("pairwise", True), "reference": ("reference", True),
+    "assertion": ("assertion", True), "multi_assertion": ("assertion", False),
+    "hierarchical": ("assertion_hierarchical", True),
+    "multi_hierarchical": ("assertion_hierarchical", False),
+}
+"""layout -> (the assay prompt BenchmarkQED's command sends, whether it reads ``prompt_config``).
+A hierarchical layout's entry is its joint mode's; staged mode: :data:`_STAGED`."""
+
+_STAGED = ["assertion", "assertion_supporting"]
+"""The prompts of STAGED hierarchical scoring: BenchmarkQED's packaged assertion prompt (stage
+1, ``get_assertion_scores``), then its supporting-discovery prompt; ``prompt_config`` unread."""
+
+_CRITERIA = {"pairwise": "pairwise", "reference": "reference"}
+"""layout -> the BenchmarkQED default criteria it uses when the settings give none."""
+
+
+def convert_qed_prompts(layout: str, judges: list[dict[str, Any]], prompt_config: Any,
+                        notes: list[str], *, source: str, folder: Path, out_folder: Path,
+                        qed_install: str | Path | None = None) -> bool:
+    """Write BenchmarkQED's prompts for `layout` into ``<out_folder>/prompts/qed_<prompt>/``
+    and point `judges` at them, adding to `notes` what was read (``assay.judge._qed_prompts``);
+    whether they were converted (False: no installation found, or a layout without one).
+
+    The judges get BenchmarkQED's default criterion definitions, read from the installation,
+    when the settings name none.
+
+    Raises
+    ------
+    ConfigError
+        `qed_install` given but holding no BenchmarkQED, or a prompt file that does not
+        convert.
+    """
+    package = find_qed_package(qed_install)
+    if layout not in _PROMPTS:
+        notes.append(f"prompts not converted: BenchmarkQED's {layout} prompts have no assay "
+                     "prompt folder yet; the config uses assay's own (docs/formats/qed.md)")
+        return False
+    name, reads_config = _PROMPTS[layout]
+    names = [name]
+    staged = layout in ("hierarchical", "multi_hierarchical") and judges[0].get("mode") == "staged"
+    if staged:
+        names, reads_config = list(_STAGED), False
+    given = isinstance(prompt_config, dict) and bool(prompt_config)
+    if given and not reads_config:
+        what = "staged scoring" if staged else f"{layout} command"
+        notes.append(f"prompt_config not read: BenchmarkQED's {what} sends its packaged "
+                     "prompts whatever the settings say; so does the config")
+    absent: list[str] = []
+    own = given and reads_config and all(
+        _settings_prompt(prompt_config.get(f"{r}_prompt"), "", folder, absent) is not None
+        for r in ("system", "user"))
+    if package is None and not own:
+        notes.append("BenchmarkQED prompts not converted: no BenchmarkQED installation found "
+                     "(install benchmark-qed here or give --qed-install PATH); the config uses "
+                     "assay's own packaged prompts, whose verdicts differ from BenchmarkQED's")
+        return False
+    target = out_folder / "prompts" / f"qed_{name}{'_staged' if staged else ''}"
+    missing: list[str] = []
+    several = layout in ("hierarchical", "multi_hierarchical")  # one subfolder per prompt
+    prompts = write_qed_prompts(names, target, package, prompt_config if reads_config else None,
+                                folder, source, several=several, missing=missing)
+    if missing:
+        notes.append(f"prompt_config names {', '.join(missing)}, which do not exist (BenchmarkQED "
+                     "would stop on them); converted the installation's packaged prompt instead")
+    relative = target.relative_to(out_folder).as_posix()
+    for judge in judges:
+        judge["prompt"] = relative
+        if layout in _CRITERIA and "criteria" not in judge:
+            if package is None:
+                notes.append("criteria absent and no BenchmarkQED installation found: the judge "
+                             "uses assay's definitions of BenchmarkQED's default criteria")
+            else:
+                judge["criteria"] = qed_default_criteria(package, _CRITERIA[layout])
+                notes.append(f"criteria: BenchmarkQED's default {_CRITERIA[layout]} criteria, "
+                             f"with their definitions read from {package}")
+    for prompt in prompts:
+        notes.append(f"prompts: BenchmarkQED's {prompt.name} prompt converted into "
+                     f"{relative}/{prompt.name + '/' if several else ''} from " + ", ".join(prompt.sources))
+    return True
