@@ -1,6 +1,7 @@
 """The layers of the package point down only, read from the import statements in the source.
 
-cli -> (demo, judge, report, view) -> analysis -> (data, stats); the base modules (errors, the lazy
+cli -> demo -> pipeline -> judge -> config -> llm, (report, view) -> analysis -> (data, stats);
+the base modules (errors, the lazy
 loader, the version, the display seam, the redaction of secrets that judge and data share, the
 jinja2 sandbox that the prompts and the HTML pages share)
 import nothing of assay but each other. Every import counts, also one
@@ -26,12 +27,15 @@ ALLOWED = {
     "analysis": {"analysis", "data", "stats"},
     "report": {"report", "analysis", "data", "stats"},
     "llm": {"llm", "data", "stats"},
-    "judge": {"judge", "llm", "analysis", "data", "stats"},
-    "notebook": {"notebook", "judge", "llm", "analysis", "data", "stats"},
+    "config": {"config", "llm", "data", "stats"},
+    "judge": {"judge", "config", "llm", "analysis", "data", "stats"},
+    "pipeline": {"pipeline", "judge", "config", "llm", "datapoints", "analysis", "data", "stats"},
+    "notebook": {"notebook", "pipeline", "judge", "config", "llm", "analysis", "data", "stats"},
     "datapoints": {"datapoints", "data", "stats"},
     "view": {"view", "analysis", "data", "stats"},
-    "demo": {"demo", "judge", "llm", "report", "analysis", "data", "stats"},
-    "cli": {"cli", "demo", "judge", "llm", "datapoints", "report", "view", "analysis", "data", "stats"},
+    "demo": {"demo", "pipeline", "judge", "config", "llm", "report", "analysis", "data", "stats"},
+    "cli": {"cli", "demo", "pipeline", "judge", "config", "llm", "datapoints", "report", "view", "analysis",
+            "data", "stats"},
     "__main__": {"cli"},
 }
 """Layer -> the layers it may import (besides the base modules)."""

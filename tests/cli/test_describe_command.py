@@ -75,11 +75,11 @@ def test_describe_counts_the_baselines_calls_and_cost(tmp_path, capsys):
     per answer at most (120)."""
     import yaml
 
-    from assay.judge.baselines import as_baselines_config, describe_baselines
     from assay.judge.config import load_config
-    from assay.judge.geval import GEvalTarget, geval_prompt
     from assay.judge.inputs import load_inputs
     from assay.llm import estimate_tokens
+    from assay.pipeline.baselines import as_baselines_config, describe_baselines
+    from assay.pipeline.geval import GEvalTarget, geval_prompt
 
     config = write_config(tmp_path, "http://127.0.0.1:9/v1")
     assert _describe(config) == 0

@@ -14,8 +14,8 @@ import sqlite3
 from pathlib import Path
 
 from tests.cli._judge_helpers import run, write_config, write_systems_config, write_teacher_config
-from tests.judge.test_baselines import SCORES
-from tests.judge.test_native_scores import _write
+from tests.pipeline.test_baselines import SCORES
+from tests.pipeline.test_native_scores import _write
 
 BATCH = {"transport": "batch", "batch_poll_s": 0.02, "batch_poll_max_s": 0.05}
 

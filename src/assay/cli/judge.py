@@ -160,10 +160,10 @@ def judge_command(
         return
     if config is None:
         raise ConfigError("CONFIG: give the config file (or --init to write an example)")
-    from assay.judge.dotenv import dotenv_paths, load_dotenv
-    from assay.judge.generate import generated_inputs
+    from assay.config.dotenv import dotenv_paths, load_dotenv
     from assay.judge.inputs import first_items, load_inputs
     from assay.judge.plan import build_plan, preflight, select_judges
+    from assay.pipeline.generate import generated_inputs
 
     load_dotenv(dotenv_paths(config))  # keys from .env, never over a variable already set
     folder = out if out is not None else Path("runs") / config.stem

@@ -30,9 +30,8 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from assay.errors import ConfigError, did_you_mean
-from assay.judge._config_file import read_config_text, safe_yaml
-from assay.judge.generate.config import (
+from assay.config import read_config_text, safe_yaml
+from assay.config.steps import (
     DatapointsSection,
     ExportStep,
     NativeScoresStep,
@@ -40,6 +39,7 @@ from assay.judge.generate.config import (
     SystemConfig,
     datapoints_section,
 )
+from assay.errors import ConfigError, did_you_mean
 from assay.judge.judges import JudgeContext, JudgeSettings
 from assay.llm.client_config import ClientConfig
 

@@ -82,8 +82,8 @@ def run_judge(section: Mapping[str, Any], answers: Mapping[str, pd.DataFrame], *
     files to write into the folder's ``inputs`` (assertions), ``inputs`` more keys of the
     config's ``inputs`` section. Prints the run's line and its token totals when ``verbose``.
     """
+    from assay.config.dotenv import dotenv_paths, load_dotenv
     from assay.judge.config import load_config
-    from assay.judge.dotenv import dotenv_paths, load_dotenv
     from assay.judge.inputs import load_inputs
     from assay.judge.plan import build_plan, execute
     from assay.judge.qed_files import write_assertion_csvs, write_qed_csvs

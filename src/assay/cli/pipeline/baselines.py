@@ -42,7 +42,7 @@ def baselines_command(
 
     Example: assay baselines runs/exp1 --methods geval --config baselines.yaml
     """
-    from assay.judge.baselines import baselines, load_baselines_config, parse_methods
+    from assay.pipeline.baselines import baselines, load_baselines_config, parse_methods
 
     cfg = load_baselines_config(config)
     changes: dict[str, object] = {}

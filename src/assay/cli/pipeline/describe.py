@@ -20,8 +20,8 @@ from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.judge.config import AssayConfig
-    from assay.judge.describe import BaselineLine, GenerationLine
     from assay.judge.judges import JudgeInputs
+    from assay.pipeline.describe import BaselineLine, GenerationLine
 
 
 @app.command("describe")
@@ -43,10 +43,10 @@ def describe_command(
     Example: assay describe judge.yaml --out plan.html
     """
     from assay.judge.config import load_config
-    from assay.judge.describe import describe_plan
     from assay.judge.inputs import load_inputs
     from assay.judge.plan import build_followups, build_plan, missing_credentials, preflight
     from assay.llm import STORE_FILENAME, RunStore
+    from assay.pipeline.describe import describe_plan
     from assay.report.text.plan import format_plan
 
     if not seconds_per_call > 0:
@@ -63,7 +63,7 @@ def describe_command(
     problems = preflight(plan, credentials=False)  # nothing is sent: no key is needed
     missing = missing_credentials(plan)
     if cfg.systems:
-        from assay.judge.generate import system_credentials, system_problems
+        from assay.pipeline.generate import system_credentials, system_problems
 
         problems = system_problems(cfg, credentials=False) + problems
         missing = system_credentials(cfg) + missing
@@ -97,10 +97,10 @@ def _generation(cfg: AssayConfig, run: Path | None) -> tuple[AssayConfig, JudgeI
     config's sample, or stand-ins for a teacher's items), the generation phase's lines, and
     the answers the judges' plan counts (the run's, else stand-ins of the estimated length)."""
     from assay.cli.pipeline.generate import _sample
-    from assay.judge.generate import GENERATION_FOLDER, TEACHER_FOLDER, generated_inputs, read_datapoints
-    from assay.judge.generate.plan import describe_generation, placeholder_inputs, teacher_placeholders
     from assay.judge.inputs import load_inputs
     from assay.llm import STORE_FILENAME, RunStore
+    from assay.pipeline.generate import GENERATION_FOLDER, TEACHER_FOLDER, generated_inputs, read_datapoints
+    from assay.pipeline.generate.plan import describe_generation, placeholder_inputs, teacher_placeholders
 
     section: Any = cfg.datapoints
     if run is not None and (run / "datapoints.jsonl").is_file():
@@ -135,14 +135,14 @@ def _baselines(cfg: AssayConfig, inputs: JudgeInputs, run: Path | None) -> tuple
     answers the judges' plan counts; the judgments G-Eval's store holds are not counted."""
     if cfg.baselines is None:
         return ()
-    from assay.judge.baselines import (
+    from assay.llm import STORE_FILENAME, RunStore
+    from assay.pipeline.baselines import (
         BASELINES_DIR,
         as_baselines_config,
         describe_baselines,
         run_targets,
     )
-    from assay.judge.geval import GEvalTarget
-    from assay.llm import STORE_FILENAME, RunStore
+    from assay.pipeline.geval import GEvalTarget
 
     settings = as_baselines_config(cfg)
     if run is not None and (run / "datapoints.jsonl").is_file() \

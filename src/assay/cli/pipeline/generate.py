@@ -15,8 +15,8 @@ from assay.errors import ConfigError
 if TYPE_CHECKING:
     from assay.datapoints import DatapointSample
     from assay.judge.config import AssayConfig
-    from assay.judge.generate import Generation
     from assay.llm import Progress
+    from assay.pipeline.generate import Generation
 
 EXIT_INCOMPLETE = 3
 
@@ -57,8 +57,8 @@ def generate_command(
 
     Example: assay generate eval.yaml --out runs/exp1 --dry-run
     """
+    from assay.config.dotenv import dotenv_paths, load_dotenv
     from assay.judge.config import load_config
-    from assay.judge.dotenv import dotenv_paths, load_dotenv
     from assay.llm import RunLock
 
     load_dotenv(dotenv_paths(config))  # keys from .env, never over a variable already set
@@ -87,7 +87,7 @@ def generate_command(
             return
         if limit is not None:
             points = first_per_task(points, limit)
-        from assay.judge.generate import generate_answers
+        from assay.pipeline.generate import generate_answers
 
         result = generate_answers(cfg, out, points, cache=setting, retry_failed=retry_failed,
                                   progress=_progress())
@@ -112,7 +112,7 @@ def _datapoints(cfg: AssayConfig, out: Path, *, keep: bool, cache: str | None,
                 resume: str) -> list[dict[str, object]]:
     """The datapoints to answer, built first when the config declares them; a teacher phase
     that left a prompt unstored ends the command (exit 3, before any system is asked)."""
-    from assay.judge.generate import build_datapoints, read_datapoints
+    from assay.pipeline.generate import build_datapoints, read_datapoints
 
     target = out / "datapoints.jsonl"
     if cfg.datapoints is not None and not keep:
@@ -157,12 +157,12 @@ def _sampled(cfg: AssayConfig, out: Path) -> list[str]:
 
 def _dry_run(cfg: AssayConfig, out: Path, limit: int | None) -> None:
     """What a run would ask, sending and writing nothing (and needing no key)."""
-    from assay.judge.generate import generate_answers, read_datapoints, system_credentials
+    from assay.pipeline.generate import generate_answers, read_datapoints, system_credentials
 
     section = cfg.datapoints
     target = out / "datapoints.jsonl"
     if section is not None and section.kind == "teacher":
-        from assay.judge.generate.teacher import strata
+        from assay.pipeline.generate.teacher import strata
 
         n = sum(len(strata(t)) for t in section.tasks)
         say(f"dry run: teacher {section.model} would be asked {n} prompts (one per stratum) for up to "

@@ -27,7 +27,7 @@ def native_scores_command(
 
     Example: assay native-scores runs/exp1 --metric rouge_l
     """
-    from assay.judge.native_scores import native_scores, write_native_scores
+    from assay.pipeline.native_scores import native_scores, write_native_scores
 
     scores = native_scores(run, metric, model_path=model_path)
     path = write_native_scores(run, scores)

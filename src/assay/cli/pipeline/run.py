@@ -133,8 +133,8 @@ def run_command(
 
     Example: assay run eval.yaml --out runs/exp1
     """
+    from assay.config.dotenv import dotenv_paths, load_dotenv
     from assay.judge.config import load_config
-    from assay.judge.dotenv import dotenv_paths, load_dotenv
 
     load_dotenv(dotenv_paths(config))  # keys from .env, never over a variable already set
     cfg = load_config(config)

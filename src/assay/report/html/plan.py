@@ -1,6 +1,6 @@
 """The plan of ``assay describe`` as one self-contained HTML page.
 
-Lays a :class:`assay.judge.describe.PlanDescription` (read by its attributes) out as a
+Lays a :class:`assay.pipeline.describe.PlanDescription` (read by its attributes) out as a
 :class:`~assay.report.html.Page` and renders it alone (no dashboard, no links to other
 pages); the same estimates as the text, named as estimates. Computes nothing.
 """

@@ -1,6 +1,6 @@
 """The plan of ``assay describe`` as text: inputs, calls per judge and per model, cost, time.
 
-Formats a :class:`assay.judge.describe.PlanDescription` (read by its attributes: the
+Formats a :class:`assay.pipeline.describe.PlanDescription` (read by its attributes: the
 report layer does not import the judge layer); computes nothing.
 """
 

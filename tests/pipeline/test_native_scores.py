@@ -8,7 +8,7 @@ import json
 import pytest
 
 from assay.data.io import load
-from assay.judge.native_scores import native_scores
+from assay.pipeline.native_scores import native_scores
 from tests.cli._judge_helpers import run
 
 

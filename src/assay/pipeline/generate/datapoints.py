@@ -1,5 +1,5 @@
 """The datapoints of a whole-evaluation config into the run folder: a ``datapoints.jsonl``
-given, or items a teacher model writes (:mod:`assay.judge.generate.teacher`). A table
+given, or items a teacher model writes (:mod:`assay.pipeline.generate.teacher`). A table
 sampled over target attributes is :mod:`assay.datapoints`' (a layer beside this one: the
 command line calls it)."""
 
@@ -93,7 +93,7 @@ def build_datapoints(config: AssayConfig, run: Path, *, cache: str | None = None
         return BuiltDatapoints(len(points), [f"read {len(points)} datapoints from {source}"])
     if section.kind == "table":  # sampled by assay.datapoints, which the cli calls
         raise ConfigError("datapoints: a table is sampled by assay datapoints (the cli), not here")
-    from assay.judge.generate.teacher import teacher_datapoints
+    from assay.pipeline.generate.teacher import teacher_datapoints
 
     outcome = teacher_datapoints(config, run, cache=cache, progress=progress)
     return BuiltDatapoints(len(outcome.datapoints), outcome.lines(run), failed=outcome.failed,

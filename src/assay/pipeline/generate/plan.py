@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from assay.judge.describe import GenerationLine
-from assay.judge.generate._engine import messages
+from assay.pipeline.describe import GenerationLine
+from assay.pipeline.generate._engine import messages
 
 if TYPE_CHECKING:
+    from assay.config.steps import Endpoint
     from assay.judge.config import AssayConfig
-    from assay.judge.generate.config import Endpoint
     from assay.judge.judges import JudgeInputs
 
 TEACHER_PROMPT_TOKENS = 60
@@ -44,7 +44,7 @@ def _usd(endpoint: Endpoint, tokens_in: int, tokens_out: int) -> float | None:
 def teacher_placeholders(config: AssayConfig) -> list[dict[str, Any]]:
     """Stand-ins for the items a teacher will write (one per item asked for), so the answers
     and judgments on them can be counted before the teacher is asked."""
-    from assay.judge.generate.teacher import strata
+    from assay.pipeline.generate.teacher import strata
 
     section: Any = config.datapoints
     return [{"id": f"{s.label}#{i}", "task": s.task, "cluster": f"{s.label}#{i}",
@@ -57,12 +57,12 @@ def describe_generation(config: AssayConfig, datapoints: list[Mapping[str, Any]]
                         teacher_stored: Mapping[str, bool] | None = None) -> tuple[GenerationLine, ...]:
     """One line for the teacher (when the datapoints come from one) and one per system:
     the calls not yet stored, their estimated tokens and cost."""
-    from assay.judge.generate.answers import answer_requests
+    from assay.pipeline.generate.answers import answer_requests
 
     out = []
     section: Any = config.datapoints
     if section is not None and section.kind == "teacher":
-        from assay.judge.generate.teacher import _requests
+        from assay.pipeline.generate.teacher import _requests
 
         asked = [r for _, r in _requests(section) if r.key not in (teacher_stored or {})]
         tokens_in = sum(_tokens_in(section, r.messages[-1][1]) for r in asked)

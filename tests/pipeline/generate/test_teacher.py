@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from assay.judge.config import parse_config
-from assay.judge.generate import teacher_datapoints
+from assay.pipeline.generate import teacher_datapoints
 
 
 def teacher_config(url, tmp_path, **llm):

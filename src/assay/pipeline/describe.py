@@ -167,9 +167,9 @@ def describe_plan(plan: Plan, *, config: str, seconds_per_call: float = DEFAULT_
     stored
         The run folder's stored judgments (key -> failed); those are not counted again.
     generation
-        The generation phase's lines (:func:`assay.judge.generate.plan.describe_generation`).
+        The generation phase's lines (:func:`assay.pipeline.generate.plan.describe_generation`).
     baselines
-        The LLM baselines' lines (:func:`assay.judge.baselines.describe_baselines`).
+        The LLM baselines' lines (:func:`assay.pipeline.baselines.describe_baselines`).
     """
     if not seconds_per_call > 0:
         raise ValueError(f"seconds_per_call: expected a positive number, got {seconds_per_call!r}")

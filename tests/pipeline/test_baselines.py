@@ -11,10 +11,10 @@ import sqlite3
 import pytest
 from scipy import stats as sps
 
-from assay.judge.baselines import BaselinesConfig, baselines
-from assay.judge.geval import parse_score
+from assay.pipeline.baselines import BaselinesConfig, baselines
+from assay.pipeline.geval import parse_score
 from tests.cli._judge_helpers import run
-from tests.judge.test_native_scores import _write  # a run folder's JSONL file
+from tests.pipeline.test_native_scores import _write  # a run folder's JSONL file
 
 # The stand-in model's score distribution; its expectation is worked by hand:
 # 1 * .05 + 2 * .10 + 3 * .15 + 4 * .30 + 5 * .40 = .05 + .2 + .45 + 1.2 + 2.0 = 3.9
@@ -212,8 +212,8 @@ def test_geval_stops_at_the_cost_limit_and_a_rerun_resumes(server, run_folder):
 
 def test_assay_run_passes_its_whole_config(server, run_folder, tmp_path):
     from assay.errors import ConfigError
-    from assay.judge.baselines import run_baselines
     from assay.judge.config import parse_config
+    from assay.pipeline.baselines import run_baselines
 
     server.configure(scores=SCORES)
     whole = {"version": 1, "judges": [],

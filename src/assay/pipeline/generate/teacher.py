@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from assay.data.atomic import write_text
-from assay.judge.generate._engine import client_config, messages, phase_cache, run_phase
+from assay.pipeline.generate._engine import client_config, messages, phase_cache, run_phase
 
 if TYPE_CHECKING:
+    from assay.config.steps import TeacherDatapoints, TeacherTask
     from assay.judge.config import AssayConfig
-    from assay.judge.generate.config import TeacherDatapoints, TeacherTask
     from assay.llm import ChatRequest, Progress, Reply
 
 TEACHER_FOLDER = "teacher"
@@ -109,7 +109,7 @@ class TeacherOutcome:
 def strata(task: TeacherTask) -> list[Stratum]:
     """Every combination of the task's attribute values, in the order declared.
 
-    >>> from assay.judge.generate.config import TeacherTask
+    >>> from assay.config.steps import TeacherTask
     >>> [s.label for s in strata(TeacherTask(name="qa", description="d",
     ...     attributes={"level": ["easy", "hard"], "topic": ["x"]}))]
     ['qa (level=easy topic=x)', 'qa (level=hard topic=x)']

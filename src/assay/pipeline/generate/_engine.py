@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from assay._secrets import redact_text
-from assay.judge.generate.config import Endpoint, SystemConfig
+from assay.config.steps import Endpoint, SystemConfig
 from assay.llm import (
     ChatRequest,
     ClientConfig,
@@ -92,7 +92,7 @@ def command_environment(system: SystemConfig, environ: Mapping[str, str] | None 
     """The environment of ``system``'s command: :data:`COMMAND_ENVIRONMENT`, the ``LC_*``
     variables and the variables its ``env`` names, as far as ``environ`` (assay's own) sets them.
 
-    >>> from assay.judge.generate.config import SystemConfig
+    >>> from assay.config.steps import SystemConfig
     >>> command_environment(SystemConfig(name="s", command=["x"], env=["MY_TOKEN"]),
     ...                     {"PATH": "/bin", "LC_ALL": "C", "OPENAI_API_KEY": "sk-1", "MY_TOKEN": "t"})
     {'PATH': '/bin', 'LC_ALL': 'C', 'MY_TOKEN': 't'}

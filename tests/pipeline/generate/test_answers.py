@@ -1,4 +1,4 @@
-"""``assay.judge.generate``: the systems' answers through the engine, on the stand-in server:
+"""``assay.pipeline.generate``: the systems' answers through the engine, on the stand-in server:
 the layout assay judge reads, failures recorded as failures, the cache keyed by endpoint and
 request, resume, dry run."""
 
@@ -13,8 +13,8 @@ import pytest
 
 from assay.errors import ConfigError
 from assay.judge.config import parse_config
-from assay.judge.generate import generate_answers, generated_inputs
 from assay.judge.inputs import load_inputs
+from assay.pipeline.generate import generate_answers, generated_inputs
 
 POINTS = [{"id": f"d{i}", "task": "qa", "cluster": f"c{i // 2}", "prompt": f"What is {i} + {i}?",
            "reference": str(2 * i), "attributes": {"level": "easy" if i % 2 else "hard"}}

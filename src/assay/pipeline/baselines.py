@@ -6,10 +6,10 @@ the ground truth.
 
 ``bertscore``
     BERTScore-F1 against the datapoint's ``reference`` through the native-scores
-    machinery (:func:`assay.judge.native_scores.native_scores`; the ``bertscore`` extra
+    machinery (:func:`assay.pipeline.native_scores.native_scores`; the ``bertscore`` extra
     and a local model path, never downloaded).
 ``geval``
-    G-Eval through the engine (:mod:`assay.judge.geval`): cache, a run store in
+    G-Eval through the engine (:mod:`assay.pipeline.geval`): cache, a run store in
     ``RUN/baselines/`` (a rerun resumes, nothing is asked twice), the cost limit.
 
 It writes ``baselines.jsonl`` (one record per response and method: the score and how it
@@ -40,11 +40,11 @@ from assay.data.atomic import write_text
 from assay.data.cells import csv_text
 from assay.data.runfolder import NATIVE_SCORES_FILE, read_part
 from assay.errors import ConfigError, InputError
-from assay.judge.geval import GEvalSettings, GEvalTarget, combine, geval_requests, geval_rows
 from assay.llm.client_config import ClientConfig
+from assay.pipeline.geval import GEvalSettings, GEvalTarget, combine, geval_requests, geval_rows
 
 if TYPE_CHECKING:
-    from assay.judge.describe import BaselineLine
+    from assay.pipeline.describe import BaselineLine
 
 METHODS = ("bertscore", "geval")
 BASELINES_JSONL = "baselines.jsonl"
@@ -265,10 +265,10 @@ def describe_baselines(config: BaselinesConfig, targets: Sequence[GEvalTarget], 
     >>> line.method, line.calls, line.followups, line.usd is None
     ('geval', 1, 20, True)
     """
-    from assay.judge.describe import BaselineLine
     from assay.llm import estimate_tokens
     from assay.llm.client_config import price_factor
     from assay.llm.pricing import find_price
+    from assay.pipeline.describe import BaselineLine
 
     if "geval" not in config.methods or config.llm is None:
         return ()
@@ -313,7 +313,7 @@ def _ground_truth(folder: Path, datapoints: Mapping[str, Mapping[str, Any]],
 
 def _bertscore(folder: Path, config: BaselinesConfig, batch: Any, task_of: Mapping[str, str],
                notes: list[str]) -> list[dict[str, Any]]:
-    from assay.judge.native_scores import native_scores
+    from assay.pipeline.native_scores import native_scores
 
     path = config.bertscore.model_path
     if path is None and batch is None:

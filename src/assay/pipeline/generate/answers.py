@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.data.atomic import write_text
-from assay.judge.generate._engine import CommandClient, client_config, messages, phase_cache, run_phase
+from assay.pipeline.generate._engine import CommandClient, client_config, messages, phase_cache, run_phase
 
 if TYPE_CHECKING:
+    from assay.config.steps import SystemConfig
     from assay.judge.config import AssayConfig
-    from assay.judge.generate.config import SystemConfig
     from assay.llm import ChatRequest, Progress, Reply, RunSummary
 
 GENERATION_FOLDER = "generation"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from assay.config.dotenv import dotenv_paths, load_dotenv, parse_dotenv
 from assay.errors import ConfigError
-from assay.judge.dotenv import dotenv_paths, load_dotenv, parse_dotenv
 
 
 def test_parse_quotes_comments_and_export() -> None:
