@@ -35,7 +35,7 @@ from assay.stats.power import VarianceComponents
 if TYPE_CHECKING:
     from assay.data.table import Judgments
 
-__all__ = ["CallCost", "PilotEstimate", "pilot_components", "pilot_call_cost"]
+__all__ = ["CallCost", "PilotEstimate", "pilot_call_cost", "pilot_components"]
 
 FloatArray = npt.NDArray[np.float64]
 RUN_EFFECT_LEVEL = 0.01

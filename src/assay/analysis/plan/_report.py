@@ -140,10 +140,9 @@ def _assumed(*, estimand: str, sd: float | None, p: float | None, difference: fl
     if (sd is None) == (p is None):
         raise ValueError("without a pilot table, give exactly one of sd (a scored outcome) and "
                          "p (a binary one)")
-    if sd is not None:
-        var_a = var_b = sd * sd
+    if p is None:
+        var_a = var_b = float(sd or 0.0) ** 2
     else:
-        assert p is not None  # for mypy: one of the two is set
         other = min(max(p + (difference or 0.0), 0.0), 1.0)
         var_a, var_b = p * (1.0 - p), other * (1.0 - other)
     if estimand == "mean":

@@ -122,7 +122,8 @@ def format_evaluation_plan(plan: Any) -> str:
         head = (f"Plan: detect a {what} of {plan.difference:g} ({subject}) with "
                 f"{plan.power:.0%} power, two-sided at conf {plan.conf:g}")
     else:
-        head = f"Plan: an interval of full width {plan.width:g} at conf {plan.conf:g} for the {what} ({subject})"
+        head = (f"Plan: an interval of full width {plan.width:g} at conf {plan.conf:g} for the "
+                f"{what} ({subject})")
     out = [head]
     if pilot is not None:
         out.append(f"From the pilot: {pilot.n_items} items in {pilot.n_clusters} clusters, "
