@@ -16,7 +16,11 @@ rejects at 1 - conf; its Monte Carlo error is sqrt(P (1 - P) / reps). ``planned`
 power the plan states at its whole number of clusters (a little above the target, since the
 clusters are rounded up); the table gives achieved minus target and minus planned, in points.
 
-Done when the achieved power is within 3 points of the target (0.80) in every cell.
+Done when the achieved power is within 3 points of the target (0.80) in every cell. A second
+table plans for an interval of full width 0.1 instead (the cells without runs) and gives the
+widths the CR2 t interval of the difference (``cr2_ratio_estimate``'s variance and
+Bell-McCaffrey df, as ``assay compare`` makes it on a raw scale) reaches: the plan is for
+the expected width, so about half the replicates come out wider.
 
     nice -n 10 python bench/power_simulation.py --reps 10000   # results/power.txt (~1 min)
 """
@@ -193,6 +197,33 @@ def main(argv: list[str] | None = None) -> int:
               f"{row.power:>7.3f} {100 * achieved:>8.1f} +- {100 * mc:>4.1f}% {100 * gap:>+7.1f} "
               f"{100 * (achieved - row.power):>+8.1f}")
         sys.stdout.flush()
+    print()
+    print(f"Width targets (--width): the CR2 t interval of the difference, {args.reps // 5} "
+          "replicates per cell")
+    print(f"{'cell':<20} {'target':>7} {'clusters':>8} {'planned':>8} {'mean':>8} "
+          f"{'median':>8} {'<= target':>9}")
+    for index, cell in enumerate(c for c in CELLS if c.run_sd == 0.0 and c.runs == 1):
+        d, tau2, sq2, sw2, _ = components(cell)
+        total = tau2 + sq2 + sw2
+        target = 0.1
+        plan = plan_evaluation(width=target, conf=CONF, sd=math.sqrt(total / 2.0),
+                               correlation=0.0, icc=tau2 / total, within_share=sw2 / total,
+                               cluster_size=cell.cluster_size, size_cv=cell.size_cv,
+                               runs=cell.runs, trials=cell.trials)
+        row = plan.chosen
+        rng = np.random.default_rng([args.seed, 100 + index])
+        widths = []
+        for _ in range(args.reps // 5):
+            cl, sizes, diff = draw(cell, rng, row.clusters)
+            item = diff.mean(axis=(1, 2))
+            sums = np.bincount(cl, weights=item, minlength=sizes.size)
+            sumsq = np.bincount(cl, weights=item * item, minlength=sizes.size)
+            est = cr2_ratio_estimate(sums, sizes.astype(float), sumsq=sumsq)
+            crit = stats.t.ppf((1.0 + CONF) / 2.0, est.df)
+            widths.append(2.0 * crit * est.standard_error)
+        w = np.asarray(widths)
+        print(f"{cell.name:<20} {target:>7.3f} {row.clusters:>8} {row.width:>8.4f} "
+              f"{w.mean():>8.4f} {np.median(w):>8.4f} {100 * np.mean(w <= target):>8.1f}%")
     verdict = "within" if worst <= 0.03 else "NOT within"
     print(f"largest |achieved - target|: {100 * worst:.1f} points ({verdict} 3 points); "
           f"{time.perf_counter() - start:.0f} s")
