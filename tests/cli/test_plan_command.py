@@ -93,3 +93,9 @@ def test_plan_on_the_demo(demo_run):
     # the demo's runs let the plan trade questions for runs: fewer questions with 5 runs
     five = next(r for r in record["rows"] if (r["runs"], r["trials"]) == (5, 1))
     assert five["questions"] < chosen["questions"]
+    # the demo's run folder of metric judges: its run store is read for the calls (offline,
+    # unpriced: the cost is unknown and said so); one run, so runs and trials buy nothing
+    folder = demo_run.out / "metric-judges" / "run"
+    result = run("plan", str(folder), "--difference", "0.1", "--criterion", "exact_match")
+    assert result.returncode == 0, result.stderr
+    assert "the pilot has one run" in result.stdout and "no price" in result.stdout

@@ -104,7 +104,8 @@ class EvaluationPlan(Rendered):
         """``plan.json``: numbers as numbers, NaN as null."""
         pilot = None
         if self.pilot is not None:
-            pilot = {k: v for k, v in asdict(self.pilot).items() if k != "components"}
+            pilot = {k: v for k, v in asdict(self.pilot).items()
+                     if k not in ("components", "notes")}  # its notes are the plan's
         cheapest = self.cheapest
         return clean_record({
             "target": self.target, "difference": self.difference, "width": self.width,
@@ -303,6 +304,10 @@ def plan_evaluation(
     if not rows[0].reachable:
         notes.append(f"with {runs} run(s) no number of questions reaches the target: a run's "
                      "shift is shared by every question, and only more runs average it away.")
+    if components.within > 0.0 and pilot is not None and pilot.n_runs > 1:
+        notes.append("the trials rows credit a trial with all the within-question variance the "
+                     "pilot's runs show; a trial that re-judges the same answer averages only "
+                     "the judge's share of it, so for such trials those rows are optimistic.")
     if components.within == 0.0 and components.run == 0.0:
         notes.append("no within-question variance and no run shift: more runs or trials buy "
                      "nothing, only more questions do.")
