@@ -3,9 +3,9 @@
 For each hostile table (``_tables.TABLES``) the user's path is walked as the README tells it:
 ``validate`` the CSV, ``import`` it to Parquet (scales kept), ``report`` every kind in every
 format, ``compare`` the table with itself, ``register`` a contrast where the table has two
-arms, and ``plan`` a difference and a width from it. Each command must exit 0 or 2, print no traceback and no "internal error", write
-nothing outside its output folder, and, when it succeeds, write every requested format or say
-in its output why a report was left out.
+arms, and ``plan`` a difference and a width from it. Each command must exit 0 or 2, print no
+traceback and no "internal error", write nothing outside its output folder, and, when it
+succeeds, write every requested format or say in its output why a report was left out.
 """
 
 from __future__ import annotations

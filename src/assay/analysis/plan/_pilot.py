@@ -200,7 +200,7 @@ def pilot_components(judgments: Judgments, *, arms: Sequence[str] | None = None,
                       else [(a,) for a in present])
         if not candidates:
             raise DesignError(f"a difference needs two arms; {j}/{c} scores only "
-                              f"{', '.join(present)}")
+                              f"{', '.join(present)} (plan its mean with --estimand mean)")
     best: tuple[float, Any] | None = None
     for pair in candidates:
         y, notes = _matrix(units, pair)
