@@ -25,6 +25,7 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "judge_consistency",
         "robust_summary",
     ],
+    ".analysis.plan": ["EvaluationPlan", "plan_evaluation"],
     ".analysis.scores": ["ScoreSummary", "score_summary"],
     ".analysis.winrates": ["WinRateReport", "win_rates"],
     ".data.io": ["load", "load_many", "run_importer"],

@@ -2,10 +2,10 @@
 
 For each hostile table (``_tables.TABLES``) the user's path is walked as the README tells it:
 ``validate`` the CSV, ``import`` it to Parquet (scales kept), ``report`` every kind in every
-format, ``compare`` the table with itself, and ``register`` a contrast where the table has two
-arms. Each command must exit 0 or 2, print no traceback and no "internal error", write
-nothing outside its output folder, and, when it succeeds, write every requested format or say
-in its output why a report was left out.
+format, ``compare`` the table with itself, ``register`` a contrast where the table has two
+arms, and ``plan`` a difference and a width from it. Each command must exit 0 or 2, print no
+traceback and no "internal error", write nothing outside its output folder, and, when it
+succeeds, write every requested format or say in its output why a report was left out.
 """
 
 from __future__ import annotations
@@ -121,6 +121,17 @@ def test_every_command_succeeds_or_refuses_clearly(name: str, tmp_path: Path,
         args = ["register", str(table), "--contrast", f"{arms[0]}:{arms[1]}:0.05", "-o", str(registration)]
         code, output = _run(args, capsys)
         _check(name, args, code, output)
+
+    first = records[0] if records else {}
+    choice = [a for key in ("judge", "criterion") if first.get(key) is not None
+              for a in (f"--{key}", str(first[key]))]
+    for target in (["--difference", "0.1"], ["--width", "0.2", "--estimand", "mean"]):
+        args = ["plan", str(table), *target, *choice, "--format", "text,json", "--out",
+                str(work / "plan")]
+        code, output = _run(args, capsys)
+        _check(name, args, code, output)
+        if code == 0:
+            assert (work / "plan" / "plan.json").is_file(), f"{name}: plan wrote no plan.json"
 
     written = _files(tmp_path) - before
     outside = [p for p in written if work not in p.parents]

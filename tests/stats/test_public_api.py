@@ -10,6 +10,8 @@ from assay.stats.agreement import _rates, _reliability
 from assay.stats.contrasts import _mover, _multiplicity, _noninferiority, _paired
 from assay.stats.intervals import _analytic, _bayes, _bootstrap, _cr2, _passk, _resampling, _runs
 from assay.stats.leaderboard import _alpaca_eval_glm, _bradley_terry, _length_controlled
+from assay.stats.power import _size as _power_size
+from assay.stats.power import _variance as _power_variance
 from assay.stats.ppi import _mean as _ppi_mean
 from assay.stats.significance import _paired as _paired_tests
 from assay.stats.significance import _permutation, _ranks
@@ -22,7 +24,7 @@ MODULES = (_distributions, _rates, bleu, calibration, correlation, expectation, 
            _noninferiority, _paired, _passk, _permutation, _reliability, _resampling, _paired_tests,
            _ranks,
            _alpaca_eval_glm, _bradley_terry, _length_controlled, _bands, _bins, _diversity,
-           _ensemble, _stability, _ppi_mean, _runs)
+           _ensemble, _stability, _ppi_mean, _runs, _power_size, _power_variance)
 
 
 def test_all_is_sorted_and_complete() -> None:
@@ -37,7 +39,7 @@ def test_all_is_sorted_and_complete() -> None:
                  "LengthControlledWinRate", "AlpacaEvalGLMWinRate", "CorrelationResult", "ScoreExpectation",
                  "Diversity", "EnsembleWeights", "PercentileBands",
                  "RankingStability", "STRATEGIES", "equal_allocation", "proportional_allocation",
-                 "sample_indices"}
+                 "sample_indices", "DesignSize", "VarianceComponents"}
     assert set(api.__all__) == expected
     for name in api.__all__:
         assert getattr(api, name) is not None

@@ -12,6 +12,7 @@ from assay.cli import compare as _compare  # noqa: F401  isort: skip
 from assay.cli import judge as _judge  # noqa: F401  isort: skip
 from assay.cli import report as _report  # noqa: F401  isort: skip
 from assay.cli import register as _register  # noqa: F401  isort: skip
+from assay.cli import plan as _plan  # noqa: F401  isort: skip
 from assay.cli import cache as _cache  # noqa: F401  isort: skip
 from assay.cli.pipeline import describe as _describe  # noqa: F401  isort: skip
 from assay.cli.pipeline import export as _export  # noqa: F401  isort: skip

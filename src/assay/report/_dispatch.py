@@ -61,6 +61,7 @@ RENDERERS: dict[str, str] = {
     "assay.analysis.judges._robust.JudgeConsistency": ".judges:format_consistency",
     "assay.analysis.judges._robust.RobustSummary": ".judges:format_robust_summary",
     "assay.analysis.leaderboard._report.LeaderboardReport": ".leaderboard:format_leaderboard",
+    "assay.analysis.plan._report.EvaluationPlan": ".plan:format_evaluation_plan",
     "assay.analysis.scores.ScoreSummary": ".scores:format_score_summary",
     "assay.analysis.systems._attributes.AttributeReport": ".systems:format_attributes",
     "assay.analysis.systems._report.SystemsReport": ".systems:format_systems",

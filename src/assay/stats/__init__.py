@@ -86,6 +86,17 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "bradley_terry_bootstrap",
         "length_controlled_win_rate",
     ],
+    ".power": [
+        "DesignSize",
+        "VarianceComponents",
+        "design_df",
+        "design_power",
+        "design_variance",
+        "paired_variance",
+        "size_for_difference",
+        "size_for_width",
+        "variance_components",
+    ],
     ".ppi": [
         "cluster_mean_interval",
         "ppi_mean",

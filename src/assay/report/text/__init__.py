@@ -19,6 +19,7 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     ".cost": ["format_cost_summary"],
     ".coverage": ["format_coverage"],
     ".leaderboard": ["format_leaderboard"],
+    ".plan": ["format_evaluation_plan"],
     ".judges": ["format_calibration", "format_consistency", "format_differentiation",
                 "format_judge_report", "format_robust_summary"],
     ".scores": ["format_score_summary", "table_overview"],

@@ -1,7 +1,10 @@
-"""The plan of ``assay describe`` as text: inputs, calls per judge and per model, cost, time.
+"""Plans as text: ``assay describe``'s plan of a run (inputs, calls per judge and per model,
+cost, time) and ``assay plan``'s evaluation plan (questions, clusters, runs, trials, calls, cost
+and the trade-offs).
 
 Formats a :class:`assay.pipeline.describe.PlanDescription` (read by its attributes: the
-report layer does not import the judge layer); computes nothing.
+report layer does not import the pipeline layer) and an
+:class:`assay.analysis.plan.EvaluationPlan`; computes nothing.
 """
 
 from __future__ import annotations
@@ -99,4 +102,72 @@ def format_plan(plan: Any) -> str:
                f"and {plan.seconds_per_call:g} s a request (--seconds-per-call)")
     out.append("Estimates: ~4 characters a token in, 250 tokens out a call; second-stage calls "
                "counted at most.")
+    return "\n".join(out)
+
+
+def _calls(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def format_evaluation_plan(plan: Any) -> str:
+    """An :class:`~assay.analysis.plan.EvaluationPlan` as lines of text."""
+    pilot = plan.pilot
+    what = "difference" if plan.estimand == "difference" else "mean"
+    if pilot is not None:
+        subject = (" - ".join(pilot.arms) if plan.estimand == "difference" else pilot.arms[0])
+        subject += f" ({pilot.judge}/{pilot.criterion})"
+    else:
+        subject = "two systems" if plan.estimand == "difference" else "one system"
+    if plan.target == "difference":
+        head = (f"Plan: detect a {what} of {plan.difference:g} ({subject}) with "
+                f"{plan.power:.0%} power, two-sided at conf {plan.conf:g}")
+    else:
+        head = (f"Plan: an interval of full width {plan.width:g} at conf {plan.conf:g} for the "
+                f"{what} ({subject})")
+    out = [head]
+    if pilot is not None:
+        out.append(f"From the pilot: {pilot.n_items} items in {pilot.n_clusters} clusters, "
+                   f"{pilot.n_runs} run(s); observed {what} {pilot.mean:.4g}, working ICC "
+                   f"{pilot.icc:.3f}")
+    else:
+        out.append("From stated assumptions (no pilot table)")
+    c = plan.components
+    out.append(f"Variance of one score: {c.total:.4g} = cluster {c.cluster:.4g} (ICC "
+               f"{c.icc:.3f}) + question {c.question:.4g} + within {c.within:.4g}; run shift "
+               f"{c.run:.4g} (SD {c.run ** 0.5:.4g})")
+    out.append(f"Clusters: {plan.cluster_size:.3g} questions each (size CV {plan.size_cv:.2f}); "
+               f"{plan.arms_scored} arm(s) judged on every question, {plan.calls_per_score:g} "
+               f"call(s) a score" + (f", ${plan.usd_per_call:.6g} a call"
+                                    if plan.usd_per_call is not None else ", no price"))
+    out.append(f"Test: {plan.method}")
+    out.append("")
+    ch = plan.chosen
+    if ch.reachable:
+        reach = (f"power {ch.power:.3f}" if plan.target == "difference" else "")
+        out.append(f"Needed: {ch.questions:,} questions in {ch.clusters:,} clusters, {ch.runs} "
+                   f"run(s), {ch.trials} trial(s): {_calls(ch.judge_calls)} judge calls, cost "
+                   f"{_usd(ch.usd)}" + (f" ({reach}, width {ch.width:.4g})" if reach
+                                        else f" (width {ch.width:.4g})"))
+    else:
+        out.append(f"Needed: not reachable with {ch.runs} run(s) and {ch.trials} trial(s), "
+                   "however many questions")
+    out.append("")
+    out.append("Trade-offs (each row reaches the target; '-' where it cannot):")
+    header = ("design", "runs", "trials", "questions", "clusters", "judge calls", "cost",
+              "power" if plan.target == "difference" else "width")
+    rows = []
+    for r in plan.rows:
+        if not r.reachable:
+            rows.append((r.label, str(r.runs), str(r.trials), "-", "-", "-", "-", "-"))
+            continue
+        last = f"{r.power:.3f}" if plan.target == "difference" else f"{r.width:.4g}"
+        rows.append((r.label, str(r.runs), str(r.trials), f"{r.questions:,}", f"{r.clusters:,}",
+                     _calls(r.judge_calls), "-" if r.usd is None else f"${r.usd:,.2f}", last))
+    out += ["  " + line for line in _table(header, rows, 1)]
+    best = plan.cheapest
+    if best is not None:
+        out.append(f"Fewest judge calls: {best.label} ({best.runs} run(s), {best.trials} "
+                   f"trial(s), {best.questions:,} questions, {_calls(best.judge_calls)} calls)")
+    for note in plan.notes:
+        out.append(f"note: {note}")
     return "\n".join(out)
