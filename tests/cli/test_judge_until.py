@@ -86,7 +86,8 @@ def test_a_width_rule_stops_when_every_interval_is_narrow(server, tmp_path, caps
     out = tmp_path / "run"
     assert judge(config, out, "--until", "width=0.8") == 0
     printed = capsys.readouterr().out
-    assert "stopped early by the rule (--until width=0.8, conf 0.95): every interval is narrower than 0.8" in printed
+    assert ("stopped early by the rule (--until width=0.8, conf 0.95): every interval is narrower "
+            "than 0.8") in printed
     record = json.loads((out / "sequential.json").read_text())
     last = record["looks"][-1]["comparisons"][0]
     assert last["upper"] - last["lower"] < 0.8
