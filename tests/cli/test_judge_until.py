@@ -163,3 +163,16 @@ def test_the_dry_run_names_the_rule(server, tmp_path, capsys):
     assert judge(config, tmp_path / "run", "--dry-run") == 0
     assert ("sequential (--until decided, conf 0.95): 40 clusters in a random order (seed 3), a look "
             "every 2") in capsys.readouterr().out
+
+
+def test_the_order_is_the_seeds(server, tmp_path):
+    from assay.judge.config import load_config
+    from assay.judge.inputs import load_inputs
+    from assay.judge.plan import build_plan
+    from assay.judge.sequential import cluster_order
+
+    config = config_for(tmp_path, server)
+    plan = build_plan(load_config(config), load_inputs(load_config(config)))
+    order = cluster_order(plan, 0)
+    assert sorted(order) == [f"d{i:03d}" for i in range(N // 2)]
+    assert cluster_order(plan, 0) == order and cluster_order(plan, 1) != order
