@@ -176,3 +176,16 @@ def test_the_order_is_the_seeds(server, tmp_path):
     order = cluster_order(plan, 0)
     assert sorted(order) == [f"d{i:03d}" for i in range(N // 2)]
     assert cluster_order(plan, 0) == order and cluster_order(plan, 1) != order
+
+
+def test_failed_judgments_are_no_observations_and_still_exit_3(server, tmp_path, capsys):
+    server.configure(rates={"refusal": 1.0})
+    config = config_for(tmp_path, server, until="decided", clusters_per_look=20)
+    out = tmp_path / "run"
+    assert judge(config, out) == 3
+    printed = capsys.readouterr()
+    record = json.loads((out / "sequential.json").read_text())
+    assert [look["comparisons"][0]["n_clusters"] for look in record["looks"]] == [0, 0]
+    assert record["looks"][-1]["comparisons"][0]["estimate"] is None
+    assert "judged every cluster (40, 2 looks); the rule was not met" in printed.out
+    assert f"{2 * N} of {2 * N} planned judgments are stored as failed" in printed.err

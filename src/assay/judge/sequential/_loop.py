@@ -14,6 +14,7 @@ client gets what is left of them.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,11 +83,11 @@ def _save_looks(folder: Path, looks: list[Look], ended: str) -> None:
     record = json.loads(path.read_text(encoding="utf-8"))
     record["looks"] = [{"look": x.number, "clusters": x.clusters, "conf_each": x.conf_each, "stop": x.stop,
                         "comparisons": [{"comparison": c.comparison.label, "n_clusters": c.n_clusters,
-                                         "estimate": c.estimate, "lower": c.lower, "upper": c.upper}
+                                         "estimate": None if math.isnan(c.estimate) else c.estimate,
+                                         "lower": c.lower, "upper": c.upper}
                                         for c in x.comparisons]} for x in looks]
     record["ended"] = ended
-    path.write_text(json.dumps(record, indent=1, allow_nan=False, default=str).replace("NaN", "null") + "\n",
-                    encoding="utf-8")
+    path.write_text(json.dumps(record, indent=1, allow_nan=False) + "\n", encoding="utf-8")
 
 
 async def execute_sequential(plan: Plan, out: str | Path, rule: StoppingRule, *, retry_failed: bool = False,
