@@ -169,7 +169,8 @@ def part_two(orders: int, seed: int) -> list[str]:
             quartiles = f"{int(np.quantile(stops_a, 0.25))}-{int(np.quantile(stops_a, 0.75))}"
             lines.append(f"    --until {rule.words} ({words}): stopped early in {early} of {n_orders} "
                          f"orders; at {int(np.median(stops_a))} of {len(clusters)} documents (median; "
-                         f"quartiles {quartiles}); judgments not made: {saved.mean():.1%} of the plan on average")
+                         f"quartiles {quartiles}); judgments not made: {saved.mean():.1%} of the plan "
+                         "on average")
         final = look(rows, scales, lenient + pairwise, clusters, StoppingRule("decided", None, 0.95, 0, None),
                      number=0)
         for c in final.comparisons:
