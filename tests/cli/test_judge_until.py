@@ -4,12 +4,15 @@ a resume continues the same order without buying again, bad rules exit 2 in one 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import sys
 
 import pytest
 import yaml
 
-from tests.cli._judge_helpers import run, write_config
+from tests.cli._judge_helpers import child_env, run, write_config
+from tests.judge.conftest import sigkill_when
 
 RUBRIC = {"kind": "rubric", "criteria": [{"name": "quality", "description": "Is it good?"}]}
 N = 80
@@ -189,3 +192,38 @@ def test_failed_judgments_are_no_observations_and_still_exit_3(server, tmp_path,
     assert record["looks"][-1]["comparisons"][0]["estimate"] is None
     assert "judged every cluster (40, 2 looks); the rule was not met" in printed.out
     assert f"{2 * N} of {2 * N} planned judgments are stored as failed" in printed.err
+
+
+def test_a_killed_run_resumes_the_same_order_without_buying_twice(server, tmp_path):
+    """SIGKILL in the middle of the looks (no clean stop at all), then the same command."""
+    server.configure(score_by={"The long answer": 90.0, "The short answer": 30.0}, latency_s=0.02)
+    config = config_for(tmp_path, server, until="decided", clusters_per_look=2)
+    out = tmp_path / "run"
+    argv = [sys.executable, "-m", "assay", "judge", str(config), "--out", str(out), "--display", "plain",
+            "--no-csv", "--no-cache"]
+
+    def some_looks() -> bool:
+        try:
+            return len(stored_keys(out)) >= 20
+        except sqlite3.Error:
+            return False
+
+    saved = dict(os.environ)
+    os.environ.update(child_env(tmp_path))
+    try:
+        sigkill_when(argv, some_looks)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    before = stored_keys(out)
+    bought = server.stats.requests
+    order = json.loads((out / "sequential.json").read_text())["order"]
+    assert 20 <= len(before) < 4 * 28
+    assert judge(config, out, "--no-cache") == 0
+    record = json.loads((out / "sequential.json").read_text())
+    assert record["order"] == order and record["ended"] == "stopped early: decided"
+    clusters = record["looks"][-1]["clusters"]
+    after = stored_keys(out)
+    assert before <= after and len(after) == 4 * clusters
+    # only the judgments not stored were asked (those in flight at the kill were paid once, lost)
+    assert server.stats.requests - bought == len(after) - len(before)
