@@ -69,6 +69,10 @@ def test_a_clear_difference_stops_early_and_says_so(server, tmp_path, capsys):
     assert abs(abs(last["estimate"]) - 0.6) < 1e-9  # 90 vs 30 on range:0,100
     # the order: judged clusters are a seeded random set, each with both of its items
     assert record["order"][:clusters] != sorted(record["order"])[:clusters]
+    # and the report of the run folder says so
+    assert run(["report", str(out), "--kind", "scores"]) == 0
+    assert (f"judged sequentially (--until decided, conf 0.95) and stopped early after {clusters} of "
+            f"{N // 2} clusters: the intervals below are fixed-n intervals") in capsys.readouterr().out
 
 
 def test_no_difference_runs_to_the_end(server, tmp_path, capsys):

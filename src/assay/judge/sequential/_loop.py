@@ -215,3 +215,23 @@ def _saved(plan: Plan, rest: list[str]) -> float | None:
     if any(line.usd is None for line in lines):
         return None
     return sum(line.usd or 0.0 for line in lines)
+
+
+def sequential_note(folder: str | Path) -> str | None:
+    """What a report of ``folder`` says when it was judged sequentially and stopped early (None
+    otherwise, or when its ``sequential.json`` cannot be read)."""
+    path = Path(folder) / RECORD
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        looks = record.get("looks") or []
+        ended = str(record.get("ended", ""))
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not ended.startswith("stopped early") or not looks:
+        return None
+    return (f"{folder}: judged sequentially (--until {record.get('until')}, conf {record.get('conf')}) and "
+            f"{ended.split(':')[0]} after {looks[-1].get('clusters')} of {len(record.get('order') or [])} "
+            "clusters: the intervals below are fixed-n intervals on the clusters judged, not the "
+            f"anytime-valid ones of the run (in {RECORD})")
