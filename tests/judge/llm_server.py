@@ -121,6 +121,9 @@ class Behaviour:
     top-logprob table is their log probabilities (a G-Eval scorer's score distribution)."""
     logprobs: bool = True
     """Whether the server returns logprobs when a request asks for them."""
+    score_by: dict[str, float] | None = None
+    """Prompt substring -> score: a verdict with a numeric ``score`` field gets the value of the
+    first substring found in the prompt, in this order (a model that tells the answers apart)."""
     batch_delay_s: float = 0.0
     """Seconds after its creation a batch completes (tests/judge/llm_batches.py)."""
     batch_fail_every: int = 0
@@ -514,7 +517,7 @@ def completion(b: Behaviour, body: dict[str, Any], fault: str = "ok",
     messages = body["messages"]
     prompt = "\n\n".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
     rf = body.get("response_format") or {}
-    content, refusal = _reply(rng, rf, prompt, fault)
+    content, refusal = _reply(rng, rf, prompt, fault, b.score_by)
     if b.scores and not rf and refusal is None and fault not in ("refusal_text", "truncated"):
         draw = random.Random(f"{digest.hexdigest()}:{body.get('seed')}")
         content = draw.choices(list(b.scores), weights=list(b.scores.values()))[0]
@@ -575,7 +578,8 @@ def _tokens(text: str) -> int:
     return max(1, (len(text) + 3) // 4)
 
 
-def _reply(rng: random.Random, rf: dict[str, Any], prompt: str, fault: str) -> tuple[str | None, str | None]:
+def _reply(rng: random.Random, rf: dict[str, Any], prompt: str, fault: str,
+           score_by: dict[str, float] | None = None) -> tuple[str | None, str | None]:
     """(content, refusal) of a reply."""
     if fault == "refusal":
         return None, "I can't help with that request."
@@ -597,6 +601,8 @@ def _reply(rng: random.Random, rf: dict[str, Any], prompt: str, fault: str) -> t
     if schema is None:
         return _sentence(rng, 12), None
     verdict = _Instance(rng, schema).make(schema)
+    if score_by and isinstance(verdict, dict) and isinstance(verdict.get("score"), (int, float)):
+        verdict["score"] = next((v for k, v in score_by.items() if k in prompt), verdict["score"])
     if fault == "off_schema" and isinstance(verdict, dict):
         required = schema.get("required") or list(verdict)
         if required:

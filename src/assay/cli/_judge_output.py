@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -18,6 +18,7 @@ from assay.cli._terminal import say
 
 if TYPE_CHECKING:
     from assay.judge.plan import Plan, PlanLine
+    from assay.judge.sequential import Look, SequentialRun, StoppingRule
     from assay.llm import Progress, RunSummary
 
 
@@ -42,7 +43,8 @@ def cache_line(plan: Plan, folder: Path, cache: str | None) -> str:
     return "response cache: off" if where is None else f"response cache: {where}"
 
 
-def print_plan(plan: Plan, folder: Path, *, cache: str | None, missing: Sequence[str] = ()) -> None:
+def print_plan(plan: Plan, folder: Path, *, cache: str | None, missing: Sequence[str] = (),
+               rule: StoppingRule | None = None) -> None:
     """The ``--dry-run`` plan: calls per judge, estimated tokens and cost, the cost total; then
     a note for each credential in ``missing`` (a run needs it, a dry run does not)."""
     from assay.llm import STORE_FILENAME, RunStore
@@ -88,6 +90,13 @@ def print_plan(plan: Plan, folder: Path, *, cache: str | None, missing: Sequence
 
         say(batch_words(llm.batch_discount))
     say(cache_line(plan, folder, cache))
+    if rule is not None:
+        from assay.judge.sequential import cluster_order, comparisons
+
+        clusters = len(cluster_order(plan, rule.seed))
+        say(f"sequential (--until {rule.words}, conf {rule.conf:g}): {clusters} clusters in a random order "
+            f"(seed {rule.seed}), a look every {rule.per_look(clusters)}; stops once the rule is met for "
+            f"{len(comparisons(plan))} comparisons: the totals above are at most")
     for line in missing:
         say(f"note: {line}; the run needs it, the dry run does not", error=True)
 
@@ -117,9 +126,22 @@ def _cost(usd: float, unpriced: int) -> str:
 
 
 def run_with_progress(plan: Plan, folder: Path, *, retry_failed: bool, display: Literal["rich", "plain"],
-                      cache: str | None, max_failures: int | None) -> RunSummary:
-    """Run the plan (:func:`~assay.judge.plan.execute`) with a progress bar or plain lines."""
+                      cache: str | None, max_failures: int | None,
+                      rule: StoppingRule | None = None) -> RunSummary | SequentialRun:
+    """Run the plan (:func:`~assay.judge.plan.execute`) with a progress bar or plain lines; with
+    a stopping ``rule``, in batches (:func:`~assay.judge.sequential.execute_sequential`), a line
+    after each look."""
     from assay.judge.plan import execute
+
+    def run(progress: Callable[[Progress], None], said: Callable[[str], None]) -> RunSummary | SequentialRun:
+        if rule is None:
+            return asyncio.run(execute(plan, folder, retry_failed=retry_failed, progress=progress,
+                                       cache=cache, max_failures=max_failures))
+        from assay.judge.sequential import execute_sequential
+
+        return asyncio.run(execute_sequential(plan, folder, rule, retry_failed=retry_failed,
+                                              progress=progress, cache=cache, max_failures=max_failures,
+                                              on_look=lambda seen: said(look_line(seen))))
 
     if display == "plain":
         last = [0.0]
@@ -136,8 +158,7 @@ def run_with_progress(plan: Plan, folder: Path, *, retry_failed: bool, display: 
             say(f"judged {p.done}/{p.total} ({p.skipped} stored before), {p.calls_per_s:.1f}/s, "
                 f"{p.failed} failed, {_cost(p.usd, p.unpriced)}, ETA {eta}", error=True)
 
-        return asyncio.run(execute(plan, folder, retry_failed=retry_failed, progress=plain, cache=cache,
-                                   max_failures=max_failures))
+        return run(plain, lambda text: say(text, error=True))
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
     from rich.progress import Progress as Bar
 
@@ -158,8 +179,7 @@ def run_with_progress(plan: Plan, folder: Path, *, retry_failed: bool, display: 
             bar.update(task, total=p.total, completed=p.done, rate=p.calls_per_s, failed=p.failed,
                        cost=_cost(p.usd, p.unpriced))
 
-        return asyncio.run(execute(plan, folder, retry_failed=retry_failed, progress=rich_progress,
-                                   cache=cache, max_failures=max_failures))
+        return run(rich_progress, lambda text: bar.console.print(text, markup=False, highlight=False))
 
 
 def print_summary(plan: Plan, summary: RunSummary, folder: Path, *, allow_failures: float,
@@ -211,3 +231,39 @@ def print_interrupted(plan: Plan, folder: Path, resume: str) -> None:
     stored, failed = stored_counts(plan, folder)
     say(f"interrupted: {stored} of {len(plan.keys)} planned judgments are stored in {folder} "
         f"({failed} failed); resume with: {resume}", error=True)
+
+
+def look_line(seen: Look) -> str:
+    """One look of a sequential run, one line."""
+    decided = sum(c.decided for c in seen.comparisons)
+    widest = max(c.width for c in seen.comparisons)
+    return (f"look {seen.number}: {seen.clusters} clusters judged; {decided} of {len(seen.comparisons)} "
+            f"comparisons decided, widest interval {widest:.3f} (each at {seen.conf_each:.4g})"
+            + ("; the rule is met" if seen.stop else ""))
+
+
+def print_sequential(run: SequentialRun) -> None:
+    """How a sequential run ended: whether the rule stopped it early, each comparison's interval
+    at the last look, and what was not bought."""
+    rule = run.rule
+    what = ("every comparison is decided (its interval excludes 0)" if rule.width is None
+            else f"every interval is narrower than {rule.width:g}")
+    last = run.looks[-1] if run.looks else None
+    if run.stopped_early:
+        say(f"stopped early by the rule (--until {rule.words}, conf {rule.conf:g}): {what} after look "
+            f"{len(run.looks)}, {run.clusters} of {run.clusters_total} clusters judged (random order, seed "
+            f"{rule.seed}); the plan is those clusters' judgments")
+        saved = run.planned_total - run.summary.planned
+        usd = "cost unknown (a model has no price)" if run.usd_saved is None else f"~${run.usd_saved:.4f}"
+        say(f"saved: {saved} of {run.planned_total} planned judgments not made ({run.summary.planned} in the "
+            f"clusters judged, {run.summary.calls} calls made by this run), {usd} by the dry-run estimate")
+    elif last is not None and run.clusters == run.clusters_total:
+        say(f"sequential (--until {rule.words}, conf {rule.conf:g}): judged every cluster "
+            f"({run.clusters}, {len(run.looks)} looks); the rule was "
+            + ("met at the last look" if last.stop else "not met: nothing was saved"))
+    if last is None:
+        return
+    for c in last.comparisons:
+        state = "decided" if c.decided else "undecided"
+        say(f"  {c.comparison.label}: {c.estimate:+.3f} [{c.lower:+.3f}, {c.upper:+.3f}] {state} "
+            f"({c.n_clusters} clusters; anytime-valid at {last.conf_each:.4g})")

@@ -17,6 +17,7 @@ from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.judge.plan import Plan
+    from assay.judge.sequential import StoppingRule
 
 DEFAULT_CONFIG_NAME = "assay.yaml"
 EXIT_OK, EXIT_USER_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
@@ -119,6 +120,22 @@ def judge_command(
         typer.Option("--permutation-seed", metavar="SEED",
                      help="Seed of the permutation tests (overrides significance.seed; default 42)."),
     ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option("--until", metavar="RULE",
+                     help="Judge the clusters in a seeded random order, look at the stored results after "
+                     "each batch and stop once the rule is met: decided (every comparison's interval "
+                     "excludes 0) or width=W (every interval narrower than W, on the [-1, 1] scale of "
+                     "a difference of normalised scores), with anytime-valid confidence sequences. "
+                     "Stopping by the rule is success (exit 0), named in the output. Overrides the "
+                     "config's sequential.until."),
+    ] = None,
+    conf: Annotated[
+        float | None,
+        typer.Option("--conf", metavar="LEVEL",
+                     help="Level of the --until confidence sequences, familywise over the comparisons "
+                     "(overrides sequential.conf; default 0.95)."),
+    ] = None,
     allow_failures: Annotated[
         float,
         typer.Option(
@@ -140,7 +157,9 @@ def judge_command(
     cannot be used, a run folder in use); 3 the run finished with failed judgments, left a
     planned judgment unstored (a batch that expired or lost result lines: the notes say
     which), or stopped early (the cost limit, --max-failures); 130 interrupted (Ctrl-C).
-    The run ends with "stored S of P planned judgments", counted from the run store.
+    The run ends with "stored S of P planned judgments", counted from the run store. With
+    --until, the plan is the clusters judged: a run the rule stopped early exits 0 when
+    those are all stored and good, and says it stopped early, why, and what it did not buy.
 
     Example: assay judge --init exp1; assay judge exp1/assay.yaml --dry-run --limit 2
     """
@@ -180,6 +199,11 @@ def judge_command(
     plan = build_plan(cfg, inputs)
     if judges is not None:
         plan = select_judges(plan, [name.strip() for name in judges.split(",") if name.strip()])
+    from assay.judge.sequential import comparisons, stopping_rule
+
+    rule = stopping_rule(cfg.sequential, until=until, conf=conf)
+    if rule is not None:
+        comparisons(plan)  # refuses a plan it cannot watch, before anything is sent
     if dry_run:
         from assay.cli._judge_output import print_plan
         from assay.judge.plan import missing_credentials
@@ -187,12 +211,14 @@ def judge_command(
         problems = preflight(plan, credentials=False)  # nothing is sent: no key is needed
         if problems:
             raise ConfigError("; ".join(problems))
-        print_plan(plan, folder, cache=setting, missing=missing_credentials(plan))
+        print_plan(plan, folder, cache=setting, missing=missing_credentials(plan), rule=rule)
         return
-    resume = _resume_command(config, folder, cache=cache, no_cache=no_cache, limit=limit, judges=judges)
+    resume = _resume_command(config, folder, cache=cache, no_cache=no_cache, limit=limit, judges=judges,
+                             until=until, conf=conf)
     try:
         code = _judge(plan, folder, cache=setting, retry_failed=retry_failed, display=display,
-                      csv=csv, max_failures=max_failures, allow_failures=allow_failures, resume=resume)
+                      csv=csv, max_failures=max_failures, allow_failures=allow_failures, resume=resume,
+                      rule=rule)
     except KeyboardInterrupt:
         from assay.cli._judge_output import print_interrupted
 
@@ -203,15 +229,16 @@ def judge_command(
 
 
 def _judge(plan: Plan, folder: Path, *, cache: str | None, retry_failed: bool, display: str, csv: bool,
-           max_failures: int | None, allow_failures: float, resume: str) -> int:
+           max_failures: int | None, allow_failures: float, resume: str,
+           rule: StoppingRule | None = None) -> int:
     """Run the plan, write the CSVs, print what happened; return the exit status."""
-    from assay.cli._judge_output import print_summary, run_with_progress
-    from assay.llm import FatalAPIError
+    from assay.cli._judge_output import print_sequential, print_summary, run_with_progress
+    from assay.llm import FatalAPIError, RunSummary
 
     mode: Literal["rich", "plain"] = "plain" if display == "plain" else "rich"
     try:
         summary = run_with_progress(plan, folder, retry_failed=retry_failed, display=mode, cache=cache,
-                                    max_failures=max_failures)
+                                    max_failures=max_failures, rule=rule)
     except FatalAPIError as exc:
         from assay.cli._judge_output import stored_counts
 
@@ -223,6 +250,9 @@ def _judge(plan: Plan, folder: Path, *, cache: str | None, retry_failed: bool, d
 
         write_qed_csvs(plan, plan.inputs, folder)
         write_assertion_csvs(plan, folder)
+    if not isinstance(summary, RunSummary):
+        print_sequential(summary)
+        summary = summary.summary
     return print_summary(plan, summary, folder, allow_failures=allow_failures, resume=resume)
 
 
@@ -256,7 +286,8 @@ def _cache_setting(cache: str | None) -> str | None:
 
 
 def _resume_command(config: Path, folder: Path, *, cache: str | None, no_cache: bool,
-                    limit: int | None = None, judges: str | None = None) -> str:
+                    limit: int | None = None, judges: str | None = None, until: str | None = None,
+                    conf: float | None = None) -> str:
     """The command that resumes this run: the same plan (``--limit`` and ``--judges`` kept, so
     resuming a smoke run does not judge everything)."""
     words = ["assay", "judge", str(config), "--out", str(folder)]
@@ -264,6 +295,10 @@ def _resume_command(config: Path, folder: Path, *, cache: str | None, no_cache: 
         words += ["--limit", str(limit)]
     if judges is not None:
         words += ["--judges", judges]
+    if until is not None:
+        words += ["--until", until]
+    if conf is not None:
+        words += ["--conf", f"{conf:g}"]
     if no_cache:
         words.append("--no-cache")
     elif cache is not None:

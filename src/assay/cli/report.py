@@ -224,6 +224,12 @@ def report_command(
         options = {kind.name: options_from(kind.options, values) for kind in kinds}
     if line is not None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
+    from assay.judge.sequential import sequential_note
+
+    for folder in src:
+        note = sequential_note(folder)
+        if note is not None:
+            console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     judgments = None
     outcome = None
     if chosen == "small":  # numbers of the pandas path, without loading pandas (no options)

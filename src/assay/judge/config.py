@@ -126,6 +126,36 @@ class SignificanceConfig(BaseModel):
     (BenchmarkQED's ``significance_correction``)."""
 
 
+class SequentialConfig(BaseModel):
+    """Sequential judging (``assay judge --until``): judge the items in a random order, look
+    at the stored results after each batch of clusters, and stop once every comparison is
+    decided (or every interval is narrow enough), with an anytime-valid confidence sequence
+    (docs/statistics.md, "Stopping when it is decided"). ``--until`` and ``--conf`` override it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    until: str | None = None
+    """``decided`` (stop when every comparison's interval excludes 0) or ``width=W`` (stop when
+    every comparison's interval is narrower than W, on the normalised [-1, 1] difference scale);
+    None: only with ``--until`` (the other keys still apply)."""
+    conf: float = Field(0.95, gt=0.0, lt=1.0)
+    """The level of the confidence sequences, familywise over the comparisons (Bonferroni)."""
+    clusters_per_look: int | None = Field(None, ge=1)
+    """Clusters judged between two looks; None: a twentieth of the clusters (at least 1)."""
+    seed: int = 0
+    """Seed of the random order of the clusters (recorded in the run folder's sequential.json)."""
+
+    @field_validator("until")
+    @classmethod
+    def _until(cls, value: str | None) -> str | None:
+        from assay.judge.sequential import parse_until
+
+        if value is None:
+            return None
+        parse_until(value)
+        return value.strip()
+
+
 class AssayConfig(BaseModel):
     """A whole ``assay judge`` config."""
 
@@ -155,6 +185,8 @@ class AssayConfig(BaseModel):
     """``assay run``: the exports to write."""
     significance: SignificanceConfig = Field(default_factory=SignificanceConfig)
     """The significance tests of the assertion judges (on/off, permutations, seed)."""
+    sequential: SequentialConfig | None = None
+    """Stop the run once it is decided (``assay judge --until``); None judges every item."""
     cache: str = "run"
     """Where the response cache is: ``run`` (``responses.sqlite`` in the run folder), ``shared``
     (one per user: ``$ASSAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/assay``, else ~/.cache/assay),
