@@ -54,6 +54,7 @@ from assay.errors import ConfigError
 __all__ = ["ORPHAN_RESPONSES", "PLANTED", "SimulationSummary", "simulate_evaluation"]
 
 from assay.demo._evaluations import _simulate_evaluations
+from assay.demo._humans import human_evaluations
 from assay.demo._items import _make_datapoints
 from assay.demo._responses import _calibrate, _simulate_responses
 from assay.demo._world import (
@@ -134,6 +135,8 @@ def simulate_evaluation(
     accuracy, p_correct, fail_p = _calibrate(rng, items, arms)
     responses = _simulate_responses(rng, items, arms, runs, p_correct, fail_p)
     evaluations, planted = _simulate_evaluations(rng, responses, arms)
+    evaluations += human_evaluations(seed, responses, len(arms), len(evaluations) + 1,
+                                     len(evaluations[0]["id"]) - 3)
 
     paths = {name: out / file for name, file in FILES.items()}
     _write_jsonl(paths["datapoints"], datapoints)
