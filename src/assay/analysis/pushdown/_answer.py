@@ -182,6 +182,14 @@ def engine_table_facts(table: EngineTable) -> TableFacts:
         unit_judges = frozenset(str(j) for (j,) in table.query(
             f"SELECT DISTINCT judge FROM {VIEW} WHERE reportable AND opponent IS NULL AND "
             f"score IS NOT NULL AND criterion IN ({listed})"))
+    mapped = [c for (c,) in table.query(f"SELECT DISTINCT criterion FROM {VIEW}")
+              if table.scale(str(c)).kind not in ("interval", "nominal")]
+    criterion_judges: frozenset[tuple[str, str, bool]] = frozenset()
+    if mapped:
+        listed = ", ".join(table.text(str(c)) for c in mapped)
+        criterion_judges = frozenset((str(c), str(j), bool(p)) for c, j, p in table.query(
+            f"SELECT DISTINCT criterion, judge, opponent IS NOT NULL FROM {VIEW} WHERE "
+            f"reportable AND score IS NOT NULL AND criterion IN ({listed})"))
     reference = False
     if "reference_score" in table.raw_columns:
         value = text_sql("reference_score", table.engine.dialect)  # blank is missing, as in pandas
@@ -197,4 +205,4 @@ def engine_table_facts(table: EngineTable) -> TableFacts:
         multi_judge=bool(judges and judges >= 2),
         correctness=any(is_correctness(table.scale(c)) for c in pointwise),
         pointwise_judges=unit_judges, reference=reference, cost=bool(cost),
-        assertions=bool(assertion), teacher=teacher)
+        assertions=bool(assertion), teacher=teacher, criterion_judges=criterion_judges)
