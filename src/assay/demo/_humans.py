@@ -15,7 +15,8 @@ them.
   of the labels flipped (the raters' own noise).
 * ``human:annotator-2`` gives a preference (1 A, 0.5 tie, 0 B) on each pair of the same
   items' run-1 answers, from the latent quality difference plus logistic noise, with no
-  position bias; ``judge-pairwise`` judged every item (:mod:`._evaluations`).
+  position bias (its records carry no position: the order shown is not recorded);
+  ``judge-pairwise`` judged every item (:mod:`._evaluations`).
 
 Failed answers get the judge's failure record and no human label.
 """
@@ -30,7 +31,7 @@ import numpy as np
 
 from assay.demo._world import BASE_TIME, TIE_HALF_WIDTH, _Response
 
-__all__ = ["FAVOURED_ARM", "HUMAN_FRACTION", "JUDGE_ACCEPT", "human_evaluations"]
+__all__ = ["FAVOURED_ARM", "HUMAN_FRACTION", "JUDGE_ACCEPT", "human_evaluations", "n_labelled"]
 
 HUMAN_FRACTION = 0.18
 """Share of the items (drawn at random) whose answers the simulated humans label."""
@@ -50,8 +51,7 @@ def human_evaluations(seed: int, responses: list[_Response], n_arms: int,
                    key=lambda r: (r.item.index, r.arm))  # type: ignore[union-attr]
     by_cell = {(r.item.index, r.arm): r for r in first}  # type: ignore[union-attr]
     n_items = 1 + max(i for i, _ in by_cell)
-    labelled = set(rng.choice(n_items, size=max(2, round(HUMAN_FRACTION * n_items)),
-                              replace=False).tolist())
+    labelled = set(rng.choice(n_items, size=n_labelled(n_items), replace=False).tolist())
     records: list[dict[str, Any]] = []
     for resp in first:
         right, wrong = JUDGE_ACCEPT["favoured" if resp.arm == FAVOURED_ARM else "others"]
@@ -70,7 +70,7 @@ def human_evaluations(seed: int, responses: list[_Response], n_arms: int,
             z = (one.quality - two.quality) / 10.0 + rng.logistic()
             score = 1.0 if z > TIE_HALF_WIDTH else 0.0 if z < -TIE_HALF_WIDTH else 0.5
             record = _record(one, "human:annotator-2", "preference", score, None)
-            record.update(opponent_response_id=two.record["id"], position=1)
+            record.update(opponent_response_id=two.record["id"])  # order not recorded
             records.append(record)
     clocks = {judge: BASE_TIME + timedelta(days=1, hours=2 * j) for j, judge in
               enumerate(("judge-biased", "human:annotator-1", "human:annotator-2"))}
@@ -81,6 +81,11 @@ def human_evaluations(seed: int, responses: list[_Response], n_arms: int,
                                              int(rng.integers(20, 90)))
         record["evaluated_at"] = clocks[record["judge"]].isoformat(timespec="seconds")
     return records
+
+
+def n_labelled(n_items: int) -> int:
+    """How many of ``n_items`` questions the humans label."""
+    return min(n_items, max(2, round(HUMAN_FRACTION * n_items)))
 
 
 def _record(resp: _Response, judge: str, criterion: str, score: float | None,
