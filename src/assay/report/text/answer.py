@@ -138,31 +138,47 @@ _HUMAN_KIND = {"system": "mean human label on [0, 1]",
                "win_rate": "human win rate, ties half"}
 
 
+def human_groups(humans: tuple[HumanLine, ...], digits: int
+                 ) -> list[tuple[str, list[list[str]]]]:
+    """The humans' estimates as (title, rows) per (criterion, judge, kind), each row the
+    name, the PPI++ estimate with its interval, the judge alone, the labels and their worth
+    (shared with the dashboard)."""
+    groups = dict.fromkeys((h.criterion, h.judge, h.kind) for h in humans)
+    out = []
+    for criterion, judge, kind in groups:
+        rows = [h for h in humans if (h.criterion, h.judge, h.kind) == (criterion, judge, kind)]
+        sign = kind == "pair"
+
+        def number(value: float, lower: float, upper: float, sign: bool = sign) -> str:
+            shown = f"{value:+.{digits}f}" if sign else fixed(value, digits)
+            return f"{shown} {interval_text(lower, upper, digits, sign=sign)}"
+
+        out.append((f"{criterion} ({_HUMAN_KIND[kind]}), judge {judge}", [
+            [h.arm if h.opponent is None else
+             f"{h.arm} {'-' if kind == 'pair' else 'vs'} {h.opponent}",
+             number(h.estimate, h.lower, h.upper),
+             number(h.judge_estimate, h.judge_lower, h.judge_upper),
+             str(h.n_labelled), fixed(h.effective_n, 0)] for h in rows]))
+    return out
+
+
+HUMAN_COLUMNS = ("", "humans (PPI++)", "judge alone", "labels", "worth")
+HUMAN_WORTH = "worth: the human labels alone that would be as precise"
+
+
 def human_block(humans: tuple[HumanLine, ...], note: str | None, conf: float,
                 digits: int) -> list[str]:
     """What humans would say: per (criterion, judge) the PPI++ estimate of each system, pair
     and win rate beside the judge alone; one line naming why when there is none."""
     if not humans:
         return [f"What humans would say: {note}"] if note else []
-    level = f"{conf:.0%}"
-    lines = [f"What humans would say (the judge corrected by human labels; {level} "
+    lines = [f"What humans would say (the judge corrected by human labels; {conf:.0%} "
              "intervals):"]
-    groups = dict.fromkeys((h.criterion, h.judge, h.kind) for h in humans)
-    for criterion, judge, kind in groups:
-        rows = [h for h in humans if (h.criterion, h.judge, h.kind) == (criterion, judge, kind)]
-        lines.append(f"  {criterion} ({_HUMAN_KIND[kind]}), judge {judge}:")
-        sign = kind == "pair"
-        table = [[h.arm if h.opponent is None else
-                  f"{h.arm} {'-' if kind == 'pair' else 'vs'} {h.opponent}",
-                  (f"{h.estimate:+.{digits}f}" if sign else fixed(h.estimate, digits)) + " "
-                  + interval_text(h.lower, h.upper, digits, sign=sign),
-                  (f"{h.judge_estimate:+.{digits}f}" if sign else fixed(h.judge_estimate, digits))
-                  + " " + interval_text(h.judge_lower, h.judge_upper, digits, sign=sign),
-                  str(h.n_labelled), fixed(h.effective_n, 0)] for h in rows]
-        lines += columns(["", "humans (PPI++)", "judge alone", "labels", "worth"], table,
-                         indent="    ")
+    for title, rows in human_groups(humans, digits):
+        lines.append(f"  {title}:")
+        lines += columns(list(HUMAN_COLUMNS), rows, indent="    ")
     if note:
-        lines.append(f"  {note}; worth: the human labels alone that would be as precise")
+        lines.append(f"  {note}; {HUMAN_WORTH}")
     return lines
 
 
