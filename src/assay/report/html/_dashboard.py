@@ -20,12 +20,12 @@ from assay.report.html._model import TOPICS, Column, Page, Section, Table, Topic
 from assay.report.text._format import fixed, p_text
 from assay.report.text.answer import (
     FAILURES_RULE,
-    interval_text,
-    pair_reading,
-    plural,
     HUMAN_COLUMNS,
     HUMAN_WORTH,
     human_groups,
+    interval_text,
+    pair_reading,
+    plural,
     spend_line,
     trust_lines,
     what_is_scored,
