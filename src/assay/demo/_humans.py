@@ -31,7 +31,11 @@ import numpy as np
 
 from assay.demo._world import BASE_TIME, TIE_HALF_WIDTH, _Response
 
-__all__ = ["FAVOURED_ARM", "HUMAN_FRACTION", "JUDGE_ACCEPT", "human_evaluations", "n_labelled"]
+__all__ = ["ADDED_JUDGES", "FAVOURED_ARM", "HUMAN_FRACTION", "JUDGE_ACCEPT",
+           "human_evaluations", "n_labelled"]
+
+ADDED_JUDGES = ("judge-biased", "human:annotator-1", "human:annotator-2")
+"""The judges this module adds to the simulation (the five others are older)."""
 
 HUMAN_FRACTION = 0.18
 """Share of the items (drawn at random) whose answers the simulated humans label."""

@@ -170,7 +170,7 @@ def test_what_is_left_out_is_named(demo_report):
     notes = " ".join(demo_report.notes)
     assert "'preference' is pairwise" in notes
     assert "'helpfulness' is ordinal" in notes
-    assert "1403 rows of the dev or calibration split" in notes  # 1319 before the human labels
+    assert "1319 rows of the dev or calibration split" in notes
     assert demo_report.n_invalid == 17 and "17 run-folder records" in notes
 
 
