@@ -17,7 +17,10 @@ Human labels are the rows whose judge is ``human`` or ``human:<id>`` (the conven
   items (PPI++ at lambda = 0, the CR2 t on the labelled clusters);
 * per pair of arms: the same three for the paired difference arm - opponent on the items both
   were judged on (:func:`assay.stats.ppi_paired_difference`); an item is labelled for the pair
-  when both arms' answers are.
+  when both arms' answers are;
+* per pair of a pairwise criterion (rows with an ``opponent``, preferences 1 / 0.5 / 0): the
+  human win rate of the first over the second, the same three ways
+  (:mod:`assay.analysis.human._pairwise`, ``HumanReport.win_rates``).
 
 The estimand is the mean *human* label; the judge-only estimate is of the judge's mean and is
 biased for it whenever the judge is. The labelled items must be a random subset of the items
