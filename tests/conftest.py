@@ -81,6 +81,21 @@ def demo_table(demo_example: Path) -> Any:
     return assay.load(demo_example)
 
 
+@pytest.fixture(scope="session")
+def demo_table_five_judges(demo_table: Any) -> Any:
+    """:func:`demo_table` without the biased judge and the human labels the demo gained for
+    the human-calibrated estimates (``assay.demo._humans``): the five judges whose figures
+    the analyses' tests quote (one criterion judged on run 1 only, or by humans, would
+    change what they enumerate, not what they check). Read only."""
+    from dataclasses import replace
+
+    from assay.demo._humans import ADDED_JUDGES
+
+    frame = demo_table.frame
+    return replace(demo_table, frame=frame[~frame["judge"].isin(ADDED_JUDGES)]
+                   .reset_index(drop=True))
+
+
 @dataclass(frozen=True)
 class DemoRun:
     result: subprocess.CompletedProcess[str]

@@ -97,7 +97,8 @@ def test_demo_runs_offline_and_loads_its_own_output(demo_run):
     assert {r["criterion"] for r in metric["scores"]} == {"exact_match", "token_f1", "rouge_l", "bleu"}
     assert all(0 <= r["estimate"] <= 1 and r["n"] >= 190 for r in metric["scores"])
     judges = json.loads((root / "demo" / "judges.json").read_text())
-    assert {r["criterion"] for r in judges["agreement"]} == {"quality"}
+    # quality's two judges, and acceptable's biased judge against the human labels
+    assert {r["criterion"] for r in judges["agreement"]} == {"acceptable", "quality"}
     again = run("validate", str(root / "demo" / "judgments.parquet"))
     assert again.returncode == 0, again.stderr
 
@@ -108,7 +109,9 @@ def test_demo_prints_the_answer_first_then_what_it_wrote(demo_run):
     23: it printed every report in full, 850 lines); the files hold every report."""
     out, folder = demo_run.result.stdout, demo_run.out
     lines = out.splitlines()
-    assert len(lines) < 100, len(lines)
+    # about 75 lines before the demo gained a biased judge and human labels (issue 28): their
+    # verdicts and "What humans would say" add about 45
+    assert len(lines) < 130, len(lines)
     assert lines[0] == "Which system is better, by how much, and can the judges be trusted"
     table = folder / "judgments.parquet"
     report = run("report", str(table))

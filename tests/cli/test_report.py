@@ -138,10 +138,11 @@ def test_every_kind_writes_its_files(tmp_path, capsys):
                             "winrates_cluster_tests.csv",
                             "systems.json", "leaderboard.json", "skipped.json", "cost.json",
                             "teachers.json", "calibration_curves.json", "sampling.json",
-                            "ensemble.json", "factors.json", "interaction.json"])
+                            "ensemble.json", "factors.json", "interaction.json",
+                            "human.json"])
     skipped = json.loads((tmp_path / "r" / "skipped.json").read_text())["skipped"]
-    # the simulation has no assertion judge and no human labels
-    assert [s["report"] for s in skipped] == ["human", "assertions"]
+    # the simulation has no assertion judge (its human labels give human.json)
+    assert [s["report"] for s in skipped] == ["assertions"]
     code, _, err = run(["report", str(tmp_path / "run"), "--kind", "everything"], capsys)
     assert code == 2 and "--kind 'everything'" in err
     code, _, err = run(["report", str(tmp_path / "run"), "--kind", "winrate", "--format",

@@ -102,10 +102,12 @@ def test_every_line_parses_with_exactly_the_documented_fields(folder: Folder) ->
                                           for task in ("factoid_qa", "summarisation")}
     assert folder.criteria["judges"] == {
         "exact-match": ["correct"], "judge-lenient": ["quality"], "judge-strict": ["quality"],
-        "judge-ordinal": ["helpfulness"], "judge-pairwise": ["preference"]}
+        "judge-ordinal": ["helpfulness"], "judge-pairwise": ["preference"],
+        "judge-biased": ["acceptable"], "human:annotator-1": ["acceptable"],
+        "human:annotator-2": ["preference"]}
     assert {k: v["scale"] for k, v in folder.criteria["criteria"].items()} == {
         "correct": "binary", "quality": "range:0,100", "helpfulness": "ordinal:Low,Medium,High",
-        "preference": "range:0,1"}
+        "preference": "range:0,1", "acceptable": "binary"}
 
 
 def test_same_seed_same_bytes_other_seed_other_bytes(folder: Folder, tmp_path: Path) -> None:

@@ -236,6 +236,19 @@ Pairwise position bias: {position:+g} on the logit scale for the answer shown fi
 Self-teaching: {self_teach:+g} on the logit scale when an arm answers questions it wrote
 (its name is the item's `teacher`).
 
+## Human labels and a biased judge
+
+`judge-biased` scores `acceptable` on run 1 of every arm: a right answer acceptable with
+probability {accept_right:g}, a wrong one {accept_wrong:g}, except {favoured}'s answers,
+which it accepts with {fav_right:g} and {fav_wrong:g} (it favours that system, as a judge of
+the system's own model family would). Simulated humans label a random {human_pct:.0%} of the
+questions ({n_labelled} of {n_questions}): `human:annotator-1` marks run 1's answers
+`acceptable` when right (8% of its labels flipped), `human:annotator-2` gives a preference
+on each pair of them from their quality (no position bias; the order shown is not
+recorded). So the judge's own acceptability overstates {favoured} and the human-calibrated
+estimates (`assay report --kind human`, and "What humans would say" in the default
+report) correct it from the few labels.
+
 ## Planted invalid records
 
 | validity class | evaluations |

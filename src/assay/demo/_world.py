@@ -26,10 +26,14 @@ CRITERIA: dict[str, dict[str, str]] = {
     "preference": {"scale": "range:0,1",
                    "description": "Pairwise: 1 if this answer is preferred to the opponent's, "
                                   "0.5 for a tie, 0 if the opponent's is preferred."},
+    "acceptable": {"scale": "binary",
+                   "description": "A person who asked would accept the answer (1) or not (0)."},
 }
 JUDGES: dict[str, list[str]] = {
     "exact-match": ["correct"], "judge-lenient": ["quality"], "judge-strict": ["quality"],
-    "judge-ordinal": ["helpfulness"], "judge-pairwise": ["preference"]}
+    "judge-ordinal": ["helpfulness"], "judge-pairwise": ["preference"],
+    "judge-biased": ["acceptable"], "human:annotator-1": ["acceptable"],
+    "human:annotator-2": ["preference"]}
 RUBRICS: dict[str, list[str]] = {task: ["correct", "quality", "helpfulness"]
                                   for task in ("factoid_qa", "summarisation")}
 """The criteria each task is judged on (pairwise preference aside)."""

@@ -31,6 +31,8 @@ The model
   every pair of arms on run 1 twice, the first arm of the pair shown first (position 1)
   in trial 1 and second (position 2) in trial 2, with a bias of +0.5 on the logit scale
   towards the answer shown first.
+* ``judge-biased`` scores ``acceptable`` favouring the second arm, and simulated humans label
+  a random 18% of the items (:mod:`assay.demo._humans`).
 * An evaluation of a failed response has every score null and ``failure_kind`` copied
   from the response (in a pairwise record: when the record's own response failed; when
   only the opponent failed the record's arm wins, 1.0). A few records are planted invalid
@@ -54,6 +56,13 @@ from assay.errors import ConfigError
 __all__ = ["ORPHAN_RESPONSES", "PLANTED", "SimulationSummary", "simulate_evaluation"]
 
 from assay.demo._evaluations import _simulate_evaluations
+from assay.demo._humans import (
+    FAVOURED_ARM,
+    HUMAN_FRACTION,
+    JUDGE_ACCEPT,
+    human_evaluations,
+    n_labelled,
+)
 from assay.demo._items import _make_datapoints
 from assay.demo._responses import _calibrate, _simulate_responses
 from assay.demo._world import (
@@ -134,6 +143,8 @@ def simulate_evaluation(
     accuracy, p_correct, fail_p = _calibrate(rng, items, arms)
     responses = _simulate_responses(rng, items, arms, runs, p_correct, fail_p)
     evaluations, planted = _simulate_evaluations(rng, responses, arms)
+    evaluations += human_evaluations(seed, responses, len(arms), len(evaluations) + 1,
+                                     len(evaluations[0]["id"]) - 3)
 
     paths = {name: out / file for name, file in FILES.items()}
     _write_jsonl(paths["datapoints"], datapoints)
@@ -173,6 +184,10 @@ def _readme(s: SimulationSummary, n_documents: int, n_questions: int) -> str:
         orphans=", ".join(s.orphan_responses), fails=fails, judges=judges, acc=acc,
         planted=planted, lenient=JUDGE_OFFSET["judge-lenient"],
         strict=JUDGE_OFFSET["judge-strict"], position=POSITION_BIAS_LOGIT,
-        self_teach=SELF_TEACH_LOGIT)
+        self_teach=SELF_TEACH_LOGIT, accept_right=JUDGE_ACCEPT["others"][0],
+        accept_wrong=JUDGE_ACCEPT["others"][1], fav_right=JUDGE_ACCEPT["favoured"][0],
+        fav_wrong=JUDGE_ACCEPT["favoured"][1],
+        favoured=s.arms[FAVOURED_ARM] if len(s.arms) > FAVOURED_ARM else "no arm",
+        human_pct=HUMAN_FRACTION, n_labelled=n_labelled(n_questions))
 
 

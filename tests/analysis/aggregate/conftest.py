@@ -57,8 +57,8 @@ def demo_dir(demo_example: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def demo_judgments(demo_table: Judgments) -> Judgments:
-    return demo_table
+def demo_judgments(demo_table_five_judges: Judgments) -> Judgments:
+    return demo_table_five_judges
 
 
 @pytest.fixture(scope="session")

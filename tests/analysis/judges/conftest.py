@@ -18,8 +18,8 @@ def demo_folder(demo_example: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def demo(demo_table: Judgments) -> Judgments:
-    return demo_table
+def demo(demo_table_five_judges: Judgments) -> Judgments:
+    return demo_table_five_judges
 
 
 def make_table(rows: list[dict[str, object]], scales: dict[str, str]) -> Judgments:

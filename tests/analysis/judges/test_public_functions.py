@@ -14,9 +14,9 @@ from assay.data.table import Judgments
 from assay.stats.calibration import apply_calibration
 
 
-def test_a_path_is_loaded(demo: Judgments, demo_folder: Path) -> None:
+def test_a_path_is_loaded(demo_table: Judgments, demo_folder: Path) -> None:
     assert dict(composite_score_by_student(str(demo_folder))) == dict(
-        composite_score_by_student(demo))
+        composite_score_by_student(demo_table))
 
 
 def test_metrics_snippet(demo: Judgments, capsys: pytest.CaptureFixture[str]) -> None:

@@ -91,22 +91,34 @@ def test_the_demo_table_gets_the_same_answer_but_the_parts_named_left_out(demo_t
     expected_text, expected = _report(path, "pandas", tmp_path, capsys)
     left_out = [line for line in text if line.startswith("not made here: ")]
     assert left_out == [
-        "not made here: the win rates and position flips of 1080 pairwise judgments (rows with "
+        "not made here: the win rates and position flips of 1176 pairwise judgments (rows with "
         "an opponent): made by the pandas engine only (--engine pandas)",
-        "not made here: the agreement between the judges of 'quality' (and with human labels): "
-        "measured by the pandas engine only (--engine pandas)"]
+        "not made here: the agreement between the judges of 'acceptable', 'preference', "
+        "'quality' (and with human labels): measured by the pandas engine only "
+        "(--engine pandas)",
+        "not made here: what humans would say (the judges corrected by the human labels, "
+        "PPI++): made by the pandas engine only (--engine pandas)"]
     # the pandas answer without those parts is the engine's, line for line and number for number
     pairwise = {"preference"}
     expected["verdicts"] = [v for v in expected["verdicts"] if v["criterion"] not in pairwise]
     expected["trust"] = [t for t in expected["trust"] if t["check"] == "failures"]
     expected["notes"] = [n for n in expected["notes"] if "pairwise" not in n
                          and not n.startswith("position:")]
-    assert len(expected["verdicts"]) == 4
-    assert_same({**data, "left_out": []}, expected)
-    start = expected_text.index("preference: share of comparisons won (ties count half); judge "
-                                "judge-pairwise; failures left out")
-    kept = expected_text[:start] + expected_text[start + 9:]
+    assert len(expected["verdicts"]) == 6 and expected["humans"]
+    assert data["humans"] == [] and data["humans_note"] is None
+    assert_same({**data, "left_out": [], "humans": expected["humans"],
+                 "humans_note": expected["humans_note"]}, expected)
+    kept = list(expected_text)
+    for judge in ("judge-pairwise; failures left out", "human:annotator-2"):
+        start = kept.index(f"preference: share of comparisons won (ties count half); judge "
+                           f"{judge}")
+        kept = kept[:start] + kept[start + 9:]
+    start = kept.index("What humans would say (the judge corrected by human labels; 95% "
+                       "intervals):")
+    end = kept.index("Can the judges be trusted:")
+    kept = kept[:start] + kept[end:]
     kept = [line for line in kept if "swap places" not in line and "agreement between" not in line
+            and "against human labels" not in line
             and "pairwise rows" not in line and not line.startswith("note: position:")]
     assert [line for line in text if line not in left_out] == kept
 

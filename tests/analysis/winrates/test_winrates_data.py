@@ -33,8 +33,8 @@ def alpaca_report(alpaca):
 
 
 @pytest.fixture(scope="module")
-def demo(demo_table) -> assay.Judgments:
-    return demo_table
+def demo(demo_table_five_judges) -> assay.Judgments:
+    return demo_table_five_judges
 
 
 # ----- AlpacaEval --------------------------------------------------------------------------

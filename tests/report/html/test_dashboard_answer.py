@@ -131,3 +131,37 @@ def test_demo_dashboard_opens_on_the_verdict_and_names_no_source(demo_site, tab)
         if hits:
             found[page.name] = sorted(set(hits))
     assert found == {}
+
+
+@pytest.fixture(scope="module")
+def humans_site(tmp_path_factory: pytest.TempPathFactory, demo_example: Path) -> Path:
+    """``assay report`` of the demo's run folder (human labels on 18% of its questions), the
+    answer only, as HTML."""
+    out = tmp_path_factory.mktemp("dashboard-humans")
+    _assay("report", str(demo_example), "--kind", "answer", "--format", "html", "--out",
+           str(out))
+    return out
+
+
+def test_the_dashboard_says_what_humans_would_say(humans_site, small_site, tab):
+    index = _html_index(humans_site)
+    tab.load(index, width=1280)
+    shown = tab.evaluate("""(() => {
+      const el = document.querySelector('#humans');
+      if (!el) return null;
+      const r = el.getBoundingClientRect();
+      const wide = [...el.querySelectorAll('table')].map(t => t.scrollWidth - t.clientWidth);
+      return {text: el.innerText, width: r.width, height: r.height,
+              overflow: Math.max(0, ...wide),
+              page: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+    })()""")
+    assert shown is not None and shown["height"] > 0 and shown["width"] > 0, shown
+    assert shown["overflow"] <= 0 and shown["page"] <= 0, shown
+    text = shown["text"]
+    assert "What humans would say" in text and "judge judge-biased" in text, text
+    assert "beacon-13b - cirrus-70b" in text and "atlas-7b vs beacon-13b" in text, text
+    assert "humans (PPI++)" in text and "judge alone" in text and "worth" in text, text
+    # a table without human labels gets one line saying so, not a table
+    small = _html_index(small_site).read_text(encoding="utf-8")
+    assert "What humans would say: no human labels" in small
+    assert "humans-table" not in small

@@ -36,7 +36,8 @@ ARMS = {"atlas-7b": f"atlas {SCRIPT}", "beacon-13b": f"beacon {IMG}",
         "cirrus-70b": f"cirrus {BREAK}"}
 JUDGES = {"exact-match": f"exact {SVG}", "judge-lenient": f"lenient {LINK}",
           "judge-strict": f"{FORMULA} strict", "judge-ordinal": f"ordinal {COMMENT}",
-          "judge-pairwise": f"pairwise {IMG}"}
+          "judge-pairwise": f"pairwise {IMG}", "judge-biased": f"biased {SVG}",
+          "human:annotator-1": f"human:one {LINK}", "human:annotator-2": "human:annotator-2"}
 CRITERIA = {"quality": f"quality {SCRIPT}"}
 
 

@@ -43,6 +43,18 @@ TABLES = {
     "held back": (_frame(reportable=False), {"score": Scale("binary")}),
     "human labels": (pd.concat([_frame(), _frame(judge="human:1").iloc[:8]], ignore_index=True),
                      {"score": Scale("binary")}),
+    # humans on one criterion, the judge on another only: no human report
+    "human labels on another criterion": (
+        pd.concat([_frame(), _frame(judge="human:1", criterion="other").iloc[:8]],
+                  ignore_index=True), {"score": Scale("binary"), "other": Scale("binary")}),
+    # human preferences beside a judge's pairwise verdicts: the human win rates
+    "human preferences": (
+        pd.concat([_frame(opponent="c"), _frame(opponent="c", judge="human").iloc[:8]],
+                  ignore_index=True), {"score": Scale("range", minimum=0.0, maximum=1.0)}),
+    # human preferences beside pointwise scores of the criterion only: none
+    "human preferences, pointwise judge": (
+        pd.concat([_frame(), _frame(opponent="c", judge="human").iloc[:8]],
+                  ignore_index=True), {"score": Scale("range", minimum=0.0, maximum=1.0)}),
 }
 
 

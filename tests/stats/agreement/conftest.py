@@ -13,8 +13,8 @@ from tests.stats.agreement._pingouin import pingouin_icc_a1
 
 
 @pytest.fixture(scope="session")
-def demo_judgments(demo_table: Judgments) -> Judgments:
-    return demo_table
+def demo_judgments(demo_table_five_judges: Judgments) -> Judgments:
+    return demo_table_five_judges
 
 
 def _pingouin_icc_a1(ratings: np.ndarray) -> tuple[float, float, float]:

@@ -46,6 +46,16 @@ def datasets() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     y = rng.random(n + big_n)
     f = 0.5 * y + 0.02 * rng.random(n + big_n)
     out["clipped_at_1"] = (y[:n], f[:n], f[n:])
+    # pairwise preferences: A/B/tie -> 1/0/0.5 per pair, humans and a judge that agrees
+    # with them 70% of the time and otherwise leans to A (the win rate of a pair's first)
+    n, big_n = 45, 400
+    u = rng.random(n + big_n)
+    human = np.where(u < 0.45, 1.0, np.where(u < 0.65, 0.5, 0.0))
+    agree = rng.random(n + big_n) < 0.7
+    lean = np.where(rng.random(n + big_n) < 0.6, 1.0, np.where(rng.random(n + big_n) < 0.5,
+                                                              0.5, 0.0))
+    verdict = np.where(agree, human, lean)
+    out["preference"] = (human[:n], verdict[:n], verdict[n:])
     return out
 
 

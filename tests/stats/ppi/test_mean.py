@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from scipy.stats import t as t_dist
 
 from assay.stats import cr2_ratio_estimate
 from assay.stats.ppi import (
@@ -31,6 +32,9 @@ ORACLE = {
     ('clipped_at_0', 0.1): (0.6, 0.45287981908397706, 0.7471201809160228, 0.0),
     ('clipped_at_1', 0.05): (0.5097152783903254, 0.46926311021708805, 0.5501674465635626, 1.0),
     ('clipped_at_1', 0.1): (0.5097152783903254, 0.47576674869149277, 0.5436638080891579, 1.0),
+    # pairwise preferences A/B/tie -> 1/0/0.5: the human win rate of a pair's first system
+    ('preference', 0.05): (0.5355713159968479, 0.44411395576741447, 0.6270286762262813, 0.6997635933806143),
+    ('preference', 0.1): (0.5355713159968479, 0.4588178797748587, 0.6123247522188372, 0.6997635933806143),
 }
 
 
@@ -135,7 +139,30 @@ def test_tuned_lambda_minimises_the_clustered_variance() -> None:
     for lam in np.linspace(0, 1, 21):
         fixed = ppi_mean_clustered(y, f, fu, clusters_labelled=cl, clusters_unlabelled=cu,
                                    lam=lam)
-        assert fixed.standard_error >= tuned.standard_error - 1e-15
+        # the variance minimised is the one before the charge for the fitted lambda
+        charge = tuned.n_labelled_clusters / (tuned.n_labelled_clusters - 1)
+        assert fixed.standard_error**2 >= tuned.standard_error**2 / charge - 1e-15
+
+
+def test_a_tuned_lambda_is_charged_one_cluster() -> None:
+    # tuned inside (0, 1): the variance at that lambda times C_L / (C_L - 1), df one less
+    y, f, fu, cl, cu = _clustered_data()
+    kw = dict(clusters_labelled=cl, clusters_unlabelled=cu)
+    tuned = ppi_mean_clustered(y, f, fu, **kw)
+    given = ppi_mean_clustered(y, f, fu, lam=tuned.lam, **kw)
+    c_l = tuned.n_labelled_clusters
+    assert c_l == 11 and 0 < tuned.lam < 1
+    assert_allclose(tuned.estimate, given.estimate, rtol=1e-15)
+    assert_allclose(tuned.standard_error, given.standard_error * math.sqrt(11 / 10), rtol=1e-13)
+    assert_allclose(tuned.df, given.df - 1, rtol=1e-13)
+    assert_allclose(tuned.upper - tuned.estimate,
+                    given.standard_error * math.sqrt(11 / 10)
+                    * float(t_dist.ppf(0.975, given.df - 1)), rtol=1e-10)
+    # a judge that tells nothing: lambda clipped at 0, no charge (the humans' CR2 mean)
+    clipped = ppi_mean_clustered(y, 1 - f, fu, **kw)
+    zero = ppi_mean_clustered(y, 1 - f, fu, lam=0.0, **kw)
+    assert clipped.lam == 0.0
+    assert (clipped.standard_error, clipped.df) == (zero.standard_error, zero.df)
 
 
 def test_few_labelled_clusters_use_their_df() -> None:

@@ -6,5 +6,6 @@ from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._answer": ["answer"],
-    "._result": ["Answer", "PairDifference", "Spend", "SystemEstimate", "TrustCheck", "Verdict"],
+    "._result": ["Answer", "HumanLine", "PairDifference", "Spend", "SystemEstimate",
+                 "TrustCheck", "Verdict"],
 })

@@ -77,6 +77,9 @@ def answer(judgments: Judgments, *, conf: float = 0.95,
         verdicts += pairwise_verdicts(report, conf=conf, notes=notes)
         trust += position_checks(report.position)
     trust += judge_checks(judgments, conf=conf)
+    from assay.analysis.answer._humans import human_lines
+
+    humans, humans_note = human_lines(judgments, conf=conf)
     systems = set(frame["arm"].dropna())
     if pairwise is not None:
         systems |= set(frame["opponent"].dropna())
@@ -85,4 +88,5 @@ def answer(judgments: Judgments, *, conf: float = 0.95,
         n_judgments=len(frame), n_systems=len(systems),
         n_items=int(frame["item"].nunique()), n_clusters=int(frame["cluster"].nunique()),
         n_runs=int(frame["run"].nunique()), n_judges=int(frame["judge"].nunique()),
-        conf=conf, read_notes=judgments.read_notes, notes=tuple(dict.fromkeys(notes)))
+        conf=conf, read_notes=judgments.read_notes, notes=tuple(dict.fromkeys(notes)),
+        humans=humans, humans_note=humans_note)

@@ -49,6 +49,10 @@ class TableFacts:
     """A row of an assertion criterion."""
     teacher: bool = False
     """A row names its teacher (a teacher value that is not missing)."""
+    criterion_judges: frozenset[tuple[str, str, bool]] = frozenset()
+    """(criterion, judge, pairwise) of every valid unit, pointwise or pairwise: reportable
+    rows with a score on a scale with a map to [0, 1] (the human report's check pairs human
+    labels and a judge within one criterion and kind)."""
 
 
 
@@ -66,11 +70,13 @@ def table_facts(judgments: Judgments) -> TableFacts:
     judges = frame.groupby(criteria, sort=False)["judge"].nunique()
     pointwise_criteria = set(criteria[~pairwise].unique())
     scales = {c: judgments.scale(c) for c in criteria.unique()}
-    valid = (frame["reportable"].to_numpy(dtype=bool) & ~pairwise
-             & criteria.map(lambda c: scales[c].kind not in ("interval", "nominal"))
-             .to_numpy(dtype=bool))
-    if valid.any():
-        valid &= ~np.isnan(judgments.normalised_scores())
+    mapped = (frame["reportable"].to_numpy(dtype=bool)
+              & criteria.map(lambda c: scales[c].kind not in ("interval", "nominal"))
+              .to_numpy(dtype=bool))
+    if mapped.any():
+        mapped &= ~np.isnan(judgments.normalised_scores())
+    valid = mapped & ~pairwise
+    both = frame.loc[mapped, ["criterion", "judge"]].astype(str).assign(pairwise=pairwise[mapped])
     return TableFacts(
         columns=frozenset(map(str, frame.columns)),
         has_opponent=bool(pairwise.any()),
@@ -81,4 +87,7 @@ def table_facts(judgments: Judgments) -> TableFacts:
         cost=(any(c in frame and frame[c].notna().any() for c in COST_COLUMNS)
               or any(Path(s).name == STORE_FILENAME for s in judgments.sources)),
         assertions=bool(criteria.isin(ASSERTION_CRITERIA).any()),
-        teacher="teacher" in frame and bool(frame["teacher"].notna().any()))
+        teacher="teacher" in frame and bool(frame["teacher"].notna().any()),
+        criterion_judges=frozenset(
+            (str(c), str(j), bool(p)) for c, j, p in both.drop_duplicates().itertuples(
+                index=False)))

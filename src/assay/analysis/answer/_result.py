@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 from assay._display import Rendered
 
-__all__ = ["Answer", "PairDifference", "Spend", "SystemEstimate", "TrustCheck", "Verdict"]
+__all__ = ["Answer", "HumanLine", "PairDifference", "Spend", "SystemEstimate", "TrustCheck",
+           "Verdict"]
 
 Units = Literal["share", "raw", "normalised", "win_rate"]
 """What a verdict's numbers are: ``share`` of 1s of a binary score (accuracy), the ``raw``
@@ -146,6 +147,32 @@ class Spend:
 
 
 @dataclass(frozen=True)
+class HumanLine:
+    """What humans would say of one system, pair or pairwise win rate, under one judge and
+    criterion: the PPI++ estimate of the human metric beside the judge's own."""
+
+    kind: Literal["system", "pair", "win_rate"]
+    """``system``: the mean human label; ``pair``: the difference ``arm`` - ``opponent`` of
+    the human means; ``win_rate``: the human win rate of ``arm`` over ``opponent``."""
+    criterion: str
+    judge: str
+    arm: str
+    opponent: str | None
+    estimate: float
+    """PPI++ estimate, on [0, 1] (a difference on [-1, 1])."""
+    lower: float
+    upper: float
+    judge_estimate: float
+    """The judge's own estimate of the same, over every question it scored."""
+    judge_lower: float
+    judge_upper: float
+    n_labelled: int
+    """Questions with a human label."""
+    effective_n: float
+    """The human labels the humans-only estimate would need for the PPI++ precision."""
+
+
+@dataclass(frozen=True)
 class Answer(Rendered):
     """Which system is better and by how much, whether the judges can be trusted, the cost,
     and what else the data give (``assay report``'s default)."""
@@ -176,6 +203,12 @@ class Answer(Rendered):
     """Other reports (``--kind`` names) the data support; filled by the report registry."""
     n_unsupported: int = 0
     """Reports the data do not support (``assay report --kind list`` says why)."""
+    humans: tuple[HumanLine, ...] = ()
+    """What humans would say: PPI++ estimates of the human metric, when the table holds
+    human labels on a subset of the questions."""
+    humans_note: str | None = None
+    """What ``humans`` rests on, or why it is empty (no human labels, none sharing a
+    criterion with a judge)."""
 
     def to_dict(self) -> dict[str, Any]:
         """``answer.json``: numbers as numbers, NaN as null."""

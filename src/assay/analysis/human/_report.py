@@ -17,7 +17,10 @@ Human labels are the rows whose judge is ``human`` or ``human:<id>`` (the conven
   items (PPI++ at lambda = 0, the CR2 t on the labelled clusters);
 * per pair of arms: the same three for the paired difference arm - opponent on the items both
   were judged on (:func:`assay.stats.ppi_paired_difference`); an item is labelled for the pair
-  when both arms' answers are.
+  when both arms' answers are;
+* per pair of a pairwise criterion (rows with an ``opponent``, preferences 1 / 0.5 / 0): the
+  human win rate of the first over the second, the same three ways
+  (:mod:`assay.analysis.human._pairwise`, ``HumanReport.win_rates``).
 
 The estimand is the mean *human* label; the judge-only estimate is of the judge's mean and is
 biased for it whenever the judge is. The labelled items must be a random subset of the items
@@ -40,6 +43,11 @@ import pandas as pd
 
 from assay._display import Rendered
 from assay.analysis.composite import clean_record
+from assay.analysis.human._pairwise import (
+    preference_criteria,
+    preference_units,
+    win_rate_estimates,
+)
 from assay.analysis.judges._human import is_human
 
 if TYPE_CHECKING:
@@ -97,12 +105,16 @@ class HumanReport(Rendered):
     pairs: list[HumanEstimate]
     conf: float
     notes: list[str] = field(default_factory=list)
+    win_rates: list[HumanEstimate] = field(default_factory=list)
+    """Pairwise criteria: per pair, the human win rate of ``arm`` over ``opponent`` (ties
+    half) from the judge's verdicts and human preferences (:mod:`._pairwise`)."""
 
     def to_dict(self) -> dict[str, Any]:
         """``human.json``: numbers as numbers, NaN as null."""
         return clean_record({"arms": [asdict(r) for r in self.arms],
-                             "pairs": [asdict(r) for r in self.pairs], "conf": self.conf,
-                             "notes": list(self.notes)})
+                             "pairs": [asdict(r) for r in self.pairs],
+                             "win_rates": [asdict(r) for r in self.win_rates],
+                             "conf": self.conf, "notes": list(self.notes)})
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
@@ -131,12 +143,13 @@ def _human_criteria(units: pd.DataFrame) -> list[str]:
 
 def human_support(judgments: Judgments) -> str | None:
     """Why the human report cannot be made (no criterion with both human labels and a judge's
-    scores on a scale with a map to [0, 1]), or None."""
+    scores on a scale with a map to [0, 1], pointwise or pairwise), or None."""
     units = _units(judgments)
-    if units.empty or not units["judge"].map(is_human).any():
+    preferences = preference_units(judgments)
+    if not (units["judge"].map(is_human).any() or preferences["judge"].map(is_human).any()):
         return ("no human labels: rows with judge `human` or `human:<id>` on a subset of "
                 "the items give the human-calibrated estimates")
-    if not _human_criteria(units):
+    if not (_human_criteria(units) or preference_criteria(preferences)):
         return ("the human labels share no criterion with a judge's scores on a scale with a "
                 "map to [0, 1]")
     return None
@@ -222,7 +235,8 @@ def human_calibrated(judgments: Judgments, *, conf: float = 0.95) -> HumanReport
                         lam=lam, conf=conf))
                 if record is not None:
                     pairs.append(record)
-    return HumanReport(arms, pairs, conf, notes)
+    win_rates = win_rate_estimates(judgments, conf=conf, notes=notes, estimate=_estimate)
+    return HumanReport(arms, pairs, conf, notes, win_rates)
 
 
 def _estimate(criterion: str, judge: str, arm: str, opponent: str | None,

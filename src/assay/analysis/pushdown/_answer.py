@@ -14,8 +14,9 @@ reach Python; a table of R runs sends 1/R of its rows' worth of numbers.
 The failures of each judge, the systems' dollars, the counts and which other reports the
 data support (:func:`engine_table_facts`) are queries too. Two parts of the pandas answer
 are not made here and each is named by one line instead (``Answer.left_out``): the win rates of pairwise
-judgments (rows with an opponent) with their position flips, and the agreement between
-judges of a criterion (or with human labels).
+judgments (rows with an opponent) with their position flips, the agreement between
+judges of a criterion (or with human labels), and what humans would say (PPI++ from the
+human labels; a table without human labels gets the pandas answer's line saying so).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from assay.analysis.answer._facts import ASSERTION_CRITERIA, COST_COLUMNS, TableFacts
+from assay.analysis.answer._humans import NO_HUMANS
 from assay.analysis.answer._result import Answer, Spend, TrustCheck, Verdict
 from assay.analysis.pushdown._table import VIEW, EngineTable, text_sql
 
@@ -32,6 +34,8 @@ __all__ = ["engine_answer", "engine_table_facts"]
 
 PAIRWISE_LEFT_OUT = ("the win rates and position flips of {n} pairwise judgments (rows with an "
                      "opponent): made by the pandas engine only (--engine pandas)")
+HUMANS_LEFT_OUT = ("what humans would say (the judges corrected by the human labels, PPI++): "
+                   "made by the pandas engine only (--engine pandas)")
 AGREEMENT_LEFT_OUT = ("the agreement between the judges of {criteria} (and with human labels): "
                       "measured by the pandas engine only (--engine pandas)")
 
@@ -62,6 +66,10 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
         "ORDER BY criterion")]
     if shared:
         left_out.append(AGREEMENT_LEFT_OUT.format(criteria=", ".join(map(repr, shared))))
+    ((humans,),) = table.query(
+        f"SELECT count(*) FROM {VIEW} WHERE judge = 'human' OR judge LIKE 'human:%'")
+    if humans:
+        left_out.append(HUMANS_LEFT_OUT)
     ((n, items, clusters, runs, judges),) = table.query(
         f"SELECT count(*), count(DISTINCT item), count(DISTINCT cluster), count(DISTINCT run), "
         f"count(DISTINCT judge) FROM {VIEW} WHERE reportable")
@@ -73,7 +81,7 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
         n_judgments=int(n), n_systems=int(systems), n_items=int(items),
         n_clusters=int(clusters), n_runs=int(runs), n_judges=int(judges), conf=conf,
         read_notes=tuple(table.notes), notes=tuple(dict.fromkeys(notes)),
-        left_out=tuple(left_out))
+        left_out=tuple(left_out), humans_note=None if humans else NO_HUMANS)
 
 
 def _pointwise_verdicts(table: EngineTable, *, conf: float) -> list[Verdict]:
@@ -182,6 +190,14 @@ def engine_table_facts(table: EngineTable) -> TableFacts:
         unit_judges = frozenset(str(j) for (j,) in table.query(
             f"SELECT DISTINCT judge FROM {VIEW} WHERE reportable AND opponent IS NULL AND "
             f"score IS NOT NULL AND criterion IN ({listed})"))
+    mapped = [c for (c,) in table.query(f"SELECT DISTINCT criterion FROM {VIEW}")
+              if table.scale(str(c)).kind not in ("interval", "nominal")]
+    criterion_judges: frozenset[tuple[str, str, bool]] = frozenset()
+    if mapped:
+        listed = ", ".join(table.text(str(c)) for c in mapped)
+        criterion_judges = frozenset((str(c), str(j), bool(p)) for c, j, p in table.query(
+            f"SELECT DISTINCT criterion, judge, opponent IS NOT NULL FROM {VIEW} WHERE "
+            f"reportable AND score IS NOT NULL AND criterion IN ({listed})"))
     reference = False
     if "reference_score" in table.raw_columns:
         value = text_sql("reference_score", table.engine.dialect)  # blank is missing, as in pandas
@@ -197,4 +213,4 @@ def engine_table_facts(table: EngineTable) -> TableFacts:
         multi_judge=bool(judges and judges >= 2),
         correctness=any(is_correctness(table.scale(c)) for c in pointwise),
         pointwise_judges=unit_judges, reference=reference, cost=bool(cost),
-        assertions=bool(assertion), teacher=teacher)
+        assertions=bool(assertion), teacher=teacher, criterion_judges=criterion_judges)

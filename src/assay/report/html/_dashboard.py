@@ -20,6 +20,9 @@ from assay.report.html._model import TOPICS, Column, Page, Section, Table, Topic
 from assay.report.text._format import fixed, p_text
 from assay.report.text.answer import (
     FAILURES_RULE,
+    HUMAN_COLUMNS,
+    HUMAN_WORTH,
+    human_groups,
     interval_text,
     pair_reading,
     plural,
@@ -136,6 +139,11 @@ def answer_context(result: Answer, *, digits: int = 3) -> dict[str, Any]:
         "verdicts": [_verdict(v, several, digits) for v in r.verdicts],
         "trust": [line.strip() for line in trust_lines(r.trust, digits)],
         "spend": spend_line(r.spend),
+        "humans": [{"title": title, "rows": rows}
+                   for title, rows in human_groups(r.humans, digits)],
+        "humans_columns": list(HUMAN_COLUMNS),
+        "humans_note": (f"{r.humans_note}; {HUMAN_WORTH}" if r.humans and r.humans_note
+                        else r.humans_note),
         "notes": [*r.read_notes, *r.notes],
         "others": others,
         "level": f"{r.conf:.0%}",

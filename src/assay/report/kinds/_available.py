@@ -29,12 +29,14 @@ _CHECKS: dict[Callable[..., Any], Callable[[TableFacts], bool]] = {
     build.pairwise_support: lambda f: f.has_opponent,
     build.assertions_support: lambda f: f.assertions,
     build.interaction_support: lambda f: f.teacher,
-    # human labels and a judge among the pointwise judges; the check asks the same of one
-    # criterion (the facts keep no per-criterion judges, so a table with humans on one
-    # criterion and the judge on another only is named here and skipped when built)
-    build.human_support: lambda f: (any(_human(j) for j in f.pointwise_judges)
-                                    and not all(_human(j) for j in f.pointwise_judges)),
+    # human labels and another judge on one criterion, both pointwise or both pairwise
+    build.human_support: lambda f: _human_and_judge(f.criterion_judges),
 }
+
+
+def _human_and_judge(units: frozenset[tuple[str, str, bool]]) -> bool:
+    humans = {(c, p) for c, j, p in units if _human(j)}
+    return any((c, p) in humans for c, j, p in units if not _human(j))
 
 
 def _human(judge: str) -> bool:

@@ -136,7 +136,7 @@ REPORTS: tuple[ReportKind, ...] = (
     ReportKind(
         "human", "Human-calibrated estimates: the human metric from judge scores and a few "
         "human labels (PPI++, clustered)",
-        "PPI++ human metric per system and pair, beside judge-only and humans-only",
+        "PPI++ human metric per system, pair and win rate, beside judge-only and humans-only",
         HumanOptions, build.human, _BASIC, "human.json", supports=build.human_support),
     ReportKind(
         "composite", "Composite score per system", "composite score per system",

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING
 from assay.report.text._format import columns, fixed, p_text
 
 if TYPE_CHECKING:
-    from assay.analysis.answer import Answer, PairDifference, Spend, TrustCheck, Verdict
+    from assay.analysis.answer import (
+        Answer,
+        HumanLine,
+        PairDifference,
+        Spend,
+        TrustCheck,
+        Verdict,
+    )
 
 
 def _num(value: float | None) -> str:
@@ -126,6 +133,55 @@ def trust_lines(checks: tuple[TrustCheck, ...], digits: int, *, complete: bool =
     return lines
 
 
+_HUMAN_KIND = {"system": "mean human label on [0, 1]",
+               "pair": "difference of the human means",
+               "win_rate": "human win rate, ties half"}
+
+
+def human_groups(humans: tuple[HumanLine, ...], digits: int
+                 ) -> list[tuple[str, list[list[str]]]]:
+    """The humans' estimates as (title, rows) per (criterion, judge, kind), each row the
+    name, the PPI++ estimate with its interval, the judge alone, the labels and their worth
+    (shared with the dashboard)."""
+    groups = dict.fromkeys((h.criterion, h.judge, h.kind) for h in humans)
+    out = []
+    for criterion, judge, kind in groups:
+        rows = [h for h in humans if (h.criterion, h.judge, h.kind) == (criterion, judge, kind)]
+        sign = kind == "pair"
+
+        def number(value: float, lower: float, upper: float, sign: bool = sign) -> str:
+            shown = f"{value:+.{digits}f}" if sign else fixed(value, digits)
+            return f"{shown} {interval_text(lower, upper, digits, sign=sign)}"
+
+        out.append((f"{criterion} ({_HUMAN_KIND[kind]}), judge {judge}", [
+            [h.arm if h.opponent is None else
+             f"{h.arm} {'-' if kind == 'pair' else 'vs'} {h.opponent}",
+             number(h.estimate, h.lower, h.upper),
+             number(h.judge_estimate, h.judge_lower, h.judge_upper),
+             str(h.n_labelled), fixed(h.effective_n, 0)] for h in rows]))
+    return out
+
+
+HUMAN_COLUMNS = ("", "humans (PPI++)", "judge alone", "labels", "worth")
+HUMAN_WORTH = "worth: the human labels alone that would be as precise"
+
+
+def human_block(humans: tuple[HumanLine, ...], note: str | None, conf: float,
+                digits: int) -> list[str]:
+    """What humans would say: per (criterion, judge) the PPI++ estimate of each system, pair
+    and win rate beside the judge alone; one line naming why when there is none."""
+    if not humans:
+        return [f"What humans would say: {note}"] if note else []
+    lines = [f"What humans would say (the judge corrected by human labels; {conf:.0%} "
+             "intervals):"]
+    for title, rows in human_groups(humans, digits):
+        lines.append(f"  {title}:")
+        lines += columns(list(HUMAN_COLUMNS), rows, indent="    ")
+    if note:
+        lines.append(f"  {note}; {HUMAN_WORTH}")
+    return lines
+
+
 def _usd(value: float) -> str:
     """Dollars with cents, or two significant digits below a cent ($0.000044).
 
@@ -163,6 +219,7 @@ def format_answer(result: Answer, *, digits: int = 3) -> str:
     if not r.verdicts:
         lines.append("No criterion has scores of two or more systems to compare.")
     lines += [f"not made here: {part}" for part in r.left_out]
+    lines += human_block(r.humans, r.humans_note, r.conf, digits)
     lines.append("Can the judges be trusted:")
     lines += trust_lines(r.trust, digits, complete=not r.left_out)
     lines.append(spend_line(r.spend))

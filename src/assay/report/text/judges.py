@@ -158,8 +158,9 @@ def _human_interval(estimate: float, lower: float, upper: float, digits: int) ->
     return f"{fixed(estimate, digits)} [{fixed(lower, digits)}, {fixed(upper, digits)}]"
 
 
-def _human_rows(records: list[HumanEstimate], digits: int) -> list[list[str]]:
-    return [[r.arm if r.opponent is None else f"{r.arm} - {r.opponent}",
+def _human_rows(records: list[HumanEstimate], digits: int, *, sep: str = " - "
+                ) -> list[list[str]]:
+    return [[r.arm if r.opponent is None else f"{r.arm}{sep}{r.opponent}",
              _human_interval(r.estimate, r.lower, r.upper, digits),
              _human_interval(r.judge_estimate, r.judge_lower, r.judge_upper, digits),
              _human_interval(r.human_estimate, r.human_lower, r.human_upper, digits),
@@ -173,16 +174,24 @@ def format_human_report(report: HumanReport, *, digits: int = 3) -> str:
     header = ["system", f"human (PPI++) [{pct}]", "judge only", "humans only", "labelled",
               "clusters", "lambda", "worth n"]
     lines: list[str] = []
-    keys = list(dict.fromkeys((r.criterion, r.judge) for r in [*report.arms, *report.pairs]))
+    keys = list(dict.fromkeys((r.criterion, r.judge) for r in
+                              [*report.arms, *report.pairs, *report.win_rates]))
     for criterion, judge in keys:
         arms = [r for r in report.arms if (r.criterion, r.judge) == (criterion, judge)]
         pairs = [r for r in report.pairs if (r.criterion, r.judge) == (criterion, judge)]
-        lines.append(f"{criterion}, judge {judge} (mean human label on [0, 1]):")
+        lines.append(f"{criterion}, judge {judge}" + (" (mean human label on [0, 1]):"
+                                                      if arms or pairs else ":"))
         if arms:
             lines += columns(header, _human_rows(arms, digits), indent="  ")
         if pairs:
             lines.append("  pairs (difference of the human means):")
             lines += columns(["pair", *header[1:]], _human_rows(pairs, digits), indent="  ")
+        wins = [r for r in report.win_rates if (r.criterion, r.judge) == (criterion, judge)]
+        if wins:
+            lines.append("  pairwise preferences (win rate of the first over the second, ties "
+                         "half; 0.5 = even):")
+            lines += columns(["pair", *header[1:]], _human_rows(wins, digits, sep=" vs "),
+                             indent="  ")
     lines.append("worth n: the human labels the humans-only mean would need for the PPI++ "
                  "precision (n x V_humans / V_PPI); lambda: the judge's weight (0 ignores it).")
     return block("Human-calibrated estimates (PPI++, clustered)", lines, report.notes)

@@ -246,6 +246,16 @@ def ppi_mean_clustered(y: ArrayLike, f_labelled: ArrayLike, f_unlabelled: ArrayL
     labels cover few clusters and the rectifier dominates: a few labelled clusters give a
     wide t interval, not a z one. It is C_L - 1 at lambda = 0.
 
+    **The tuned lambda is fitted.** V(lambda-hat) is the residual sum of squares of the
+    through-the-origin regression of G on -D over the clusters, minimised on the same
+    clusters; with few labelled clusters it understates the variance (a grid cell with 10
+    labelled clusters covered 93% at 95% without the correction below, 95% at a fixed lambda).
+    When lambda is tuned and falls inside (0, 1) it is charged as one more fitted
+    coefficient, as the small-sample corrections of cluster-robust regression charge each
+    one [3]_ (Sec. VI.C): V is multiplied by C_L / (C_L - 1) and nu is one less (at least 1).
+    A lambda given by the caller, or clipped to 0 or 1, gets neither. ppi_py does not do this
+    (its :func:`ppi_mean` counterpart, unclustered, is asymptotic).
+
     References
     ----------
     .. [1] Angelopoulos, A. N., Duchi, J. C. and Zrnic, T. (2023). PPI++: Efficient
@@ -288,10 +298,13 @@ def ppi_mean_clustered(y: ArrayLike, f_labelled: ArrayLike, f_unlabelled: ArrayL
         dd = float(big_d @ big_d)
         fixed = (float(np.clip(-float(big_g @ big_d) / dd, 0.0, 1.0)) + 0.0
                  if c_u >= 2 and dd > 0 else 0.0)
+    fitted = lam is None and 0.0 < fixed < 1.0
     estimate = fixed * float(fu.mean()) + float(np.mean(yy - fixed * fl))
     part_u = fixed * k_u * a
     part_l = k_l * (g - fixed * h)
     variance = float(np.sum((part_u + part_l) ** 2))
+    if fitted and c_l >= 2:
+        variance *= c_l / (c_l - 1.0)  # the tuned lambda is fitted on the labelled clusters
     v_u, v_l = float(part_u @ part_u), float(part_l @ part_l)
     classical = float(big_g @ big_g)
     defined = c_l >= 2 and (fixed == 0.0 or c_u >= 2) and variance > 0.0
@@ -300,6 +313,8 @@ def ppi_mean_clustered(y: ArrayLike, f_labelled: ArrayLike, f_unlabelled: ArrayL
         denom = (v_u**2 / (c_u - 1) if v_u > 0 else 0.0) + v_l**2 / (c_l - 1)
         df = min(float(n_clusters - 1), (v_u + v_l) ** 2 / denom) if denom > 0 \
             else float(n_clusters - 1)
+        if fitted:
+            df = max(df - 1.0, 1.0)
         crit = float(t_ppf(_level(conf, alternative), df))
     else:
         df, crit = nan, nan

@@ -1,0 +1,45 @@
+"""The answer's "What humans would say": when the table holds human labels on a subset of the
+items, the prediction-powered estimate of the human metric per system and per pair beside the
+judge's own (:func:`assay.analysis.human.human_calibrated`), or why there is none."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from assay.analysis.answer._result import HumanLine
+
+if TYPE_CHECKING:
+    from assay.analysis.human import HumanEstimate
+    from assay.data.table import Judgments
+
+__all__ = ["human_lines"]
+
+NO_HUMANS = ("no human labels: rows with judge `human` or `human:<id>` on a random subset "
+             "of the items give the human metric (--kind human)")
+
+
+def human_lines(judgments: Judgments, *, conf: float) -> tuple[tuple[HumanLine, ...], str]:
+    """The lines of the block, and a note naming why there are none (or what they rest on)."""
+    from assay.analysis.human import human_calibrated, human_support
+    from assay.analysis.judges._human import is_human
+
+    if not judgments.frame["judge"].astype(str).map(is_human).any():
+        return (), NO_HUMANS
+    reason = human_support(judgments)
+    if reason is not None:
+        return (), reason
+    report = human_calibrated(judgments, conf=conf)
+    lines = tuple([*(_line("system", r) for r in report.arms),
+                   *(_line("pair", r) for r in report.pairs),
+                   *(_line("win_rate", r) for r in report.win_rates)])
+    if not lines:
+        return (), "human labels, but too few on any system for an estimate (--kind human)"
+    return lines, ("PPI++ (power-tuned, cluster-robust t): the judge's scores on every "
+                   "question corrected by the human labels; valid when the labelled questions "
+                   "are a random subset (--kind human has every column)")
+
+
+def _line(kind: str, r: HumanEstimate) -> HumanLine:
+    return HumanLine(kind, r.criterion, r.judge, r.arm, r.opponent,  # type: ignore[arg-type]
+                     r.estimate, r.lower, r.upper, r.judge_estimate, r.judge_lower,
+                     r.judge_upper, r.n, r.effective_n)
