@@ -193,8 +193,10 @@ def _by_task(judgments: Judgments, frame: pd.DataFrame, conf: float,
     pointwise = pointwise[kind != "nominal"]
     pointwise["value"] = pointwise["score"].where(kind[pointwise.index] == "interval",
                                                   pointwise["value"])
+    bounded = {str(c): k != "interval" for c, k in kinds.items()}
     categories, contrasts, more = category_breakdown(
-        pointwise, group=["criterion", "judge"], category="task", conf=conf)
+        pointwise, group=["criterion", "judge"], category="task", conf=conf,
+        bounded=lambda key: bounded[key["criterion"]])
     notes += more
     return categories, contrasts
 
