@@ -105,7 +105,7 @@ def test_rank_intervals_read_effective_clusters_as_the_benchmark_does() -> None:
     # 30 effective clusters of a bootstrap. Before, the count passed and nothing was said.
     rng = np.random.default_rng(7)
     sizes = [100, 100, 100] + [1] * 37
-    p_win = [0.9, 0.2, 0.6] + list(rng.uniform(0.2, 0.8, 37))
+    p_win = [0.9, 0.2, 0.6, *rng.uniform(0.2, 0.8, 37)]
     pairs, item = [], 0
     cluster_of = []
     for c, (size, p) in enumerate(zip(sizes, p_win, strict=True)):
