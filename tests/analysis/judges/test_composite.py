@@ -234,3 +234,22 @@ def test_q_ignores_row_order_and_cluster_labels_and_duplicated_units(
             assert other is twice or a.method == b.method
             assert_allclose([getattr(a, f) for f in fields], [getattr(b, f) for f in fields],
                             rtol=1e-9, equal_nan=True)
+
+
+def test_q_in_few_unequal_clusters_is_flagged_as_the_benchmark_flags_it() -> None:
+    # Issue 26 (3): three clusters of 30 units and nine singletons, each cluster its own level:
+    # G* about 3 (< 8 and < 0.8 C), the design the benchmark and --kind scores flag.
+    rng = np.random.default_rng(11)
+    rows, k = [], 0
+    for c, size in enumerate([30, 30, 30] + [1] * 9):
+        level = rng.uniform(0.2, 0.9)
+        for _ in range(size):
+            rows.append({"item": f"q{k}", "cluster": f"d{c}", "arm": "A", "run": 1,
+                         "score": float(np.clip(level + rng.normal(0, 0.1), 0, 1))})
+            k += 1
+    table = make_table(rows, {"score": "range:0,1"})
+    for weights in (None, {"score": 1.0}):
+        scores = composite_score_by_student(table, weights=weights)
+        [row] = [r for r in scores.rows if r.task is None]
+        assert row.design_flagged and row.effective_clusters < 8
+        assert any("count as" in n and "effective clusters" in n for n in scores.notes)
