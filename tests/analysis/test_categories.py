@@ -135,3 +135,117 @@ def test_the_benchmark_report_breaks_accuracy_down_by_task() -> None:
     descriptive = benchmark_report(frame[frame["run"] <= 2], B=200)
     assert descriptive.categories is None
     assert any("per-task breakdown" in n for n in descriptive.notes)
+
+
+# Issue 26 (3): one rule in one report. The per-category block of --kind scores printed a
+# bounded criterion's category means with the raw-scale CR2 t and no design flag, beside main
+# rows on the logit CR2 t with the benchmark's G* flag; its contrasts were CR1.
+
+def _unequal_rows(seed: int = 3) -> list[dict]:
+    """Task A: three clusters of 40 questions and nine singletons (few effective clusters);
+    task B: ten clusters of four. One binary criterion, one arm."""
+    rng = np.random.default_rng(seed)
+    rows, i = [], 0
+    for task, sizes in (("A", [40, 40, 40] + [1] * 9), ("B", [4] * 10)):
+        for c, size in enumerate(sizes):
+            p = rng.uniform(0.3, 0.9)
+            for _ in range(size):
+                rows.append({"item": f"q{i}", "cluster": f"{task}{c}", "arm": "x",
+                             "criterion": "ok", "task": task, "score": int(rng.random() < p)})
+                i += 1
+    return rows
+
+
+def _scores(rows: list[dict], scale: str = "binary"):
+    from assay.data.validate import judgments_from_records
+
+    table = judgments_from_records(rows, list(range(1, len(rows) + 1)), path="t", sources=["t"],
+                                   scales={"ok": Scale.parse(scale)})
+    return score_summary(table)
+
+
+def test_a_category_mean_is_the_main_row_of_that_category_alone() -> None:
+    rows = _unequal_rows()
+    summary = _scores(rows)
+    for task in ("A", "B"):
+        [cat] = [r for r in summary.categories if r["category"] == task]
+        [main] = _scores([r for r in rows if r["task"] == task]).rows
+        assert cat["method"].startswith(main.method + ";")
+        assert (cat["estimate"], cat["lower"], cat["upper"]) == pytest.approx(
+            (main.estimate, main.lower, main.upper), rel=1e-12)
+        assert cat["effective_clusters"] == pytest.approx(main.effective_clusters)
+        assert cat["design_flagged"] is main.design_flagged
+    # task A sits in three large clusters: flagged in the block as in its own main row, named
+    [a] = [r for r in summary.categories if r["category"] == "A"]
+    assert a["design_flagged"] and a["effective_clusters"] < 8
+    assert any("/ A: the 12 clusters count as" in n for n in summary.notes)
+    text = str(summary)
+    assert f"129/12 ({a['effective_clusters']:.1f} effective)" in text
+    assert "By category (task): ok / unspecified (logit cluster-robust t (CR2)" in text
+    assert all(0 < r["lower_simultaneous"] < r["lower"] < r["upper"] < r["upper_simultaneous"] < 1
+               for r in summary.categories)
+
+
+def test_a_bounded_category_without_cluster_variance_falls_back_to_korn_graubard() -> None:
+    # task A: four clusters with a 4 and an 8 on 1-10 (each cluster's mean 5/9, V = 0);
+    # Korn-Graubard by hand, as tests/analysis/test_scores_degenerate.py: n* = N (t_{N-1} /
+    # t_{C-1})^2, N = 8, C = 4, Clopper-Pearson on x = r n* of n*.
+    rows = [{"item": f"a{i}", "cluster": f"a{i // 2}", "arm": "x", "criterion": "ok",
+             "task": "A", "score": s} for i, s in enumerate([4, 8] * 4)]
+    rows += [{"item": f"b{i}", "cluster": f"b{i // 2}", "arm": "x", "criterion": "ok",
+              "task": "B", "score": s} for i, s in enumerate([2, 9, 5, 7, 3, 3, 8, 10])]
+    summary = _scores(rows, "range:1,10")
+    [a] = [r for r in summary.categories if r["category"] == "A"]
+    r, q = 5 / 9, 0.975
+    n_star = 8 * (stats.t.ppf(q, 7) / stats.t.ppf(q, 3)) ** 2
+    x = r * n_star
+    assert a["method"].startswith("korn_graubard_clopper_pearson;")
+    assert a["lower"] == pytest.approx(stats.beta.ppf(1 - q, x, n_star - x + 1), rel=1e-9)
+    assert a["upper"] == pytest.approx(stats.beta.ppf(q, x + 1, n_star - x), rel=1e-9)
+    # simultaneous over two categories: Bonferroni's 1 - 0.05 / 2 for the Korn-Graubard one
+    q2 = 1 - 0.05 / 4
+    n2 = 8 * (stats.t.ppf(q2, 7) / stats.t.ppf(q2, 3)) ** 2
+    assert a["lower_simultaneous"] == pytest.approx(
+        stats.beta.ppf(1 - q2, r * n2, n2 - r * n2 + 1), rel=1e-9)
+    assert any("/ A:" in n and "Korn-Graubard" in n for n in summary.notes)
+
+
+def _dense_cr2_se(d: np.ndarray, clusters: np.ndarray) -> float:
+    """CR2 standard error of the mean of d (OLS on a constant) from the dense hat matrix:
+    sum_c (1' (I - H_cc)^{-1/2} e_c)^2 / N^2 (Bell and McCaffrey 2002), by eigendecomposition."""
+    N = d.size
+    e = d - d.mean()
+    total = 0.0
+    for c in np.unique(clusters):
+        idx = clusters == c
+        H = np.full((idx.sum(), idx.sum()), 1.0 / N)
+        w, V = np.linalg.eigh(np.eye(idx.sum()) - H)
+        A = V @ np.diag(w ** -0.5) @ V.T
+        total += float(np.ones(idx.sum()) @ A @ e[idx]) ** 2
+    return float(np.sqrt(total)) / N
+
+
+def test_category_contrasts_use_the_cr2_variance_of_every_other_paired_difference() -> None:
+    rng = np.random.default_rng(5)
+    rows = []
+    for task in ("math", "code"):
+        for c, size in enumerate([1, 2, 3, 6, 9, 14]):
+            for i in range(size):
+                item = f"{task}{c}_{i}"
+                for arm, bonus in (("A", 0.1), ("B", 0.0)):
+                    v = float(np.clip(0.5 + bonus + rng.normal(0, 0.25), 0, 1))
+                    rows.append(dict(item=item, cluster=f"{task}{c}", arm=arm, run=1, value=v,
+                                     task=task, criterion="quality", judge="j"))
+    frame = pd.DataFrame(rows)
+    _, contrasts, _ = category_breakdown(frame, group=["criterion", "judge"])
+    for rec in contrasts:
+        part = frame[frame["task"] == rec["category"]]
+        a = part[part["arm"] == "A"].set_index("item")
+        b = part[part["arm"] == "B"].set_index("item").loc[a.index]
+        d = (a["value"] - b["value"]).to_numpy()
+        se = _dense_cr2_se(d, a["cluster"].to_numpy())
+        assert rec["standard_error"] == pytest.approx(se, rel=1e-9)
+        assert rec["df"] < 5  # Bell-McCaffrey df of six unequal clusters, below C - 1
+        t = rec["estimate"] / se
+        assert rec["p_value"] == pytest.approx(2 * stats.t.sf(abs(t), rec["df"]), rel=1e-9)
+        assert "(CR2)" in rec["method"]

@@ -98,3 +98,41 @@ def test_per_category_intervals_use_the_main_rows_cr2_variance() -> None:
     assert t1["standard_error"] == pytest.approx(np.sqrt(v2), rel=1e-12)
     assert "CR1" not in t1["method"]
     assert "CR1" not in summary.to_json()
+
+
+def test_compare_reads_the_arms_icc_as_the_benchmark_does_not_the_differences() -> None:
+    # Issue 26 (3): the benchmark reads G* at the largest working ICC of the arms' values; the
+    # compare report read it from the item differences. Here both runs share each cluster's
+    # level (a strong cluster effect) and differ by item noise only, so the differences have
+    # no cluster effect (working ICC 0.00, G* 4.2) while the arms have ICC 0.18 and G* 3.1,
+    # the figure the benchmark's design_of gives and compare now reports.
+    from assay.analysis.benchmark._design import design_of
+    from assay.analysis.compare import compare
+    from assay.data.table import Judgments
+
+    rng = np.random.default_rng(2)
+    sizes = [67, 67, 66] + [1] * 37
+    level = rng.uniform(0.1, 0.9, len(sizes))
+    items = [(f"c{c}", f"c{c}-q{i}", level[c]) for c, n in enumerate(sizes) for i in range(n)]
+
+    def table(values: list[float]) -> Judgments:
+        frame = pd.DataFrame([dict(item=i, cluster=c, arm="m", run=1, score=v)
+                              for (c, i, _), v in zip(items, values, strict=True)])
+        return Judgments(frame.assign(judge="em", criterion="correct", reportable=True),
+                         {"correct": Scale("binary")})
+
+    a = [float(rng.random() < p) for _, _, p in items]
+    b = [float(rng.random() < p) for _, _, p in items]
+    report = compare(table(a), table(b))
+    [delta] = report.deltas
+    # the reference: the benchmark's design_of on the two arms' cluster sums
+    frame = pd.DataFrame({"c": [c for c, _, _ in items], "a": a, "b": b})
+    sums = frame.groupby("c", sort=False)[["a", "b"]].sum().to_numpy()
+    sq = sums  # binary values: squares are the values
+    n = frame.groupby("c", sort=False).size().to_numpy(np.float64)
+    bench = design_of(sums, sq, n, 1)
+    assert bench.flagged
+    assert delta.design_flagged and delta.effective_clusters == pytest.approx(
+        bench.effective_clusters, rel=1e-12)
+    assert any(n.startswith("m (em, correct), delta: the 40 clusters count as")
+               for n in report.notes)

@@ -6,34 +6,44 @@ interval, simultaneous intervals over the categories, and Holm-adjusted paired c
 per group and arm:
 
 * per category: the mean (runs averaged within an item, items summed within clusters: the
-  ratio estimator; rows weighted by their ``weight`` where the table has one), its
-  cluster-robust standard error (CR2, as the main rows of ``--kind scores``: C_k / (C_k - 1)
-  with C_k - 1 df when the category's clusters have one size) and the t interval on its
-  Bell-McCaffrey df;
+  ratio estimator; rows weighted by their ``weight`` where the table has one) with the
+  interval every report gives a mean over clusters
+  (:func:`assay.analysis._mean_rule.mean_interval`): for a bounded value (``bounded``) the
+  logit CR2 t of the main rows of ``--kind scores``, falling back to Korn-Graubard where it
+  is undefined, else the CR2 t on the raw scale, both on Bell-McCaffrey df; and the
+  benchmark's design flag (G*, the effective number of clusters, and a note for few
+  effective clusters of unequal size), so a category is flagged as its own main row is;
 * simultaneous intervals over the arm's categories: the max-t critical value of the joint
   covariance of the category means (clusters that hold items of several categories make them
   correlated; their correlation with each category's CR2 standard error), on the smallest
-  Bell-McCaffrey df, so that all of an arm's category intervals hold together;
+  Bell-McCaffrey df, on the scale of each category's own interval, so that all of an arm's
+  category intervals hold together; Korn-Graubard categories take Bonferroni's share of the
+  error rate and the max-t part the rest, as the benchmark's Tango pairs do;
 * per category and pair of arms: the paired mean difference on the items both arms have, its
-  cluster-robust t test, and the p-value adjusted by Holm over every (category, pair) of the
-  group, so that reading the table for "where do the arms differ" keeps its error rate.
+  CR2 t test with Bell-McCaffrey df (the compare and systems reports' paired difference;
+  CR1 on C - 1 df, named, only where the two arms weight a shared item differently), and
+  the p-value adjusted by Holm over every (category, pair) of the group, so that reading
+  the table for "where do the arms differ" keeps its error rate.
 
-A category whose estimate has no variance between clusters (every item the same, or one
-cluster) gets NaN bounds and a note, never a zero-width interval.
+A raw-scale category whose estimate has no variance between clusters (every item the same,
+or one cluster) gets NaN bounds and a note, never a zero-width interval.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
+from scipy.special import expit
 
+from assay.analysis._mean_rule import KORN_GRAUBARD, LOGIT_T, RAW_T, MeanInterval, mean_interval
 from assay.stats.contrasts import holm_adjust, max_t_critical_value
-from assay.stats.intervals import cr2_ratio_estimate
+from assay.stats.intervals import cr2_ratio_estimate, korn_graubard_interval
 
 __all__ = ["category_breakdown"]
 
@@ -83,29 +93,24 @@ def _linearised(items: pd.DataFrame, categories: list[str],
     return r, u, (n > 0).sum(axis=0), count
 
 
-def _cr2(items: pd.DataFrame, categories: list[str],
-         clusters: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Per category: the CR2 standard error of its ratio estimator and its Bell-McCaffrey df
-    at the working ICC (:func:`assay.stats.intervals.cr2_ratio_estimate`, the variance of the
-    main rows of ``--kind scores``), over the clusters holding the category; NaN below 2."""
+def _intervals(items: pd.DataFrame, categories: list[str], *, conf: float, bounded: bool,
+               label: str) -> list[MeanInterval]:
+    """Per category: the interval of its mean under the shared rule of every report
+    (:func:`assay.analysis._mean_rule.mean_interval`: the main rows of ``--kind scores``,
+    the win rates), with the benchmark's design flag, over the clusters holding it."""
     weight = items["weight"].to_numpy(np.float64)
     value = items["value"].to_numpy(np.float64)
     frame = pd.DataFrame({"cluster": items["cluster"].astype(str).to_numpy(),
                           "category": items["category"].astype(str).to_numpy(),
                           "s": weight * value, "n": weight, "q": weight * value * value})
     sums = frame.groupby(["category", "cluster"], sort=False)[["s", "n", "q"]].sum()
-    se = np.full(len(categories), np.nan)
-    dfs = np.full(len(categories), np.nan)
-    for k, name in enumerate(categories):
-        if name not in sums.index.get_level_values(0):
-            continue
+    out = []
+    for name in categories:
         part = sums.loc[name]
-        if len(part) < 2:
-            continue
-        est = cr2_ratio_estimate(part["s"].to_numpy(np.float64), part["n"].to_numpy(np.float64),
-                                 sumsq=part["q"].to_numpy(np.float64))
-        se[k], dfs[k] = est.standard_error, est.df
-    return se, dfs
+        out.append(mean_interval(part["s"].to_numpy(np.float64), part["n"].to_numpy(np.float64),
+                                 part["q"].to_numpy(np.float64), conf=conf, bounded=bounded,
+                                 what=f"{label} / {name}"))
+    return out
 
 
 def _t_interval(estimate: float, se: float, df: float, crit: float) -> tuple[float, float]:
@@ -114,13 +119,32 @@ def _t_interval(estimate: float, se: float, df: float, crit: float) -> tuple[flo
     return estimate - crit * se, estimate + crit * se
 
 
+def _simultaneous(res: MeanInterval, crit: float) -> tuple[float, float]:
+    """The max-t bounds of one category on the scale of its own interval: the raw scale, or
+    the logit scale (delta method, the logit t's half-width with the max-t critical value)."""
+    if res.method == LOGIT_T:
+        r = res.estimate
+        lower, upper = _t_interval(math.log(r / (1.0 - r)), res.standard_error / (r * (1.0 - r)),
+                                   res.df, crit)
+        return float(expit(lower)), float(expit(upper))
+    return _t_interval(res.estimate, res.standard_error, res.df, crit)
+
+
 def _arm_rows(items: pd.DataFrame, key: dict[str, Any], arm: str, *, conf: float,
-              seed: int, notes: list[str]) -> list[Record]:
+              seed: int, bounded: bool, notes: list[str]) -> list[Record]:
     categories = sorted(map(str, items["category"].unique()))
     clusters = sorted(map(str, items["cluster"].unique()))
     r, u, Ck, N = _linearised(items, categories, clusters)
-    se, dfs = _cr2(items, categories, clusters)
-    ok = np.isfinite(se) & (se > 0)
+    label = f"{', '.join(f'{v}' for v in key.values())} {arm}".strip()
+    res = _intervals(items, categories, conf=conf, bounded=bounded, label=label)
+    se = np.array([x.standard_error for x in res])
+    ok = np.array([x.method in (LOGIT_T, RAW_T) for x in res])
+    kg = np.array([x.method == KORN_GRAUBARD for x in res])
+    # The family's error rate 1 - conf is split as the benchmark splits its Tango pairs:
+    # Korn-Graubard categories at Bonferroni's level, the max-t part at the rest.
+    claims = int(ok.sum() + kg.sum())
+    conf_kg = 1.0 - (1.0 - conf) / claims if claims else conf
+    conf_t = 1.0 - (1.0 - conf) * ok.sum() / claims if kg.any() else conf
     crit_sim = math.nan
     if ok.sum() >= 1:
         # the correlations of the category means from the clusters' joint influence values,
@@ -129,37 +153,65 @@ def _arm_rows(items: pd.DataFrame, key: dict[str, Any], arm: str, *, conf: float
         scale = np.sqrt(np.clip(np.diag(joint), 0, None))
         sub = (joint[np.ix_(ok, ok)] / np.outer(scale[ok], scale[ok])
                * np.outer(se[ok], se[ok]))
-        df = float(dfs[ok].min())
-        crit_sim = max_t_critical_value(sub, df, conf=conf, rng=seed) if df > 0 else math.nan
+        df = float(min(x.df for x, good in zip(res, ok, strict=True) if good))
+        crit_sim = max_t_critical_value(sub, df, conf=conf_t, rng=seed) if df > 0 else math.nan
     out = []
     for k, name in enumerate(categories):
-        df_k = float(dfs[k])
-        crit = float(sps.t.ppf(0.5 + conf / 2, df_k)) if df_k > 0 else math.nan
-        lower, upper = _t_interval(float(r[k]), float(se[k]), df_k, crit)
-        lower_s, upper_s = _t_interval(float(r[k]), float(se[k]), df_k,
-                                       crit_sim if ok[k] else math.nan)
-        if not ok[k]:
-            notes.append(f"{', '.join(f'{v}' for v in key.values())} {arm} / {name}: no variance "
-                         "between clusters (or one cluster); no interval.")
+        one = res[k]
+        if ok[k]:
+            lower_s, upper_s = _simultaneous(one, crit_sim)
+            method = f"{one.method}; simultaneous: max_t over categories"
+        elif kg[k]:
+            alternative = ("greater" if one.estimate >= 1 else "less" if one.estimate <= 0
+                           else "two-sided")
+            wide = korn_graubard_interval(*_sums(items, name), conf=conf_kg,
+                                          alternative=alternative)
+            lower_s, upper_s = wide.lower, wide.upper
+            method = f"{one.method}; simultaneous: Bonferroni over categories"
+            notes.append(f"{label} / {name}: the mean is {one.estimate:.3f} with no variance "
+                         "between clusters (or at 0 or 1), where the logit t is undefined; its "
+                         "interval is Korn-Graubard's, the benchmark report's fallback.")
+        else:
+            lower_s = upper_s = math.nan
+            method = f"{one.method}; simultaneous: max_t over categories"
+            notes.append(f"{label} / {name}: no variance between clusters (or one cluster); "
+                         "no interval.")
+        if one.flag_note is not None:
+            notes.append(one.flag_note)
         out.append({**key, "arm": arm, "category": name, "n_items": int(N[k]),
-                    "n_clusters": int(Ck[k]), "estimate": float(r[k]),
-                    "standard_error": float(se[k]), "lower": lower, "upper": upper,
-                    "df": df_k, "lower_simultaneous": lower_s, "upper_simultaneous": upper_s,
-                    "critical_value_simultaneous": crit_sim,
-                    "method": "cluster_robust_t; simultaneous: max_t over categories"})
+                    "n_clusters": int(Ck[k]), "effective_clusters": one.effective_clusters,
+                    "design_flagged": one.design_flagged, "estimate": float(r[k]),
+                    "standard_error": float(one.standard_error), "lower": one.lower,
+                    "upper": one.upper, "df": float(one.df), "lower_simultaneous": lower_s,
+                    "upper_simultaneous": upper_s, "critical_value_simultaneous": crit_sim,
+                    "method": method})
     return out
 
 
-def _contrast(a: pd.DataFrame, b: pd.DataFrame, *, conf: float) -> Record | None:
+def _sums(items: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Cluster sums S_c and weights n_c of one category."""
+    part = items[items["category"].astype(str) == name]
+    weight = part["weight"].to_numpy(np.float64)
+    frame = pd.DataFrame({"s": weight * part["value"].to_numpy(np.float64), "n": weight})
+    summed = frame.groupby(part["cluster"].astype(str).to_numpy(), sort=False).sum()
+    return summed["s"].to_numpy(np.float64), summed["n"].to_numpy(np.float64)
+
+
+def _contrast(a: pd.DataFrame, b: pd.DataFrame, *, conf: float, bounded: bool) -> Record | None:
     """The paired difference r_a - r_b of the weighted means on the items both arms have.
 
     Each side is a ratio estimator r = sum_c S_c / sum_c W_c (S_c the weighted item values,
-    W_c the item weights of cluster c); the difference's cluster-robust variance is
-    C / (C - 1) sum_c u_c^2 with u_c = (S_ac - r_a W_ac) / W_a - (S_bc - r_b W_bc) / W_b.
-    With every weight 1 this is the paired t on the item differences.
+    W_c the item weights of cluster c). When every shared item has the same weight in both
+    arms (always, without a ``weight`` column) the difference is one ratio estimator of the
+    item differences, sum_c D_c / sum_c W_c, and gets the CR2 t and its test with
+    Bell-McCaffrey df, as the compare and systems reports' paired differences do (cut to
+    [-1, 1] on a bounded scale); with each item its own cluster that is the paired t.
+    Otherwise its variance is the linearised C / (C - 1) sum_c u_c^2 with
+    u_c = (S_ac - r_a W_ac) / W_a - (S_bc - r_b W_bc) / W_b on C - 1 df (CR1), and the method
+    says so.
     """
     # The items of `a` that `b` has, in `a`'s order (an inner merge on the item, which is
-    # unique per arm), then the four cluster sums in one grouping: the same sums as summing
+    # unique per arm), then the cluster sums in one grouping: the same sums as summing
     # each column on its own, without a merge per pair.
     at = pd.Index(b["item"]).get_indexer(a["item"])
     both = at >= 0
@@ -167,11 +219,14 @@ def _contrast(a: pd.DataFrame, b: pd.DataFrame, *, conf: float) -> Record | None
         return None
     at = at[both]
     weight_a, weight_b = a["weight"].to_numpy()[both], b["weight"].to_numpy()[at]
-    sums = pd.DataFrame({"sa": weight_a * a["value"].to_numpy()[both],
-                         "sb": weight_b * b["value"].to_numpy()[at],
-                         "wa": weight_a, "wb": weight_b}).groupby(
+    value_a, value_b = a["value"].to_numpy()[both], b["value"].to_numpy()[at]
+    same = bool(np.allclose(weight_a, weight_b, rtol=1e-12, atol=0.0))
+    sums = pd.DataFrame({"sa": weight_a * value_a, "sb": weight_b * value_b,
+                         "wa": weight_a, "wb": weight_b,
+                         "qd": weight_a * (value_a - value_b) ** 2}).groupby(
         a["cluster"].to_numpy()[both]).sum()
-    sa, sb, wa, wb = (sums[column].to_numpy(np.float64) for column in ("sa", "sb", "wa", "wb"))
+    sa, sb, wa, wb, qd = (sums[column].to_numpy(np.float64)
+                          for column in ("sa", "sb", "wa", "wb", "qd"))
     C = sa.size
     ra, rb = sa.sum() / wa.sum(), sb.sum() / wb.sum()
     est = float(ra - rb)
@@ -179,20 +234,26 @@ def _contrast(a: pd.DataFrame, b: pd.DataFrame, *, conf: float) -> Record | None
     nan = math.nan
     if C < 2:
         return dict(estimate=est, standard_error=nan, lower=nan, upper=nan, df=nan,
-                    p_value=nan, n_items=n_items, n_clusters=C)
-    u = (sa - ra * wa) / wa.sum() - (sb - rb * wb) / wb.sum()
-    se = float(math.sqrt(C / (C - 1) * np.sum(u**2)))
-    df = float(C - 1)
+                    p_value=nan, n_items=n_items, n_clusters=C, variance="none")
+    if same:
+        cr2 = cr2_ratio_estimate(sa - sb, wa, sumsq=qd)
+        se, df, variance = float(cr2.standard_error), float(cr2.df), "CR2"
+    else:
+        u = (sa - ra * wa) / wa.sum() - (sb - rb * wb) / wb.sum()
+        se, df, variance = float(math.sqrt(C / (C - 1) * np.sum(u**2))), float(C - 1), "CR1"
     crit = float(sps.t.ppf(0.5 + conf / 2, df))
     lower, upper = _t_interval(est, se, df, crit)
+    if bounded and not math.isnan(lower):
+        lower, upper = max(lower, -1.0), min(upper, 1.0)
     p = float(2 * sps.t.sf(abs(est) / se, df)) if se > 0 else nan
     return dict(estimate=est, standard_error=se, lower=lower, upper=upper, df=df, p_value=p,
-                n_items=n_items, n_clusters=C)
+                n_items=n_items, n_clusters=C, variance=variance)
 
 
 def category_breakdown(rows: pd.DataFrame, *, group: list[str], category: str = "task",
-                       conf: float = 0.95, seed: int = 1) -> tuple[list[Record], list[Record],
-                                                                  list[str]]:
+                       conf: float = 0.95, seed: int = 1,
+                       bounded: bool | Callable[[dict[str, str]], bool] = False,
+                       ) -> tuple[list[Record], list[Record], list[str]]:
     """Per-category means, simultaneous intervals and Holm-adjusted contrasts (module doc).
 
     Parameters
@@ -207,6 +268,10 @@ def category_breakdown(rows: pd.DataFrame, *, group: list[str], category: str = 
     conf : float, default 0.95
     seed : int, default 1
         Seed of the max-t critical value's simulation.
+    bounded : bool or callable, default False
+        Whether ``value`` is a share in [0, 1] (or, called with a group's key, whether that
+        group's is): a bounded mean gets the logit CR2 t and Korn-Graubard fallback of the
+        main rows of ``--kind scores``, an unbounded one the CR2 t on the raw scale.
 
     Returns
     -------
@@ -224,14 +289,17 @@ def category_breakdown(rows: pd.DataFrame, *, group: list[str], category: str = 
         if g[category].nunique() < 2:
             continue
         key = dict(zip(group, map(str, values), strict=True))
+        share = bool(bounded(key)) if callable(bounded) else bool(bounded)
         items = _item_values(g, category)
         for arm, a in items.groupby("arm", sort=False):
-            cats += _arm_rows(a, key, str(arm), conf=conf, seed=seed, notes=notes)
+            cats += _arm_rows(a, key, str(arm), conf=conf, seed=seed, bounded=share,
+                              notes=notes)
         family: list[Record] = []
         arms = list(dict.fromkeys(map(str, items["arm"])))
         for name, c in items.groupby("category", sort=True):
             for first, second in combinations(arms, 2):
-                rec = _contrast(c[c["arm"] == first], c[c["arm"] == second], conf=conf)
+                rec = _contrast(c[c["arm"] == first], c[c["arm"] == second], conf=conf,
+                                bounded=share)
                 if rec is not None:
                     family.append({**key, "category": str(name), "arm1": first, "arm2": second,
                                    **rec})
@@ -242,6 +310,7 @@ def category_breakdown(rows: pd.DataFrame, *, group: list[str], category: str = 
             adjusted[finite] = holm_adjust(p[finite])
         for f, adj in zip(family, adjusted, strict=True):
             f["p_adjusted"] = float(adj)
-            f["method"] = "paired cluster_robust_t; Holm over the categories and pairs"
+            f["method"] = (f"paired cluster_robust_t ({f.pop('variance')}); Holm over the "
+                           "categories and pairs")
         contrasts += family
     return cats, contrasts, notes

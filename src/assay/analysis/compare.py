@@ -40,7 +40,7 @@ import pandas as pd
 import scipy.stats as sps
 
 from assay._display import Rendered
-from assay.analysis.benchmark._design import design_flag_note
+from assay.analysis._mean_rule import paired_design
 from assay.data.table import Judgments
 from assay.stats.contrasts import paired_difference_interval
 from assay.stats.intervals import cr2_ratio_estimate
@@ -93,6 +93,11 @@ class ScoreDelta:
     conf: float
     scale: str = "normalised_0_1"
     """``normalised_0_1``, or ``raw`` for a criterion on an interval scale."""
+    effective_clusters: float | None = None
+    """G* of the shared items at the largest working ICC of the two runs' values (the
+    benchmark's rule for a paired difference); None below 2 clusters."""
+    design_flagged: bool = False
+    """Few effective clusters of unequal size, flagged as the benchmark flags them."""
 
 
 @dataclass(frozen=True)
@@ -308,19 +313,22 @@ def _delta(a: pd.DataFrame, b: pd.DataFrame, judge: str, criterion: str, arm: st
     else:
         res = paired_difference_interval(sums["sum"].to_numpy(), sums["size"].to_numpy(),
                                          conf=conf, variance="CR2", sumsq=sumsq.to_numpy())
+    arms = paired[["value_a", "value_b"]].to_numpy(np.float64)
+    by = paired["cluster"].to_numpy()
+    arm_sums = pd.DataFrame(arms).groupby(by, sort=False).sum().to_numpy(np.float64)
+    arm_sq = pd.DataFrame(arms * arms).groupby(by, sort=False).sum().to_numpy(np.float64)
+    design, flagged = paired_design(arm_sums, arm_sq, sums["size"].to_numpy(np.float64),
+                                    what=f"{arm} ({judge}, {criterion}), delta")
     if math.isnan(res.lower):
         notes.append(f"{arm} ({judge}, {criterion}): every cluster has the same mean difference "
                      f"({res.estimate:.3f}); the t interval is undefined.")
-    else:
-        _, flagged = design_flag_note(sums["sum"].to_numpy(np.float64),
-                                      sumsq.to_numpy(np.float64),
-                                      sums["size"].to_numpy(np.float64),
-                                      what=f"{arm} ({judge}, {criterion}), delta")
-        if flagged:
-            notes.append(flagged)
+    elif flagged:
+        notes.append(flagged)
     return ScoreDelta(estimate=res.estimate, lower=res.lower, upper=res.upper,
                       standard_error=res.standard_error, df=res.df, method="cluster_robust_t",
-                      n_clusters=int(res.n_clusters), **base)
+                      n_clusters=int(res.n_clusters), **base,
+                      effective_clusters=design.effective_clusters,
+                      design_flagged=flagged is not None)
 
 
 class _RawInterval(NamedTuple):

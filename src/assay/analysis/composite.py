@@ -38,9 +38,11 @@ import pandas as pd
 from scipy import special
 
 from assay._display import Rendered
+from assay.analysis._mean_rule import mean_interval
+from assay.analysis.benchmark._design import design_flag_note
 from assay.data.table import Judgments
 from assay.errors import ConfigError
-from assay.stats.intervals import cluster_t_interval
+from assay.stats.intervals import cluster_t_interval, cr2_weighted_means
 
 FloatArray = npt.NDArray[np.float64]
 Model = Judgments | str | os.PathLike[str]
@@ -179,18 +181,19 @@ def linearised_composite(values: FloatArray, clusters: npt.ArrayLike, factors: n
     return estimate, math.sqrt(variance), n_clusters
 
 
-def logit_t_bounds(estimate: float, standard_error: float, n_clusters: int, *,
+def logit_t_bounds(estimate: float, standard_error: float, df: float, *,
                    conf: float) -> tuple[float, float, str]:
-    """expit(logit Q -+ t_{C-1} se / (Q (1 - Q))): the cluster-robust t on the logit scale.
+    """expit(logit Q -+ t_df se / (Q (1 - Q))): the cluster-robust t on the logit scale, on
+    ``df`` degrees of freedom (Bell-McCaffrey's for the CR2 standard error).
 
-    NaN bounds when Q is 0 or 1, the standard error is 0 or undefined, or C < 2.
+    NaN bounds when Q is 0 or 1, or the standard error or df is 0 or undefined.
     """
-    if n_clusters < 2 or not math.isfinite(standard_error):
-        return math.nan, math.nan, "too_few_clusters"
+    if not (math.isfinite(standard_error) and math.isfinite(df) and df > 0):
+        return math.nan, math.nan, "undefined_at_bound_or_no_cluster_variance"
     if not 0.0 < estimate < 1.0 or standard_error <= 0.0:
         return math.nan, math.nan, "undefined_at_bound_or_no_cluster_variance"
     # special.stdtrit is the function scipy.stats.t.ppf evaluates (scipy.stats loads slowly)
-    half = (float(special.stdtrit(n_clusters - 1, (1.0 + conf) / 2.0)) * standard_error
+    half = (float(special.stdtrit(df, (1.0 + conf) / 2.0)) * standard_error
             / (estimate * (1.0 - estimate)))
     centre = float(special.logit(estimate))
     return (float(special.expit(centre - half)), float(special.expit(centre + half)),
@@ -239,7 +242,7 @@ class CompositeRow:
     lower: float
     upper: float
     standard_error: float
-    """Linearised cluster-robust standard error of Q."""
+    """CR2 standard error of Q (Bell and McCaffrey 2002)."""
     method: str
     n: int
     """Valid units in Q."""
@@ -247,6 +250,10 @@ class CompositeRow:
     """Units without a score (failures), left out."""
     n_items: int
     n_clusters: int
+    effective_clusters: float | None = None
+    """G*, the benchmark's effective number of clusters; None below 2 clusters."""
+    design_flagged: bool = False
+    """Few effective clusters of unequal size, flagged as the benchmark flags them."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -345,11 +352,13 @@ def composite_score_by_student(judgments: Model, *, weights: Mapping[str, float]
     .. math:: Q = \frac{1}{N} \sum_u y_u, \qquad
               Q_{weighted} = \sum_l w_l \, \bar y_l
 
-    with ybar_l the mean over the arm's units on criterion l. The interval is the
-    cluster-robust t on the logit scale (C - 1 df) around the linearised standard error of
-    :func:`linearised_composite`; for the plain Q that is exactly
-    :func:`assay.stats.cluster_t_interval` with S_c the summed unit scores of cluster c and
-    n_c its number of units. It is NaN where Q is 0 or 1 or no cluster varies.
+    with ybar_l the mean over the arm's units on criterion l. The plain Q is a mean over
+    clusters and gets the interval every report gives one
+    (:func:`assay.analysis._mean_rule.mean_interval`: the logit CR2 t with Bell-McCaffrey
+    df of ``--kind scores``, Korn-Graubard where it is undefined, and the benchmark's design
+    flag G*); the weighted Q gets the logit t around the CR2 standard error of the weighted
+    sum of factor means, on its Bell-McCaffrey df (:func:`assay.stats.cr2_weighted_means`),
+    NaN where Q is 0 or 1 or no cluster varies, and the same design flag on its units.
     """
     table = as_judgments(judgments)
     conf = check_conf(conf)
@@ -378,11 +387,13 @@ def _composite_row(arm: str, task: str | None, part: pd.DataFrame,
                    conf: float) -> CompositeRow:
     nan = math.nan
 
-    def row(estimate: float, lower: float, upper: float, se: float, method: str) -> CompositeRow:
+    def row(estimate: float, lower: float, upper: float, se: float, method: str,
+            effective: float | None = None, flagged: bool = False) -> CompositeRow:
         return CompositeRow(arm=arm, task=task, estimate=estimate, lower=lower, upper=upper,
                             standard_error=se, method=method, n=len(part), n_failed=n_failed,
                             n_items=int(part["item"].nunique()),
-                            n_clusters=int(part["cluster"].nunique()))
+                            n_clusters=int(part["cluster"].nunique()),
+                            effective_clusters=effective, design_flagged=flagged)
 
     if part.empty:
         return row(nan, nan, nan, nan, "no_units")
@@ -398,7 +409,30 @@ def _composite_row(arm: str, task: str | None, part: pd.DataFrame,
                          "Q is undefined there.")
             return row(nan, nan, nan, nan, "missing_factor")
         used = weights
-    estimate, se, n_clusters = linearised_composite(
-        part["value"].to_numpy(dtype=np.float64), part["cluster"].to_numpy(), factors, used)
-    lower, upper, method = logit_t_bounds(estimate, se, n_clusters, conf=conf)
-    return row(estimate, lower, upper, se, method)
+    values = part["value"].to_numpy(dtype=np.float64)
+    codes, uniques = pd.factorize(part["cluster"].astype(str))
+    scope = f"{arm}" + (f", task {task}" if task else "") + ", Q"
+    pooled = [np.bincount(codes, weights=x, minlength=len(uniques))
+              for x in (values, np.ones_like(values), values * values)]
+    if len(uniques) < 2:
+        return row(float(pooled[0].sum() / pooled[1].sum()), nan, nan, nan, "too_few_clusters")
+    if weights is None:
+        # the plain Q is a mean over clusters: the one rule of every report
+        res = mean_interval(*pooled, conf=conf, bounded=True, what=scope)
+        if res.flag_note is not None:
+            notes.append(res.flag_note)
+        return row(res.estimate, res.lower, res.upper, res.standard_error, res.method,
+                   res.effective_clusters, res.design_flagged)
+    names = list(used)
+    f_codes = pd.Index(names).get_indexer(factors)
+    shape = (len(uniques), len(names))
+    S, n, Q = (np.zeros(shape) for _ in range(3))
+    for target, x in ((S, values), (n, np.ones_like(values)), (Q, values * values)):
+        np.add.at(target, (codes, f_codes), x)
+    cr2 = cr2_weighted_means(S, n, np.array([used[k] for k in names]), sumsq=Q)
+    lower, upper, method = logit_t_bounds(cr2.estimate, cr2.standard_error, cr2.df, conf=conf)
+    design, note = design_flag_note(pooled[0], pooled[2], pooled[1], what=scope)
+    if note is not None:
+        notes.append(note)
+    return row(cr2.estimate, lower, upper, cr2.standard_error, method,
+               design.effective_clusters, note is not None)

@@ -25,14 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assay._display import Rendered
-from assay.analysis.benchmark._design import design_flag_note
-from assay.stats import t_ppf
-from assay.stats.intervals import (
-    cluster_t_interval,
-    cr2_ratio_estimate,
-    korn_graubard_interval,
-    ratio_estimate,
-)
+from assay.analysis._mean_rule import mean_interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -200,8 +193,10 @@ def _by_task(judgments: Judgments, frame: pd.DataFrame, conf: float,
     pointwise = pointwise[kind != "nominal"]
     pointwise["value"] = pointwise["score"].where(kind[pointwise.index] == "interval",
                                                   pointwise["value"])
+    bounded = {str(c): k != "interval" for c, k in kinds.items()}
     categories, contrasts, more = category_breakdown(
-        pointwise, group=["criterion", "judge"], category="task", conf=conf)
+        pointwise, group=["criterion", "judge"], category="task", conf=conf,
+        bounded=lambda key: bounded[key["criterion"]])
     notes += more
     return categories, contrasts
 
@@ -273,33 +268,8 @@ def row_from_sums(base: dict[str, Any], sums: npt.NDArray[np.float64],
     opponent, scale, n, n_failed and conf. Whoever computed the sums (pandas here, an
     engine in :mod:`assay.analysis.pushdown`), the row is the same.
     """
-    nan = float("nan")
-    common: dict[str, Any] = dict(n_items=n_items, n_clusters=len(sums), runs=runs)
-    if len(sums) >= 2:
-        design, flag = design_flag_note(sums, sumsq, sizes, what="")
-        common.update(effective_clusters=design.effective_clusters,
-                      design_flagged=flag is not None)
-    if len(sums) < 2:
-        return ScoreRow(**base, **common, estimate=float(sums.sum() / sizes.sum()), lower=nan,
-                        upper=nan, method="too_few_clusters")
-    if bounded:
-        result = cluster_t_interval(sums, sizes, conf=conf, variance="CR2", sumsq=sumsq)
-        if not (math.isnan(result.lower) or math.isnan(result.upper)):
-            return ScoreRow(**base, **common, estimate=result.estimate, lower=result.lower,
-                            upper=result.upper, method="logit_cluster_robust_t")
-        # The benchmark report's fallback (its _korn_graubard_fallback), for binary scores and
-        # for shares of a bounded scale alike: a [0, 1] score with mean r has variance at
-        # most r(1 - r), so the Clopper-Pearson interval on n* items is conservative.
-        estimate = ratio_estimate(sums, sizes).estimate
-        alternative = ("greater" if estimate >= 1 else "less" if estimate <= 0
-                       else "two-sided")
-        kg = korn_graubard_interval(sums, sizes, conf=conf, alternative=alternative)
-        return ScoreRow(**base, **common, estimate=kg.estimate, lower=kg.lower,
-                        upper=kg.upper, method=kg.method)
-    ratio = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)
-    half = t_ppf((1 + conf) / 2, ratio.df) * ratio.standard_error
-    if not ratio.standard_error > 0:
-        return ScoreRow(**base, **common, estimate=ratio.estimate, lower=nan, upper=nan,
-                        method="undefined_no_cluster_variance")
-    return ScoreRow(**base, **common, estimate=ratio.estimate, lower=ratio.estimate - half,
-                    upper=ratio.estimate + half, method="cluster_robust_t")
+    res = mean_interval(sums, sizes, sumsq, conf=conf, bounded=bounded)
+    return ScoreRow(**base, n_items=n_items, n_clusters=len(sums), runs=runs,
+                    effective_clusters=res.effective_clusters,
+                    design_flagged=res.design_flagged, estimate=res.estimate, lower=res.lower,
+                    upper=res.upper, method=res.method)

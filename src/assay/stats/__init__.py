@@ -64,6 +64,7 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "cluster_bootstrap_weights",
         "cluster_t_interval",
         "cr2_ratio_estimate",
+        "cr2_weighted_means",
         "effective_clusters",
         "korn_graubard_interval",
         "pass_hat_k",

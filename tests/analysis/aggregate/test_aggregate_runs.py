@@ -204,3 +204,24 @@ def test_a_judge_whose_every_score_failed_is_null_not_nan():
     assert any(f.kind == "single_run" and f.judge == "broken-v1" and "no scored run" in f.message
                for f in report.flags)
     assert report.to_json()  # no NaN reaches the JSON
+
+
+def test_items_interval_in_few_unequal_clusters_is_flagged_as_the_benchmark_flags_it():
+    # Issue 26 (3): the aggregate computed no G*. Three clusters of 30 items and nine
+    # singletons, each cluster its own level, two runs: G* about 3, flagged with its note.
+    rng = np.random.default_rng(5)
+    records, k = [], 0
+    for c, size in enumerate([30, 30, 30] + [1] * 9):
+        level = rng.uniform(2, 9)
+        for _ in range(size):
+            for run in (1, 2):
+                records.append({"item": f"q{k}", "cluster": f"d{c}", "arm": "A", "run": run,
+                                "judge": "j", "criterion": "rating",
+                                "score": float(np.clip(level + rng.normal(0, 1), 0, 10))})
+            k += 1
+    report = aggregate(make_table(records, {"rating": "range:0,10"}), n_resamples=200)
+    [agg] = [a for a in report.aggregations if a.judge == "j"]
+    assert agg.items_interval.design_flagged and agg.items_interval.effective_clusters < 8
+    assert any(n.startswith("rating / j, items interval: the 12 clusters count as")
+               for n in report.notes)
+    assert '"design_flagged": true' in report.to_json()

@@ -67,18 +67,20 @@ def test_plain_q_hand_worked(small: Judgments) -> None:
     row = next(r for r in scores.rows if r.arm == "A" and r.task is None)
     assert (row.n, row.n_failed, row.n_items, row.n_clusters) == (7, 1, 4, 3)
     # cluster sums of A: d1 2.4 (3 units), d2 0.9 (2), d3 0.7 (2); r = 4/7, N = 7
-    # V = 3/2 * sum (S_c - r n_c)^2 / 49
+    # CR2 (issue 26: the scores report's variance, no longer CR1's 3/2 factor):
+    # V2 = sum (S_c - r n_c)^2 / (1 - n_c / N) / N^2
     r = 4.0 / 7
-    v = 1.5 * ((2.4 - 3 * r) ** 2 + (0.9 - 2 * r) ** 2 + (0.7 - 2 * r) ** 2) / 49
+    v = ((2.4 - 3 * r) ** 2 / (1 - 3 / 7) + (0.9 - 2 * r) ** 2 / (1 - 2 / 7)
+         + (0.7 - 2 * r) ** 2 / (1 - 2 / 7)) / 49
     assert_allclose(row.standard_error, math.sqrt(v), rtol=1e-12)
-    # the logit cluster-robust t with t_{2, 0.975}
-    half = sps.t.ppf(0.975, 2) * math.sqrt(v) / (r * (1 - r))
+    # and exactly the project's logit CR2 t on (S_c, n_c, sum of squares), as --kind scores
+    sumsq = [0.8**2 + 1.0**2 + 0.6**2, 0.4**2 + 0.5**2, 0.2**2 + 0.5**2]
+    ct = cluster_t_interval([2.4, 0.9, 0.7], [3, 2, 2], variance="CR2", sumsq=sumsq)
+    half = sps.t.ppf(0.975, ct.df) * math.sqrt(v) / (r * (1 - r))
     assert_allclose([row.lower, row.upper], special.expit(special.logit(r) + np.array([-half, half])),
                     rtol=1e-12)
-    # and exactly the project's cluster_t_interval on (S_c, n_c)
-    ct = cluster_t_interval([2.4, 0.9, 0.7], [3, 2, 2])
     assert_allclose([row.estimate, row.lower, row.upper], [ct.estimate, ct.lower, ct.upper], rtol=1e-12)
-    assert row.method == ct.method
+    assert row.method == "logit_cluster_robust_t"
 
 
 def test_notes_name_what_was_left_out(small: Judgments) -> None:
@@ -94,18 +96,30 @@ def test_weighted_q_hand_worked_and_statsmodels_se(small: Judgments) -> None:
     # A: mean quality (0.8 + 0.6 + 0.4 + 0.2) / 4 = 0.5, helpfulness (1 + 0.5 + 0.5) / 3 = 2/3
     assert_allclose(scores["A"], 0.75 * 0.5 + 0.25 * 2 / 3, rtol=1e-12)
     assert any("sum to 4" in n for n in scores.notes)
-    # oracle: OLS of the unit scores on criterion indicators with cluster-robust covariance
-    # (no small-sample correction) times C/(C-1); Var(w'b) = w' Sigma w
+    # oracle: OLS of the unit scores on criterion indicators; CR2 from the dense hat matrix,
+    # A_c = (I - H_cc)^{-1/2} by scipy.linalg.sqrtm (Bell and McCaffrey 2002); Var(w'b).
+    # (Before issue 26 this was CR1, statsmodels' cluster covariance times C/(C - 1).)
+    from scipy import linalg
+
     y = np.array([0.8, 1.0, 0.6, 0.4, 0.5, 0.2, 0.5])
     quality = np.array([1, 0, 1, 1, 0, 1, 0], dtype=float)
     groups = np.array([1, 1, 1, 2, 2, 3, 3])
-    fit = sm.OLS(y, np.column_stack([quality, 1 - quality])).fit(
-        cov_type="cluster", cov_kwds={"groups": groups, "use_correction": False})
+    X = np.column_stack([quality, 1 - quality])
+    fit = sm.OLS(y, X).fit()
+    bread = np.linalg.inv(X.T @ X)
+    H = X @ bread @ X.T
+    meat = np.zeros((2, 2))
+    for g in np.unique(groups):
+        idx = groups == g
+        A = np.real(linalg.inv(linalg.sqrtm(np.eye(idx.sum()) - H[np.ix_(idx, idx)])))
+        u = X[idx].T @ A @ fit.resid[idx]
+        meat += np.outer(u, u)
     w = np.array([0.75, 0.25])
-    se = math.sqrt(1.5 * w @ fit.cov_params() @ w)
+    se = math.sqrt(w @ bread @ meat @ bread @ w)
     row = next(r for r in scores.rows if r.arm == "A" and r.task is None)
     assert_allclose(row.standard_error, se, rtol=1e-10)
     assert_allclose(w @ fit.params, row.estimate, rtol=1e-12)
+    assert row.method == "logit_cluster_robust_t"
 
 
 def test_weighted_q_of_an_arm_missing_a_factor_is_nan(small: Judgments) -> None:
@@ -172,7 +186,9 @@ def test_demo_q_matches_a_direct_computation(demo: Judgments) -> None:
     for arm in scores:
         part = rows[(rows["arm"] == arm) & (rows["task"] == "summarisation")]
         by_cluster = part.groupby("cluster")["v"]
-        ct = cluster_t_interval(by_cluster.sum().to_numpy(), by_cluster.size().to_numpy())
+        ct = cluster_t_interval(by_cluster.sum().to_numpy(), by_cluster.size().to_numpy(),
+                                variance="CR2",
+                                sumsq=(part["v"] ** 2).groupby(part["cluster"]).sum().to_numpy())
         row = next(r for r in scores.rows if r.arm == arm and r.task == "summarisation")
         assert_allclose([row.estimate, row.lower, row.upper], [ct.estimate, ct.lower, ct.upper],
                         rtol=1e-10)
@@ -206,13 +222,34 @@ def test_q_ignores_row_order_and_cluster_labels_and_duplicated_units(
     shuffled = [dict(r, cluster=labels[str(r["cluster"])]) for r in rows]
     rnd.shuffle(shuffled)
     moved = composite_score_by_student(make_table(shuffled, {"score": "range:0,1"}))
-    # every unit twice in its own cluster: S_c and n_c double, N doubles, V unchanged
+    # every unit twice in its own cluster: S_c and n_c double, N doubles, the leverages
+    # n_c / N and so V2 unchanged (the working ICC of the df rises: copies correlate)
     doubled = rows + [dict(r, item=f"{r['item']}-copy") for r in rows]
     twice = composite_score_by_student(make_table(doubled, {"score": "range:0,1"}))
-    for other in (moved, twice):
+    for other, fields in ((moved, ("estimate", "standard_error", "lower", "upper")),
+                          (twice, ("estimate", "standard_error"))):
         for a, b in zip(sorted(base.rows, key=lambda r: r.arm),
                         sorted(other.rows, key=lambda r: r.arm), strict=True):
-            assert a.arm == b.arm and a.method == b.method
-            assert_allclose([a.estimate, a.standard_error, a.lower, a.upper],
-                            [b.estimate, b.standard_error, b.lower, b.upper], rtol=1e-9,
-                            equal_nan=True)
+            assert a.arm == b.arm
+            assert other is twice or a.method == b.method
+            assert_allclose([getattr(a, f) for f in fields], [getattr(b, f) for f in fields],
+                            rtol=1e-9, equal_nan=True)
+
+
+def test_q_in_few_unequal_clusters_is_flagged_as_the_benchmark_flags_it() -> None:
+    # Issue 26 (3): three clusters of 30 units and nine singletons, each cluster its own level:
+    # G* about 3 (< 8 and < 0.8 C), the design the benchmark and --kind scores flag.
+    rng = np.random.default_rng(11)
+    rows, k = [], 0
+    for c, size in enumerate([30, 30, 30] + [1] * 9):
+        level = rng.uniform(0.2, 0.9)
+        for _ in range(size):
+            rows.append({"item": f"q{k}", "cluster": f"d{c}", "arm": "A", "run": 1,
+                         "score": float(np.clip(level + rng.normal(0, 0.1), 0, 1))})
+            k += 1
+    table = make_table(rows, {"score": "range:0,1"})
+    for weights in (None, {"score": 1.0}):
+        scores = composite_score_by_student(table, weights=weights)
+        [row] = [r for r in scores.rows if r.task is None]
+        assert row.design_flagged and row.effective_clusters < 8
+        assert any("count as" in n and "effective clusters" in n for n in scores.notes)

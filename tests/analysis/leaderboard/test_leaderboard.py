@@ -99,6 +99,39 @@ def test_rank_intervals_from_few_clusters_say_so() -> None:
     assert "(3 clusters of questions)" in text and "(3 questions)" not in text
 
 
+def test_rank_intervals_read_effective_clusters_as_the_benchmark_does() -> None:
+    # Issue 26 (3): 40 clusters pass a count of 30, but three of them hold 300 of the 337
+    # questions, each with its own win rate: G* is about 3, where the benchmark's rule asks
+    # 30 effective clusters of a bootstrap. Before, the count passed and nothing was said.
+    rng = np.random.default_rng(7)
+    sizes = [100, 100, 100] + [1] * 37
+    p_win = [0.9, 0.2, 0.6, *rng.uniform(0.2, 0.8, 37)]
+    pairs, item = [], 0
+    cluster_of = []
+    for c, (size, p) in enumerate(zip(sizes, p_win, strict=True)):
+        for _ in range(size):
+            for position in (1, 2):
+                pairs.append((f"q{item}", "a", "b", position, float(rng.random() < p)))
+                cluster_of.append(f"c{c}")
+            item += 1
+    frame = _rows(pairs)
+    frame["cluster"] = cluster_of
+    report = leaderboard(frame, B=50)
+    [rating] = {r.effective_clusters for r in report.ratings}
+    assert rating is not None and rating < 8
+    assert {r.n_clusters for r in report.ratings} == {40}
+    assert any("bootstrap over 40 clusters of questions (" in n and "effective" in n
+               and "not a guarantee" in n for n in report.notes)
+    assert any("count as" in n and "effective clusters" in n for n in report.notes)
+    assert f"(40 clusters of questions, {rating:.1f} effective)" in report.to_text()
+    # balanced clusters of 10 questions, 400 questions in 40: the rule passes, no note
+    frame = _rows([(f"q{i}", "a", "b", p, float(rng.random() < 0.6))
+                   for i in range(400) for p in (1, 2)])
+    frame["cluster"] = [f"c{i // 20}" for i in range(800)]
+    quiet = leaderboard(frame, B=50)
+    assert not any("not a guarantee" in n for n in quiet.notes)
+
+
 def test_options_and_design_errors() -> None:
     frame = _rows([("q1", "a", "b", 1, 1.0), ("q2", "a", "b", 1, 0.0)])
     with pytest.raises(ConfigError, match="anchor 'zz'"):

@@ -199,7 +199,9 @@ def _aggregation_record(a: RunAggregation) -> dict[str, Any]:
         "items_interval": {"estimate": _num(i.estimate), "lower": _num(i.lower),
                            "upper": _num(i.upper), "standard_error": _num(i.standard_error),
                            "df": i.df, "method": i.method, "conf": i.conf,
-                           "n_items": i.n_items, "n_clusters": i.n_clusters},
+                           "n_items": i.n_items, "n_clusters": i.n_clusters,
+                           "effective_clusters": _num(i.effective_clusters),
+                           "design_flagged": i.design_flagged},
     }
 
 
@@ -307,6 +309,8 @@ def aggregate(judgments: Judgments, *, n_resamples: int = 10_000, seed: int = 42
                                    scale.spelling(), n_resamples=n_resamples, seed=seed,
                                    conf=conf)
                 aggregations.append(agg)
+                if agg.items_interval.flag_note is not None:
+                    notes.append(agg.items_interval.flag_note)
                 own = rows[rows["judge"] == judge]
                 own_all = all_rows[all_rows["judge"] == judge]
                 per_arm.extend(_aggregation(own[own["arm"] == arm], own_all[own_all["arm"] == arm],
@@ -357,7 +361,7 @@ def aggregate(judgments: Judgments, *, n_resamples: int = 10_000, seed: int = 42
 
 def _aggregation(rows: pd.DataFrame, all_rows: pd.DataFrame, criterion: str, judge: str,
                  scale: str, *, n_resamples: int, seed: int, conf: float) -> RunAggregation:
-    items = items_interval(rows, conf=conf)
+    items = items_interval(rows, conf=conf, what=f"{criterion} / {judge}, items interval")
     stats = NO_RUNS if rows.empty else run_statistics(rows, n_resamples=n_resamples, seed=seed,
                                                       conf=conf)
     return RunAggregation(

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import stats as sps
 
-from assay.stats.intervals import cr2_ratio_estimate
+from assay.analysis._mean_rule import RAW_T, mean_interval
 
 RUN_CI_METHOD = "percentile_bootstrap_over_run_means"
 ITEMS_CI_METHOD = "cluster_robust_t"
@@ -51,6 +50,14 @@ class ItemsInterval:
     """Items with at least one score."""
     n_clusters: int
     """Clusters those items come in."""
+    effective_clusters: float | None = None
+    """G*, the benchmark's effective number of clusters; None below 2 clusters."""
+    flag_note: str | None = None
+    """The benchmark's note of a flagged design (few effective clusters of unequal size)."""
+
+    @property
+    def design_flagged(self) -> bool:
+        return self.flag_note is not None
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,7 @@ def percentile_bootstrap_mean(values: npt.NDArray[np.float64], *, n_resamples: i
     return float(low), float(high)
 
 
-def items_interval(frame: pd.DataFrame, *, conf: float) -> ItemsInterval:
+def items_interval(frame: pd.DataFrame, *, conf: float, what: str = "") -> ItemsInterval:
     """Cluster-robust t interval over items of the scored rows in ``frame`` (raw scale)."""
     items = frame.groupby(["cluster", "item"], sort=False)["score"].mean()
     clusters = items.groupby(level="cluster", sort=False)
@@ -138,15 +145,11 @@ def items_interval(frame: pd.DataFrame, *, conf: float) -> ItemsInterval:
                              df=None, method="too_few_clusters", conf=conf, n_items=n_items,
                              n_clusters=n_clusters)
     sumsq = (items**2).groupby(level="cluster", sort=False).sum().to_numpy(dtype=np.float64)
-    ratio = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)
-    df = ratio.df
-    if not ratio.standard_error > 0:
-        return ItemsInterval(estimate=ratio.estimate, lower=nan, upper=nan,
-                             standard_error=ratio.standard_error, df=df,
-                             method="undefined_no_cluster_variance", conf=conf,
-                             n_items=n_items, n_clusters=n_clusters)
-    half = float(sps.t.ppf((1 + conf) / 2, df)) * ratio.standard_error
-    return ItemsInterval(estimate=ratio.estimate, lower=ratio.estimate - half,
-                         upper=ratio.estimate + half, standard_error=ratio.standard_error,
-                         df=df, method=ITEMS_CI_METHOD, conf=conf, n_items=n_items,
-                         n_clusters=n_clusters)
+    # the raw-scale rule of every report (the scores report's interval-scale rows), with the
+    # benchmark's design flag
+    res = mean_interval(sums, sizes, sumsq, conf=conf, bounded=False, what=what)
+    method = ITEMS_CI_METHOD if res.method == RAW_T else res.method
+    return ItemsInterval(estimate=res.estimate, lower=res.lower, upper=res.upper,
+                         standard_error=res.standard_error, df=res.df, method=method, conf=conf,
+                         n_items=n_items, n_clusters=n_clusters,
+                         effective_clusters=res.effective_clusters, flag_note=res.flag_note)

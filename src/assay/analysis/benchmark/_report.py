@@ -413,7 +413,7 @@ def _by_task(frame: pd.DataFrame, *, conf: float, seed: int, notes: list[str],
     rows["cluster"] = rows["cluster"].where(rows["cluster"].notna(), rows["item"]).astype(str)
     rows["item"] = rows["item"].astype(str)
     categories, contrasts, more = category_breakdown(rows, group=[], category="task", conf=conf,
-                                                     seed=seed)
+                                                     seed=seed, bounded=True)
     notes += more
     return {"categories": categories, "category_contrasts": contrasts}
 

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from assay._display import Rendered
-from assay.analysis.benchmark._design import MIN_CLUSTERS
+from assay.analysis.benchmark._design import MIN_CLUSTERS, MIN_ITEMS, Design, design_of
 from assay.analysis.winrates._data import oriented_trials, pairwise_rows
 from assay.data.table import Judgments
 from assay.errors import ConfigError, DesignError
@@ -86,6 +86,9 @@ class Rating:
     n_clusters: int
     """Clusters of questions of the leaderboard, the bootstrap's unit (each question its own
     cluster when the table names none)."""
+    effective_clusters: float | None = None
+    """G*, the effective number of clusters (the benchmark's design rule), the smallest over
+    the arms of G* of the arm's wins per battle; None below 2 clusters."""
 
 
 @dataclass(frozen=True)
@@ -217,14 +220,27 @@ def _ratings(trials: pd.DataFrame, judge: str, criterion: str, *, conf: float, B
         notes.append(f"judge {judge}, criterion {criterion}: the ratings do not converge (an arm "
                      "never loses or never wins against the others, so its rating has no finite "
                      "maximum-likelihood value); the extreme ratings are not estimates.")
-    if res.n_clusters < MIN_CLUSTERS:
+    design = _design(scored, arms)
+    effective = design.effective_clusters if design is not None else float(res.n_clusters)
+    n_questions = int(scored["item"].nunique())
+    if n_questions < MIN_ITEMS or effective < MIN_CLUSTERS:
+        # the benchmark's auto rule for a bootstrap interval: 300 items and 30 effective
+        # clusters (choose_method), read on the same G*
+        size = (f" ({effective:.1f} effective)" if effective < res.n_clusters * (1 - 1e-9)
+                else "")
         notes.append(f"judge {judge}, criterion {criterion}: the rating and rank intervals come "
-                     f"from a bootstrap over {res.n_clusters} clusters of questions, fewer than "
-                     f"the {MIN_CLUSTERS} the benchmark report asks of a bootstrap interval: "
-                     "with few clusters the bootstrap's intervals are too narrow (in assay's "
-                     "coverage simulation it covered 71-92% with few effective clusters), so a "
-                     "rank interval such as 1-1 is not a guarantee; the win-rate report's "
-                     "paired tests of each pair are the safer reading.")
+                     f"from a bootstrap over {res.n_clusters} clusters of questions{size} and "
+                     f"{n_questions} questions, short of the {MIN_ITEMS} questions and "
+                     f"{MIN_CLUSTERS} effective clusters the benchmark report asks of a "
+                     "bootstrap interval: there the bootstrap's intervals are too narrow (in "
+                     "assay's coverage simulation it covered 71-92% with few effective "
+                     "clusters), so a rank interval such as 1-1 is not a guarantee; the "
+                     "win-rate report's paired tests of each pair are the safer reading.")
+    if design is not None and design.flagged:
+        notes.append(f"judge {judge}, criterion {criterion}: the {design.n_clusters} clusters "
+                     f"count as {design.effective_clusters:.1f} effective clusters (their sizes "
+                     f"differ; working ICC {design.icc:.2f}), the design the benchmark report "
+                     "flags: every rating rests on a few large clusters.")
     if res.n_failed:
         notes.append(f"judge {judge}, criterion {criterion}: {res.n_failed} of {B} resamples "
                      "separated the arms (no finite ratings); they are kept at the iteration "
@@ -239,8 +255,29 @@ def _ratings(trials: pd.DataFrame, judge: str, criterion: str, *, conf: float, B
         out.append(Rating(judge, criterion, arm, float(res.fit.ratings[k]), float(res.lower[k]),
                           float(res.upper[k]), int(res.rank[k]), int(res.rank_lower[k]),
                           int(res.rank_upper[k]), int(played.sum()), wins, failed,
-                          res.n_clusters))
+                          res.n_clusters, design.effective_clusters if design else None))
     return sorted(out, key=lambda r: (r.rank, r.arm))
+
+
+def _design(scored: pd.DataFrame, arms: list[str]) -> Design | None:
+    """The benchmark's design of the leaderboard: per arm, its wins per battle summed in each
+    cluster of questions (:func:`assay.analysis.benchmark._design.design_of`), and the arm
+    with the fewest effective clusters; None when no arm played in 2 clusters."""
+    designs = []
+    clusters = scored["cluster"].astype(str).to_numpy()
+    for arm in arms:
+        mine = ((scored["arm"] == arm) | (scored["opponent"] == arm)).to_numpy()
+        if not mine.any():
+            continue
+        won = np.where(scored["arm"].to_numpy()[mine] == arm, scored["score"].to_numpy()[mine],
+                       1.0 - scored["score"].to_numpy()[mine]).astype(np.float64)
+        sums = pd.DataFrame({"s": won, "q": won * won, "n": 1.0}).groupby(
+            clusters[mine], sort=False).sum()
+        if len(sums) >= 2:
+            designs.append(design_of(sums[["s"]].to_numpy(np.float64),
+                                     sums[["q"]].to_numpy(np.float64),
+                                     sums["n"].to_numpy(np.float64), 1))
+    return min(designs, key=lambda d: d.effective_clusters) if designs else None
 
 
 def _difficulties(frame: pd.DataFrame) -> dict[str, float]:

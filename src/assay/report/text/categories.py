@@ -13,6 +13,25 @@ from assay.report.text._format import columns, fixed, p_value, percent
 
 __all__ = ["format_categories"]
 
+_METHODS = {"logit_cluster_robust_t": "logit cluster-robust t (CR2)",
+            "cluster_robust_t": "cluster-robust t (CR2)",
+            "korn_graubard_clopper_pearson": "Korn-Graubard where the t is undefined"}
+
+
+def _methods(records: list[dict[str, Any]]) -> str:
+    """The interval methods of a block, in words, in the order they first appear."""
+    names = dict.fromkeys(str(r.get("method", "")).split(";")[0] for r in records)
+    words = [_METHODS[n] for n in names if n in _METHODS]
+    return "; ".join(words) or "cluster-robust t intervals"
+
+
+def _size(record: dict[str, Any]) -> str:
+    """items/clusters, with G* where the design is flagged (few unequal clusters)."""
+    size = f"{record['n_items']}/{record['n_clusters']}"
+    if record.get("design_flagged"):
+        size += f" ({float(record['effective_clusters']):.1f} effective)"
+    return size
+
 
 def format_categories(categories: list[dict[str, Any]], contrasts: list[dict[str, Any]], *,
                       conf: float, group: tuple[str, ...], digits: int = 3) -> list[str]:
@@ -23,12 +42,12 @@ def format_categories(categories: list[dict[str, Any]], contrasts: list[dict[str
     for key in keys:
         mine = [r for r in categories if tuple(r[g] for g in group) == key]
         label = f"category (task): {' / '.join(key)}" if key else "category (task)"
-        body = [[r["arm"], r["category"], f"{r['n_items']}/{r['n_clusters']}",
+        body = [[r["arm"], r["category"], _size(r),
                  fixed(r["estimate"], digits),
                  f"[{fixed(r['lower'], digits)}, {fixed(r['upper'], digits)}]",
                  f"[{fixed(r['lower_simultaneous'], digits)}, "
                  f"{fixed(r['upper_simultaneous'], digits)}]"] for r in mine]
-        text = [f"By {label} (cluster-robust t intervals, {percent(conf)} each and "
+        text = [f"By {label} ({_methods(mine)}, {percent(conf)} each and "
                 f"{percent(conf)} simultaneous over each arm's categories, max-t)"]
         text += columns(["arm", "category", "items/clusters", "mean", "interval",
                          "simultaneous"], body, indent="  ")

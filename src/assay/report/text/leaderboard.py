@@ -31,14 +31,18 @@ def format_leaderboard(report: LeaderboardReport, *, digits: int = 1) -> str:
 
     def flush() -> None:
         if current is not None:
-            out.extend(["", f"{current[0]} / {current[1]} ({n_clusters} clusters of questions)"])
+            out.extend(["", f"{current[0]} / {current[1]} ({n_clusters} clusters of "
+                        f"questions{effective})"])
             out.extend(columns(header, rows, indent="  "))
 
-    n_clusters = 0
+    n_clusters, effective = 0, ""
     for r in report.ratings:
         if (r.judge, r.criterion) != current:
             flush()
             current, rows, n_clusters = (r.judge, r.criterion), [], r.n_clusters
+            g_star = r.effective_clusters
+            effective = (f", {g_star:.1f} effective" if g_star is not None
+                         and g_star < 0.8 * r.n_clusters else "")
         rows.append([str(r.rank), r.arm, fixed(r.rating, digits),
                      f"[{fixed(r.lower, digits)}, {fixed(r.upper, digits)}]",
                      f"{r.rank_lower}-{r.rank_upper}", str(r.n_battles), fixed(r.n_wins, 1),

@@ -15,6 +15,7 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
         "effective_clusters",
         "working_icc",
     ],
+    "._cr2_factors": ["CR2FactorsEstimate", "cr2_weighted_means"],
     "._runs": [
         "run_effect_p_value",
         "run_inclusive_df",
