@@ -164,6 +164,7 @@ def judge_command(
     from assay.judge.generate import generated_inputs
     from assay.judge.inputs import first_items, load_inputs
     from assay.judge.plan import build_plan, preflight, select_judges
+    from assay.llm import _phases
 
     load_dotenv(dotenv_paths(config))  # keys from .env, never over a variable already set
     folder = out if out is not None else Path("runs") / config.stem
@@ -174,12 +175,14 @@ def judge_command(
         cfg = cfg.model_copy(update={"significance": cfg.significance.model_copy(update=tests)})
     if max_concurrency is not None and cfg.llm is not None:
         cfg = cfg.model_copy(update={"llm": cfg.llm.model_copy(update={"max_concurrency": max_concurrency})})
+    _phases.mark("start-up")  # the interpreter, the imports, the config (ASSAY_PROFILE_PHASES)
     inputs = load_inputs(cfg)
     if limit is not None:
         inputs = first_items(inputs, limit)
     plan = build_plan(cfg, inputs)
     if judges is not None:
         plan = select_judges(plan, [name.strip() for name in judges.split(",") if name.strip()])
+    _phases.mark("plan")
     if dry_run:
         from assay.cli._judge_output import print_plan
         from assay.judge.plan import missing_credentials
@@ -206,7 +209,7 @@ def _judge(plan: Plan, folder: Path, *, cache: str | None, retry_failed: bool, d
            max_failures: int | None, allow_failures: float, resume: str) -> int:
     """Run the plan, write the CSVs, print what happened; return the exit status."""
     from assay.cli._judge_output import print_summary, run_with_progress
-    from assay.llm import FatalAPIError
+    from assay.llm import FatalAPIError, _phases
 
     mode: Literal["rich", "plain"] = "plain" if display == "plain" else "rich"
     try:
@@ -218,12 +221,15 @@ def _judge(plan: Plan, folder: Path, *, cache: str | None, retry_failed: bool, d
         stored, failed = stored_counts(plan, folder)
         raise FatalAPIError(f"{exc}; the run stopped: {stored} of {len(plan.keys)} planned judgments are "
                             f"stored ({failed} failed); fix it, then resume: {resume}") from None
+    _phases.mark("calls")  # the run store's writes are charged to "store"
     if csv and plan.inputs is not None:
         from assay.judge.qed_files import write_assertion_csvs, write_qed_csvs
 
         write_qed_csvs(plan, plan.inputs, folder)
         write_assertion_csvs(plan, folder)
-    return print_summary(plan, summary, folder, allow_failures=allow_failures, resume=resume)
+    code = print_summary(plan, summary, folder, allow_failures=allow_failures, resume=resume)
+    _phases.mark("output")
+    return code
 
 
 def _init(target: Path, example: str) -> None:
