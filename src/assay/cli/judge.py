@@ -183,6 +183,9 @@ def judge_command(
     if judges is not None:
         plan = select_judges(plan, [name.strip() for name in judges.split(",") if name.strip()])
     _phases.mark("plan")
+    import gc
+
+    gc.freeze()  # the modules and the plan live to the end: the collector need not walk them again
     if dry_run:
         from assay.cli._judge_output import print_plan
         from assay.judge.plan import missing_credentials
