@@ -107,7 +107,8 @@ def check_accuracies(scores: dict, counts: dict[str, tuple[int, int]]) -> None:
         gap = abs((estimate if estimate is not None else math.inf) - right / n)
         same = same and row.get("n") == n and gap <= 1e-12
         worst = max(worst, gap)
-        print(f"    {arm}: report {estimate!r} of n {row.get('n'):,}  direct {right:,} / {n:,} = {right / n!r}")
+        print(f"    {arm}: report {estimate!r} of n {row.get('n'):,}  direct {right:,} / {n:,} "
+              f"= {right / n!r}")
     print(f"  accuracies and n the same as the direct count (to 1e-12: the report sums in another "
           f"order): {same} (largest difference {worst:.1e})")
 
@@ -174,7 +175,8 @@ def main() -> None:
                         help="largest size run with the score column named 'correct' and "
                         "--map correct=score (0: none)")
     parser.add_argument("--map-only", action="store_true",
-                        help="write only the folder with the column named 'correct' and run only the --map rows")
+                        help="write only the folder with the column named 'correct' and run "
+                        "only the --map rows")
     parser.add_argument("--data", type=Path, default=Path(__file__).parent / "out" / "scale")
     parser.add_argument("--keep", action="store_true", help="keep the generated data")
     args = parser.parse_args()

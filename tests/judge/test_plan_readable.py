@@ -81,3 +81,30 @@ def test_a_scale_that_does_not_read_back_is_refused():
     judge = RowsJudge(declared={"c": Scale("ordinal", levels=("low, really", "high"))})
     line = _refusal(_plan({}, judge=judge))
     assert "criterion 'c'" in line and "read back" in line
+
+
+def test_a_plan_the_reader_accepted_is_not_read_again_until_the_reader_changes(tmp_path, monkeypatch):
+    """The reader's verdict on a plan's row shapes is remembered beside the shared cache;
+    a refusal never is, and a change to the reader's source checks again."""
+    import assay.data.validate as validate
+    from assay.judge import _readable
+    from assay.judge.plan import check_readable
+
+    monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path))
+    calls = []
+    real = validate.build_table
+    monkeypatch.setattr(validate, "build_table", lambda *a, **k: calls.append(1) or real(*a, **k))
+    plan = _plan({}, {"usd": 0.5})
+    check_readable(plan)
+    check_readable(_plan({}, {"usd": 0.5}))  # the same shapes, other items: remembered
+    assert len(calls) == 1
+    assert len((tmp_path / _readable.MEMO_NAME).read_text().split()) == 1
+    with pytest.raises(ConfigError):
+        check_readable(_plan({"run": "first"}))  # refused: read each time, never remembered
+    with pytest.raises(ConfigError):
+        check_readable(_plan({"run": "first"}))
+    assert len(calls) == 3
+    assert len((tmp_path / _readable.MEMO_NAME).read_text().split()) == 1
+    monkeypatch.setattr(_readable, "_READER_SOURCES", (*_readable._READER_SOURCES, "data/io.py"))
+    check_readable(_plan({}, {"usd": 0.5}))  # the reader changed: read again
+    assert len(calls) == 4

@@ -25,7 +25,8 @@ def _sdk_own(config: ClientConfig) -> dict[str, str]:
     return {k: v for k, v in {**sdk.default_headers, **sdk.auth_headers}.items() if isinstance(v, str)}
 
 
-@pytest.mark.parametrize("env", [{}, {"OPENAI_ORG_ID": "org-1", "OPENAI_PROJECT_ID": "proj-2", "MY_KEY": "sk-3"}])
+@pytest.mark.parametrize("env", [{}, {"OPENAI_ORG_ID": "org-1", "OPENAI_PROJECT_ID": "proj-2",
+                                     "MY_KEY": "sk-3"}])
 def test_the_headers_are_the_sdks_own(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
     for name in ("OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "MY_KEY"):
         monkeypatch.delenv(name, raising=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.data.schema import Scale
@@ -82,12 +83,15 @@ def check_readable(plan: Plan) -> None:
                 raise ConfigError(_unreadable(owner, row, column, f"a blank name ({value!r})"))
     if not shapes:
         return
+    kept = list(shapes.values())
+    digest = _digest(kept, scales)
+    if digest in _checked_before():
+        return
     import pandas as pd
 
     from assay.data._raw import ROW_COLUMN
     from assay.data.validate import build_table
 
-    kept = list(shapes.values())
     raw = pd.DataFrame.from_records([{**row, "item": f"#{n}", "cluster": None}
                                      for n, (_, row) in enumerate(kept)])
     raw = raw.astype(object).where(raw.notna(), None)
@@ -97,6 +101,63 @@ def check_readable(plan: Plan) -> None:
         first = next((p for p in problems if p.row is not None), problems[0])  # a row names more
         owner, row = ("", {}) if first.row is None else kept[first.row - 1]
         raise ConfigError(_unreadable(owner, row, first.column, first.message))
+    _remember(digest)
+
+
+MEMO_NAME = "readable-plans.txt"
+"""Beside the shared response cache: digests of the row shapes the report's reader accepted."""
+_READER_SOURCES = ("data/validate/__init__.py", "data/validate/_checks.py", "data/validate/_values.py",
+                   "data/validate/_repeats.py", "data/schema.py", "data/_raw.py", "judge/_readable.py")
+"""The code whose verdict is remembered: a change to any of it checks every plan again."""
+
+
+def _digest(kept: list[tuple[str, dict[str, Any]]], scales: Mapping[str, Scale]) -> str:
+    """A digest of what the reader's verdict depends on: the distinct row shapes (less the
+    item and cluster, which the check replaces), the scales, and the reader's own source.
+
+    Importing pandas for the reader costs about 0.5 s of CPU, a third of a ms for each call of
+    a 1,440-call run: a plan whose shapes this reader accepted before is not read again.
+    """
+    import hashlib
+
+    import assay
+
+    h = hashlib.sha256(assay.__version__.encode())
+    root = Path(__file__).resolve().parents[1]
+    for name in _READER_SOURCES:
+        try:
+            h.update((root / name).read_bytes())
+        except OSError:
+            h.update(b"?")  # a file missing: the digest is another one, the check runs
+    shapes = [(owner, {k: v for k, v in row.items() if k not in ("item", "cluster")}) for owner, row in kept]
+    h.update(json.dumps([shapes, sorted((c, s.spelling()) for c, s in scales.items())],
+                        sort_keys=True, default=repr).encode())
+    return h.hexdigest()
+
+
+def _memo() -> Path:
+    from assay.llm.cache import default_cache_path
+
+    return default_cache_path().with_name(MEMO_NAME)
+
+
+def _checked_before() -> set[str]:
+    try:
+        return set(_memo().read_text(encoding="ascii").split())
+    except (OSError, ValueError):
+        return set()
+
+
+def _remember(digest: str) -> None:
+    """Add ``digest`` to the memo (the last 1,000 kept); a memo that cannot be written is no error."""
+    try:
+        path = _memo()
+        seen = [line for line in path.read_text(encoding="ascii").split() if line != digest] \
+            if path.is_file() else []
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join([*seen[-999:], digest]) + "\n", encoding="ascii")
+    except (OSError, ValueError):
+        pass
 
 
 def _hashable(values: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -210,7 +210,8 @@ def sdk_headers(config: ClientConfig) -> dict[str, str]:
     if "iphone" in name or "ipad" in name:
         os_name = "iOS"
     elif system in ("darwin", "windows", "freebsd", "openbsd"):
-        os_name = {"darwin": "MacOS", "windows": "Windows", "freebsd": "FreeBSD", "openbsd": "OpenBSD"}[system]
+        os_name = {"darwin": "MacOS", "windows": "Windows", "freebsd": "FreeBSD",
+                   "openbsd": "OpenBSD"}[system]
     elif "android" in name:
         os_name = "Android"
     elif system == "linux":
@@ -237,7 +238,8 @@ def sdk_headers(config: ClientConfig) -> dict[str, str]:
                "X-Stainless-Arch": arch, "X-Stainless-Runtime": platform.python_implementation(),
                "X-Stainless-Runtime-Version": platform.python_version(),
                "X-Stainless-Async": f"async:{async_library}"}
-    for header, variable in (("OpenAI-Organization", "OPENAI_ORG_ID"), ("OpenAI-Project", "OPENAI_PROJECT_ID")):
+    for header, variable in (("OpenAI-Organization", "OPENAI_ORG_ID"),
+                             ("OpenAI-Project", "OPENAI_PROJECT_ID")):
         if os.environ.get(variable) is not None:
             headers[header] = os.environ[variable]
     headers["Authorization"] = f"Bearer {key or NO_KEY}"

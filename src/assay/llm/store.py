@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay._secrets import redact_config
-from assay.llm import _phases
 from assay.data.run_store import (
     RAW_MARKER,
     STORE_FILENAME,
@@ -55,6 +54,7 @@ from assay.data.run_store import (
 )
 from assay.data.run_store import load_store as load_store  # re-exported: the reader lives in data
 from assay.data.schema import COLUMNS, Scale
+from assay.llm import _phases
 from assay.llm._types import ChatRequest, Reply, utc_now
 from assay.llm.cache import logprobs_from_json, logprobs_to_json
 
