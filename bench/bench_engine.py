@@ -35,8 +35,10 @@ counted; this process is the client. Workloads:
   children: user + sys, start-up included; target < 2 ms), and the CPU per call by phase
   read from the child's ``ASSAY_PROFILE_PHASES`` file (``time.process_time()``
   checkpoints: start-up = imports and config, plan, calls, store writes, output files;
-  see src/assay/llm/_phases.py). Then the same config into a fresh folder sharing the
-  response cache: 0 calls to the server, target under 3 s wall. Both runs share a user cache
+  see src/assay/llm/_phases.py). ``--src`` (repeated) runs the process of each source tree in
+  turn, the ratio against the bare client measured before them (it is measured again after
+  them). Then the same config into a fresh folder sharing the response cache: 0 calls to
+  the server, target under 3 s wall. Both runs share a user cache
   folder (``ASSAY_CACHE_DIR``) made anew for each invocation: the first finds it empty.
 
 Output folders go under bench/out/engine/ (git-ignored) and are replaced on each run.
@@ -214,9 +216,10 @@ def children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def judge_process(config: Path, folder: Path, cache: Path, phases: Path) -> dict:
-    """``python -m assay judge CONFIG`` in a child; its wall and CPU (getrusage of children)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "ASSAY_PROFILE_PHASES": str(phases),
+def judge_process(config: Path, folder: Path, cache: Path, phases: Path, src: Path) -> dict:
+    """``python -m assay judge CONFIG`` in a child (assay from ``src``); its wall and CPU
+    (getrusage of children)."""
+    env = {**os.environ, "PYTHONPATH": str(src), "ASSAY_PROFILE_PHASES": str(phases),
            # a user cache of this bench's own (made anew each invocation), which the first run
            # finds empty: the plan's readability memo (judge/_readable.py) is the rerun's alone
            "ASSAY_CACHE_DIR": str(folder.parent / "user-cache")}
@@ -256,41 +259,51 @@ async def bare_aiohttp(plan: list[ChatRequest], url: str, concurrency: int) -> d
     return {"wall_s": wall, "cpu_s": cpu, "server": server_call(url, "/_stats")}
 
 
-def whole_process(url: str, calls: int, concurrency: int) -> None:
-    """Workload P: the ``assay judge`` process against the bare client, then a cached rerun."""
-    folder = OUT / "P"
-    config = write_judge_config(folder, url, calls, concurrency)
-    cache = folder / "cache.sqlite"
+def whole_process(url: str, calls: int, concurrency: int, sources: list[Path]) -> None:
+    """Workload P: the ``assay judge`` process of each source tree against the bare client,
+    then a cached rerun; the bare client first and again after the last tree."""
+    config = write_judge_config(OUT / "P", url, calls, concurrency)
     bare = asyncio.run(bare_aiohttp(pairwise_plan(calls, "p"), url, concurrency))
-    server_call(url, "/_reset", {})
-    run = judge_process(config, folder / "run1", cache, folder / "phases1.json")
-    stats = server_call(url, "/_stats")
-    server_call(url, "/_reset", {})
-    rerun = judge_process(config, folder / "run2", cache, folder / "phases2.json")
-    again = server_call(url, "/_stats")
-    load = os.getloadavg()
-    bare_rate, rate = calls / bare["wall_s"], calls / run["wall_s"]
+    show_bare(bare, calls)
+    for n, src in enumerate(sources):
+        folder = OUT / "P" / f"src{n}"
+        cache = folder / "cache.sqlite"
+        server_call(url, "/_reset", {})
+        run = judge_process(config, folder / "run1", cache, folder / "phases1.json", src)
+        stats = server_call(url, "/_stats")
+        server_call(url, "/_reset", {})
+        rerun = judge_process(config, folder / "run2", cache, folder / "phases2.json", src)
+        again = server_call(url, "/_stats")
+        load = os.getloadavg()
+        bare_rate, rate = calls / bare["wall_s"], calls / run["wall_s"]
+        print(f"P  assay judge, {src}", flush=True)
+        print(f"   whole process  {calls:>6} calls  wall {run['wall_s']:7.3f} s  "
+              f"{rate:8.1f} /s  ({rate / bare_rate:6.1%} of the bare client; target >= 85%)  "
+              f"CPU {1000 * run['cpu_s'] / calls:6.3f} ms/call (getrusage of the child, start-up included; "
+              f"target < 2)  HTTP calls {stats['requests']}  max in flight {stats['max_in_flight']}",
+              flush=True)
+        phases = run["phases"]["cpu"]
+        split = "  ".join(f"{name} {1000 * cpu / calls:.3f}" for name, cpu in phases.items())
+        total = 1000 * sum(phases.values()) / calls
+        print(f"   CPU ms per call by phase (process_time checkpoints, sum {total:.3f}): {split}", flush=True)
+        walls = "  ".join(f"{name} {wall:.3f}" for name, wall in run["phases"]["wall"].items())
+        print(f"   wall s by phase: {walls}", flush=True)
+        steady = phases.get("calls", 0.0) + phases.get("store", 0.0)
+        print(f"   steady state (calls + store): {1000 * steady / calls:.3f} ms/call (target < 1)",
+              flush=True)
+        print(f"   rerun, new folder, shared cache: wall {rerun['wall_s']:7.3f} s (target < 3)  "
+              f"CPU {rerun['cpu_s']:.3f} s  HTTP calls {again['requests']} (target 0)", flush=True)
+        split = "  ".join(f"{name} {cpu:.3f}" for name, cpu in rerun["phases"]["cpu"].items())
+        print(f"   rerun CPU s by phase: {split}", flush=True)
+        print(f"   load average after it: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores)", flush=True)
+    show_bare(asyncio.run(bare_aiohttp(pairwise_plan(calls, "p"), url, concurrency)), calls)
+
+
+def show_bare(bare: dict, calls: int) -> None:
     print(f"P  bare aiohttp client            {calls:>6} calls  wall {bare['wall_s']:7.3f} s  "
-          f"{bare_rate:8.1f} /s  CPU {1000 * bare['cpu_s'] / calls:6.3f} ms/call  "
-          f"HTTP calls {bare['server']['requests']}  max in flight {bare['server']['max_in_flight']}",
-          flush=True)
-    print(f"P  assay judge (whole process)    {calls:>6} calls  wall {run['wall_s']:7.3f} s  "
-          f"{rate:8.1f} /s  ({rate / bare_rate:6.1%} of the bare client; target >= 85%)  "
-          f"CPU {1000 * run['cpu_s'] / calls:6.3f} ms/call (getrusage of the child, start-up included; "
-          f"target < 2)  HTTP calls {stats['requests']}  max in flight {stats['max_in_flight']}", flush=True)
-    phases = run["phases"]["cpu"]
-    split = "  ".join(f"{name} {1000 * cpu / calls:.3f}" for name, cpu in phases.items())
-    total = 1000 * sum(phases.values()) / calls
-    print(f"   CPU ms per call by phase (process_time checkpoints, sum {total:.3f}): {split}", flush=True)
-    walls = "  ".join(f"{name} {wall:.3f}" for name, wall in run["phases"]["wall"].items())
-    print(f"   wall s by phase: {walls}", flush=True)
-    steady = phases.get("calls", 0.0) + phases.get("store", 0.0)
-    print(f"   steady state (calls + store): {1000 * steady / calls:.3f} ms/call (target < 1)", flush=True)
-    print(f"P  rerun, new folder, shared cache {calls:>5} calls  wall {rerun['wall_s']:7.3f} s (target < 3)  "
-          f"CPU {rerun['cpu_s']:.3f} s  HTTP calls {again['requests']} (target 0)", flush=True)
-    split = "  ".join(f"{name} {cpu:.3f}" for name, cpu in rerun["phases"]["cpu"].items())
-    print(f"   rerun CPU s by phase: {split}", flush=True)
-    print(f"   load average during P: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores)", flush=True)
+          f"{calls / bare['wall_s']:8.1f} /s  CPU {1000 * bare['cpu_s'] / calls:6.3f} ms/call  "
+          f"HTTP calls {bare['server']['requests']}  max in flight {bare['server']['max_in_flight']}  "
+          f"(load {os.getloadavg()[0]:.2f})", flush=True)
 
 
 def show(name: str, result: dict, n: int, ideal: float | None) -> None:
@@ -318,6 +331,9 @@ def main() -> None:
                         help="run only workload P (the whole assay judge process beside a bare "
                         "aiohttp client)")
     parser.add_argument("--process-calls", type=int, default=1440)
+    parser.add_argument("--src", type=Path, action="append",
+                        help="the assay source tree the judge process imports (repeat to compare "
+                        "trees in one run; default: this tree's src)")
     args = parser.parse_args()
     ideal = args.concurrency / (args.latency_ms / 1000)
     shutil.rmtree(OUT, ignore_errors=True)
@@ -327,7 +343,8 @@ def main() -> None:
         print(f"server {url} (own process), latency {args.latency_ms:g} ms, concurrency "
               f"{args.concurrency}; python {sys.version.split()[0]}", flush=True)
         if args.process:
-            whole_process(url, args.process_calls, args.concurrency)
+            sources = [p.resolve() for p in args.src or [ROOT / "src"]]
+            whole_process(url, args.process_calls, args.concurrency, sources)
             return
         plan = pairwise_plan(args.calls, "a")
         result = asyncio.run(timed_run(plan, url, OUT / "A", OUT / "cache-A.sqlite", args.concurrency))
