@@ -120,9 +120,9 @@ def _digest(kept: list[tuple[str, dict[str, Any]]], scales: Mapping[str, Scale])
     """
     import hashlib
 
-    import assay
+    from assay._version import __version__
 
-    h = hashlib.sha256(assay.__version__.encode())
+    h = hashlib.sha256(__version__.encode())
     root = Path(__file__).resolve().parents[1]
     for name in _READER_SOURCES:
         try:
