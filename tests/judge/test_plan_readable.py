@@ -84,13 +84,14 @@ def test_a_scale_that_does_not_read_back_is_refused():
 
 
 def test_a_plan_the_reader_accepted_is_not_read_again_until_the_reader_changes(tmp_path, monkeypatch):
-    """The reader's verdict on a plan's row shapes is remembered beside the shared cache;
-    a refusal never is, and a change to the reader's source checks again."""
+    """The reader's verdict on a plan's row shapes is remembered (beside the shared cache; the
+    tests keep it in a folder of their own); a refusal never is, and a change to the reader's
+    source checks again."""
     import assay.data.validate as validate
     from assay.judge import _readable
     from assay.judge.plan import check_readable
 
-    monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_readable, "memo_path", lambda: tmp_path / _readable.MEMO_NAME)
     calls = []
     real = validate.build_table
     monkeypatch.setattr(validate, "build_table", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -108,3 +109,4 @@ def test_a_plan_the_reader_accepted_is_not_read_again_until_the_reader_changes(t
     monkeypatch.setattr(_readable, "_READER_SOURCES", (*_readable._READER_SOURCES, "data/io.py"))
     check_readable(_plan({}, {"usd": 0.5}))  # the reader changed: read again
     assert len(calls) == 4
+

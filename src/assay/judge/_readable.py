@@ -135,7 +135,9 @@ def _digest(kept: list[tuple[str, dict[str, Any]]], scales: Mapping[str, Scale])
     return h.hexdigest()
 
 
-def _memo() -> Path:
+def memo_path() -> Path:
+    """The memo's file: beside the shared response cache (``$ASSAY_CACHE_DIR``, else the user's
+    cache folder)."""
     from assay.llm.cache import default_cache_path
 
     return default_cache_path().with_name(MEMO_NAME)
@@ -143,7 +145,7 @@ def _memo() -> Path:
 
 def _checked_before() -> set[str]:
     try:
-        return set(_memo().read_text(encoding="ascii").split())
+        return set(memo_path().read_text(encoding="ascii").split())
     except (OSError, ValueError):
         return set()
 
@@ -151,7 +153,7 @@ def _checked_before() -> set[str]:
 def _remember(digest: str) -> None:
     """Add ``digest`` to the memo (the last 1,000 kept); a memo that cannot be written is no error."""
     try:
-        path = _memo()
+        path = memo_path()
         seen = [line for line in path.read_text(encoding="ascii").split() if line != digest] \
             if path.is_file() else []
         path.parent.mkdir(parents=True, exist_ok=True)
