@@ -123,13 +123,3 @@ def tab(browser: Chromium) -> Iterator[Tab]:
     finally:
         page.close()
 
-
-@pytest.fixture(autouse=True)
-def _plan_memo_of_the_tests(tmp_path_factory: pytest.TempPathFactory,
-                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """The plan's readability memo (judge/_readable.py) of the tests in this process goes to a
-    folder of the test session, never to the user's cache folder."""
-    from assay.judge import _readable
-
-    memo = tmp_path_factory.getbasetemp() / "readable-plans.txt"
-    monkeypatch.setattr(_readable, "memo_path", lambda: memo)

@@ -83,30 +83,36 @@ def test_a_scale_that_does_not_read_back_is_refused():
     assert "criterion 'c'" in line and "read back" in line
 
 
+
 def test_a_plan_the_reader_accepted_is_not_read_again_until_the_reader_changes(tmp_path, monkeypatch):
-    """The reader's verdict on a plan's row shapes is remembered (beside the shared cache; the
-    tests keep it in a folder of their own); a refusal never is, and a change to the reader's
-    source checks again."""
+    """With a memo file the reader's verdict on a plan's row shapes is remembered; a refusal
+    never is, and a change to the reader's source checks again. Without one every plan is read."""
     import assay.data.validate as validate
     from assay.judge import _readable
     from assay.judge.plan import check_readable
 
-    monkeypatch.setattr(_readable, "memo_path", lambda: tmp_path / _readable.MEMO_NAME)
     calls = []
     real = validate.build_table
     monkeypatch.setattr(validate, "build_table", lambda *a, **k: calls.append(1) or real(*a, **k))
-    plan = _plan({}, {"usd": 0.5})
-    check_readable(plan)
-    check_readable(_plan({}, {"usd": 0.5}))  # the same shapes, other items: remembered
-    assert len(calls) == 1
-    assert len((tmp_path / _readable.MEMO_NAME).read_text().split()) == 1
-    with pytest.raises(ConfigError):
-        check_readable(_plan({"run": "first"}))  # refused: read each time, never remembered
-    with pytest.raises(ConfigError):
-        check_readable(_plan({"run": "first"}))
-    assert len(calls) == 3
-    assert len((tmp_path / _readable.MEMO_NAME).read_text().split()) == 1
+    memo = tmp_path / _readable.MEMO_NAME
+    check_readable(_plan({}, {"usd": 0.5}), memo=memo)
+    check_readable(_plan({}, {"usd": 0.5}), memo=memo)  # the same shapes, other items: remembered
+    assert len(calls) == 1 and len(memo.read_text().split()) == 1
+    check_readable(_plan({}, {"usd": 0.5}))  # no memo: read
+    assert len(calls) == 2
+    for _ in range(2):
+        with pytest.raises(ConfigError):
+            check_readable(_plan({"run": "first"}), memo=memo)  # refused: read each time
+    assert len(calls) == 4 and len(memo.read_text().split()) == 1
     monkeypatch.setattr(_readable, "_READER_SOURCES", (*_readable._READER_SOURCES, "data/io.py"))
-    check_readable(_plan({}, {"usd": 0.5}))  # the reader changed: read again
-    assert len(calls) == 4
+    check_readable(_plan({}, {"usd": 0.5}), memo=memo)  # the reader changed: read again
+    assert len(calls) == 5
 
+
+def test_the_memo_is_kept_beside_a_named_or_shared_cache_only(tmp_path):
+    from assay.judge._readable import MEMO_NAME, memo_path
+
+    assert memo_path("run", tmp_path / "run" / "responses.sqlite") is None
+    assert memo_path("off", None) is None
+    assert memo_path("shared", tmp_path / "assay" / "responses.sqlite") == tmp_path / "assay" / MEMO_NAME
+    assert memo_path("my.sqlite", tmp_path / "my.sqlite") == tmp_path / MEMO_NAME

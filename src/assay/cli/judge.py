@@ -179,7 +179,14 @@ def judge_command(
     inputs = load_inputs(cfg)
     if limit is not None:
         inputs = first_items(inputs, limit)
-    plan = build_plan(cfg, inputs)
+    memo = None
+    if not dry_run:  # a dry run writes nothing, the memo neither
+        from assay.judge._readable import memo_path
+        from assay.llm import cache_path
+
+        chosen = cfg.cache if setting is None else setting
+        memo = memo_path(chosen, cache_path(chosen, folder, base_dir=cfg.base_dir))
+    plan = build_plan(cfg, inputs, memo=memo)
     if judges is not None:
         plan = select_judges(plan, [name.strip() for name in judges.split(",") if name.strip()])
     _phases.mark("plan")

@@ -22,7 +22,7 @@ NAME_COLUMNS = ("item", "arm", "opponent", "judge", "criterion")
 judge or criterion)."""
 
 
-def check_readable(plan: Plan) -> None:
+def check_readable(plan: Plan, *, memo: Path | None = None) -> None:
     """Refuse, before its first call, a plan whose judgments a report could not read.
 
     Every request's rows are built as they would be stored for a failed call (their names,
@@ -32,6 +32,10 @@ def check_readable(plan: Plan) -> None:
     refused as well (a report reads it as missing, or as the default judge or criterion), and
     so is a criterion's scale that does not read back as declared. Otherwise a run would pay
     for judgments that ``assay report`` then refuses.
+
+    With ``memo`` (a file: ``assay judge`` names one beside a response cache the user named
+    or shared, :func:`memo_path`), the verdict on the plan's row shapes is remembered there
+    and a plan whose shapes this reader accepted before is not read again.
 
     Raises
     ------
@@ -85,7 +89,7 @@ def check_readable(plan: Plan) -> None:
         return
     kept = list(shapes.values())
     digest = _digest(kept, scales)
-    if digest in _checked_before():
+    if memo is not None and digest in _checked_before(memo):
         return
     import pandas as pd
 
@@ -101,11 +105,12 @@ def check_readable(plan: Plan) -> None:
         first = next((p for p in problems if p.row is not None), problems[0])  # a row names more
         owner, row = ("", {}) if first.row is None else kept[first.row - 1]
         raise ConfigError(_unreadable(owner, row, first.column, first.message))
-    _remember(digest)
+    if memo is not None:
+        _remember(memo, digest)
 
 
 MEMO_NAME = "readable-plans.txt"
-"""Beside the shared response cache: digests of the row shapes the report's reader accepted."""
+"""Beside a response cache: digests of the row shapes the report's reader accepted."""
 _READER_SOURCES = ("data/validate/__init__.py", "data/validate/_checks.py", "data/validate/_values.py",
                    "data/validate/_repeats.py", "data/schema.py", "data/_raw.py", "judge/_readable.py")
 """The code whose verdict is remembered: a change to any of it checks every plan again."""
@@ -135,25 +140,26 @@ def _digest(kept: list[tuple[str, dict[str, Any]]], scales: Mapping[str, Scale])
     return h.hexdigest()
 
 
-def memo_path() -> Path:
-    """The memo's file: beside the shared response cache (``$ASSAY_CACHE_DIR``, else the user's
-    cache folder)."""
-    from assay.llm.cache import default_cache_path
+def memo_path(setting: str, cache: Path | None) -> Path | None:
+    """The memo's file for a run whose response cache ``setting`` (``run``, ``shared``, ``off``
+    or a file) resolves to ``cache``: beside a cache the user named or shared
+    (``readable-plans.txt``), None for ``run`` (the memo would be one more file in the run
+    folder, and a new folder's plan is read anyway) and ``off``."""
+    if cache is None or setting in ("run", "off"):
+        return None
+    return cache.with_name(MEMO_NAME)
 
-    return default_cache_path().with_name(MEMO_NAME)
 
-
-def _checked_before() -> set[str]:
+def _checked_before(path: Path) -> set[str]:
     try:
-        return set(memo_path().read_text(encoding="ascii").split())
+        return set(path.read_text(encoding="ascii").split())
     except (OSError, ValueError):
         return set()
 
 
-def _remember(digest: str) -> None:
+def _remember(path: Path, digest: str) -> None:
     """Add ``digest`` to the memo (the last 1,000 kept); a memo that cannot be written is no error."""
     try:
-        path = memo_path()
         seen = [line for line in path.read_text(encoding="ascii").split() if line != digest] \
             if path.is_file() else []
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -205,11 +205,13 @@ class Plan:
         return out
 
 
-def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
+def build_plan(config: AssayConfig, inputs: JudgeInputs, *, memo: Path | None = None) -> Plan:
     """Build every judge of ``config`` and its first-stage requests over ``inputs``.
 
     The retrieval results of ``config.inputs.retrieval_path`` are read into the inputs
-    (:func:`~assay.judge.inputs.with_retrieval`) when ``inputs`` holds none.
+    (:func:`~assay.judge.inputs.with_retrieval`) when ``inputs`` holds none. ``memo`` is the
+    file of the readability check's memo (:func:`~assay.judge._readable.check_readable`;
+    None: none, every plan is read).
 
     Raises
     ------
@@ -226,7 +228,7 @@ def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
             raise ConfigError(f"judges[{index}]: {exc}") from None
         parts.append(JudgePlan(judge=judge, kind=settings.kind, requests=requests))
     plan = Plan(judges=parts, config=config, inputs=inputs)
-    check_readable(plan)
+    check_readable(plan, memo=memo)
     return plan
 
 
