@@ -220,8 +220,9 @@ def judge_process(config: Path, folder: Path, cache: Path, phases: Path, src: Pa
     """``python -m assay judge CONFIG`` in a child (assay from ``src``); its wall and CPU
     (getrusage of children)."""
     env = {**os.environ, "PYTHONPATH": str(src), "ASSAY_PROFILE_PHASES": str(phases),
-           # a user cache of this bench's own (made anew each invocation), which the first run
-           # finds empty: the plan's readability memo (judge/_readable.py) is the rerun's alone
+           # a user cache folder of this bench's own (made anew each invocation): nothing of an
+           # earlier invocation is found; the readability memo (judge/_readable.py) is kept in the
+           # --cache file, which the first run makes and the rerun shares
            "ASSAY_CACHE_DIR": str(folder.parent / "user-cache")}
     env.pop("ASSAY_DEBUG", None)
     cpu0, t0 = children_cpu_s(), time.perf_counter()

@@ -84,35 +84,41 @@ def test_a_scale_that_does_not_read_back_is_refused():
 
 
 
+
 def test_a_plan_the_reader_accepted_is_not_read_again_until_the_reader_changes(tmp_path, monkeypatch):
-    """With a memo file the reader's verdict on a plan's row shapes is remembered; a refusal
-    never is, and a change to the reader's source checks again. Without one every plan is read."""
+    """A digest remembered in the cache file after a run spares the next run of the same row
+    shapes the reader; a refusal gives none to remember, and a change to the reader's source
+    reads again. Without a memo, or before the cache file exists, every plan is read."""
     import assay.data.validate as validate
     from assay.judge import _readable
     from assay.judge.plan import check_readable
+    from assay.llm import ResponseCache
 
     calls = []
     real = validate.build_table
     monkeypatch.setattr(validate, "build_table", lambda *a, **k: calls.append(1) or real(*a, **k))
-    memo = tmp_path / _readable.MEMO_NAME
-    check_readable(_plan({}, {"usd": 0.5}), memo=memo)
-    check_readable(_plan({}, {"usd": 0.5}), memo=memo)  # the same shapes, other items: remembered
-    assert len(calls) == 1 and len(memo.read_text().split()) == 1
-    check_readable(_plan({}, {"usd": 0.5}))  # no memo: read
+    cache = tmp_path / "cache.sqlite"
+    digest = check_readable(_plan({}, {"usd": 0.5}), memo=cache)  # no cache file yet: read
+    assert digest is not None and len(calls) == 1 and not cache.exists()
+    ResponseCache(cache).close()  # the run makes the cache file, then the CLI remembers
+    _readable.remember_readable(cache, digest)
+    assert check_readable(_plan({}, {"usd": 0.5}), memo=cache) is None  # other items, same shapes
+    assert len(calls) == 1
+    assert check_readable(_plan({}, {"usd": 0.5})) == digest  # no memo: read
     assert len(calls) == 2
-    for _ in range(2):
-        with pytest.raises(ConfigError):
-            check_readable(_plan({"run": "first"}), memo=memo)  # refused: read each time
-    assert len(calls) == 4 and len(memo.read_text().split()) == 1
+    with pytest.raises(ConfigError):
+        check_readable(_plan({"run": "first"}), memo=cache)  # refused: read, nothing to remember
+    assert len(calls) == 3
     monkeypatch.setattr(_readable, "_READER_SOURCES", (*_readable._READER_SOURCES, "data/io.py"))
-    check_readable(_plan({}, {"usd": 0.5}), memo=memo)  # the reader changed: read again
-    assert len(calls) == 5
+    assert check_readable(_plan({}, {"usd": 0.5}), memo=cache) not in (None, digest)  # reader changed
+    assert len(calls) == 4
+    with ResponseCache(cache) as opened:  # the memo's table leaves the replies alone
+        assert len(opened) == 0
 
 
-def test_the_memo_is_kept_beside_a_named_or_shared_cache_only(tmp_path):
-    from assay.judge._readable import MEMO_NAME, memo_path
+def test_the_memo_is_in_the_cache_file_and_none_without_a_cache(tmp_path):
+    from assay.judge._readable import memo_path
 
-    assert memo_path("run", tmp_path / "run" / "responses.sqlite") is None
+    assert memo_path("run", tmp_path / "run" / "responses.sqlite") == tmp_path / "run" / "responses.sqlite"
+    assert memo_path("my.sqlite", tmp_path / "my.sqlite") == tmp_path / "my.sqlite"
     assert memo_path("off", None) is None
-    assert memo_path("shared", tmp_path / "assay" / "responses.sqlite") == tmp_path / "assay" / MEMO_NAME
-    assert memo_path("my.sqlite", tmp_path / "my.sqlite") == tmp_path / MEMO_NAME

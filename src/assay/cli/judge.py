@@ -206,6 +206,10 @@ def judge_command(
     try:
         code = _judge(plan, folder, cache=setting, retry_failed=retry_failed, display=display,
                       csv=csv, max_failures=max_failures, allow_failures=allow_failures, resume=resume)
+        if memo is not None and plan.readable_digest is not None and memo.is_file():
+            from assay.judge._readable import remember_readable
+
+            remember_readable(memo, plan.readable_digest)  # the next run of these shapes reads none
     except KeyboardInterrupt:
         from assay.cli._judge_output import print_interrupted
 

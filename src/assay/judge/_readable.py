@@ -4,6 +4,7 @@ scales the report's own reader accepts), so nothing is paid for that could not b
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,7 +23,7 @@ NAME_COLUMNS = ("item", "arm", "opponent", "judge", "criterion")
 judge or criterion)."""
 
 
-def check_readable(plan: Plan, *, memo: Path | None = None) -> None:
+def check_readable(plan: Plan, *, memo: Path | None = None) -> str | None:
     """Refuse, before its first call, a plan whose judgments a report could not read.
 
     Every request's rows are built as they would be stored for a failed call (their names,
@@ -33,9 +34,10 @@ def check_readable(plan: Plan, *, memo: Path | None = None) -> None:
     so is a criterion's scale that does not read back as declared. Otherwise a run would pay
     for judgments that ``assay report`` then refuses.
 
-    With ``memo`` (a file: ``assay judge`` names one beside a response cache the user named
-    or shared, :func:`memo_path`), the verdict on the plan's row shapes is remembered there
-    and a plan whose shapes this reader accepted before is not read again.
+    With ``memo`` (the run's response cache file, :func:`memo_path`), a plan whose row shapes
+    this reader accepted before (:func:`remember_readable` wrote their digest into that file
+    after a run) is not read again. Returns the digest of the shapes read and accepted here
+    (None when nothing was read), for :func:`remember_readable` once the run has begun.
 
     Raises
     ------
@@ -86,11 +88,11 @@ def check_readable(plan: Plan, *, memo: Path | None = None) -> None:
             if (column == "arm" and value is None) or (isinstance(value, str) and not value.strip()):
                 raise ConfigError(_unreadable(owner, row, column, f"a blank name ({value!r})"))
     if not shapes:
-        return
+        return None
     kept = list(shapes.values())
     digest = _digest(kept, scales)
-    if memo is not None and digest in _checked_before(memo):
-        return
+    if memo is not None and _checked_before(memo, digest):
+        return None
     import pandas as pd
 
     from assay.data._raw import ROW_COLUMN
@@ -105,12 +107,11 @@ def check_readable(plan: Plan, *, memo: Path | None = None) -> None:
         first = next((p for p in problems if p.row is not None), problems[0])  # a row names more
         owner, row = ("", {}) if first.row is None else kept[first.row - 1]
         raise ConfigError(_unreadable(owner, row, first.column, first.message))
-    if memo is not None:
-        _remember(memo, digest)
+    return digest
 
 
-MEMO_NAME = "readable-plans.txt"
-"""Beside a response cache: digests of the row shapes the report's reader accepted."""
+MEMO_TABLE = "readable_plans"
+"""The response cache's table of digests of the row shapes the report's reader accepted."""
 _READER_SOURCES = ("data/validate/__init__.py", "data/validate/_checks.py", "data/validate/_values.py",
                    "data/validate/_repeats.py", "data/schema.py", "data/_raw.py", "judge/_readable.py")
 """The code whose verdict is remembered: a change to any of it checks every plan again."""
@@ -141,30 +142,37 @@ def _digest(kept: list[tuple[str, dict[str, Any]]], scales: Mapping[str, Scale])
 
 
 def memo_path(setting: str, cache: Path | None) -> Path | None:
-    """The memo's file for a run whose response cache ``setting`` (``run``, ``shared``, ``off``
-    or a file) resolves to ``cache``: beside a cache the user named or shared
-    (``readable-plans.txt``), None for ``run`` (the memo would be one more file in the run
-    folder, and a new folder's plan is read anyway) and ``off``."""
-    if cache is None or setting in ("run", "off"):
-        return None
-    return cache.with_name(MEMO_NAME)
+    """Where the memo is for a run whose response cache ``setting`` (``run``, ``shared``,
+    ``off`` or a file) resolves to ``cache``: in that cache's own file (a table of its own), so
+    the memo writes no file the user did not name; None for ``off``."""
+    return None if cache is None or setting == "off" else cache
 
 
-def _checked_before(path: Path) -> set[str]:
+def _checked_before(path: Path, digest: str) -> bool:
+    """Whether ``digest`` is in the memo of the cache file ``path`` (read only: a cache not
+    yet made, or one without the table, holds none)."""
+    import sqlite3
+
+    if not path.is_file():
+        return False
     try:
-        return set(path.read_text(encoding="ascii").split())
-    except (OSError, ValueError):
-        return set()
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+            found = conn.execute(f"SELECT 1 FROM {MEMO_TABLE} WHERE digest = ?", (digest,)).fetchone()
+        return found is not None
+    except sqlite3.Error:
+        return False
 
 
-def _remember(path: Path, digest: str) -> None:
-    """Add ``digest`` to the memo (the last 1,000 kept); a memo that cannot be written is no error."""
+def remember_readable(path: Path, digest: str) -> None:
+    """Add ``digest`` to the memo in the cache file ``path`` (made by the run); a memo that
+    cannot be written is no error (the next run reads its plan again)."""
+    import sqlite3
+
     try:
-        seen = [line for line in path.read_text(encoding="ascii").split() if line != digest] \
-            if path.is_file() else []
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("\n".join([*seen[-999:], digest]) + "\n", encoding="ascii")
-    except (OSError, ValueError):
+        with contextlib.closing(sqlite3.connect(path, timeout=10)) as conn, conn:
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {MEMO_TABLE} (digest TEXT PRIMARY KEY)")
+            conn.execute(f"INSERT OR IGNORE INTO {MEMO_TABLE} (digest) VALUES (?)", (digest,))
+    except sqlite3.Error:
         pass
 
 
