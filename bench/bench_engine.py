@@ -26,6 +26,21 @@ counted; this process is the client. Workloads:
   2 s), then resumed in B1 (everything already stored: the plan is recorded and all is
   skipped).
 
+* P (``--process``): the whole ``assay judge`` process, as a user runs it (a child
+  ``python -m assay judge CONFIG``), on ``--process-calls`` pairwise calls (90 questions x
+  4 criteria x 4 trials = 1,440 by default) at ``--concurrency``, beside a bare aiohttp
+  client (one session, an asyncio.Semaphore, the same number of requests of the same
+  shape: the ceiling) in the same run. Prints the throughput ratio over the whole process
+  (target >= 85% of the bare client), the CPU of the child per call (getrusage of the
+  children: user + sys, start-up included; target < 2 ms), and the CPU per call by phase
+  read from the child's ``ASSAY_PROFILE_PHASES`` file (``time.process_time()``
+  checkpoints: start-up = imports and config, plan, calls, store writes, output files;
+  see src/assay/llm/_phases.py). ``--src`` (repeated) runs the process of each source tree in
+  turn, the ratio against the bare client measured before them (it is measured again after
+  them). Then the same config into a fresh folder sharing the response cache: 0 calls to
+  the server, target under 3 s wall. Both runs share a user cache
+  folder (``ASSAY_CACHE_DIR``) made anew for each invocation: the first finds it empty.
+
 Output folders go under bench/out/engine/ (git-ignored) and are replaced on each run.
 """
 
@@ -34,6 +49,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -43,7 +59,7 @@ import urllib.request
 from pathlib import Path
 from typing import Literal
 
-import aiohttp  # noqa: F401  (loaded by the client on its first send; imported here so that
+import aiohttp
 import openai
 from pydantic import BaseModel, ConfigDict
 
@@ -170,6 +186,127 @@ async def sdk_only(plan: list[ChatRequest], url: str, concurrency: int, how: str
             "stored": 0, "failed": 0}
 
 
+def write_judge_config(folder: Path, url: str, calls: int, concurrency: int) -> Path:
+    """Answers of two methods (BenchmarkQED's layout) and a pairwise config of ``calls`` calls."""
+    import yaml
+
+    per_question = len(CRITERIA) * 4
+    questions = -(-calls // per_question)
+    answer = ("The report describes the outbreak's spread, the agencies involved, the vaccines "
+              "offered and the advice given to travellers, with dates and sources. ") * 4
+    for method in ("base", "other"):
+        (folder / "answers" / method).mkdir(parents=True, exist_ok=True)
+        records = [{"question_id": f"q{i}", "question": f"Question {i}: what happened, and what should "
+                    "people do?", "answer": f"{method}: {answer if method == 'base' else answer[::-1]}"}
+                   for i in range(questions)]
+        (folder / "answers" / method / "health_answers.json").write_text(json.dumps(records), "utf-8")
+    config = {"version": 1,
+              "inputs": {"input_dir": "answers", "methods": ["base", "other"], "question_sets": ["health"]},
+              "judges": [{"kind": "pairwise", "base": "base", "others": ["other"], "trials": 4,
+                          "criteria": list(CRITERIA)}],
+              "llm": {"model": "judge-model", "base_url": url, "api_key_env": None,
+                      "max_concurrency": concurrency, "timeout_s": 30.0}}
+    path = folder / "judge.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def judge_process(config: Path, folder: Path, cache: Path, phases: Path, src: Path) -> dict:
+    """``python -m assay judge CONFIG`` in a child (assay from ``src``); its wall and CPU
+    (getrusage of children)."""
+    env = {**os.environ, "PYTHONPATH": str(src), "ASSAY_PROFILE_PHASES": str(phases),
+           # a user cache folder of this bench's own (made anew each invocation): nothing of an
+           # earlier invocation is found; the readability memo (judge/_readable.py) is kept in the
+           # --cache file, which the first run makes and the rerun shares
+           "ASSAY_CACHE_DIR": str(folder.parent / "user-cache")}
+    env.pop("ASSAY_DEBUG", None)
+    cpu0, t0 = children_cpu_s(), time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "assay", "judge", str(config), "--out", str(folder),
+                           "--cache", str(cache), "--display", "plain"],
+                          cwd=config.parent, env=env, capture_output=True, text=True)
+    wall, cpu = time.perf_counter() - t0, children_cpu_s() - cpu0
+    if done.returncode != 0:
+        raise SystemExit(f"assay judge exited {done.returncode}: {done.stderr.strip()[-2000:]}")
+    return {"wall_s": wall, "cpu_s": cpu, "phases": json.loads(phases.read_text(encoding="utf-8"))}
+
+
+async def bare_aiohttp(plan: list[ChatRequest], url: str, concurrency: int) -> dict:
+    """The ceiling: one aiohttp session posting the plan's bodies, at most ``concurrency`` at once."""
+
+    from assay.llm import response_format
+
+    bodies = [json.dumps({"model": "judge-model",
+                          "messages": [{"role": r, "content": c} for r, c in request.messages],
+                          "response_format": response_format(PairwiseVerdict)}).encode()
+              for request in plan]
+    gate = asyncio.Semaphore(concurrency)
+    server_call(url, "/_reset", {})
+    cpu0, t0 = cpu_s(), time.perf_counter()
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+
+        async def one(body: bytes) -> None:
+            async with gate, session.post(url + "/chat/completions", data=body,
+                                          headers={"Content-Type": "application/json"}) as response:
+                data = json.loads(await response.read())
+                PairwiseVerdict.model_validate_json(data["choices"][0]["message"]["content"])
+
+        await asyncio.gather(*(one(body) for body in bodies))
+    wall, cpu = time.perf_counter() - t0, cpu_s() - cpu0
+    return {"wall_s": wall, "cpu_s": cpu, "server": server_call(url, "/_stats")}
+
+
+def whole_process(url: str, calls: int, concurrency: int, sources: list[Path]) -> None:
+    """Workload P: the ``assay judge`` process of each source tree against the bare client,
+    then a cached rerun; the bare client first and again after the last tree."""
+    config = write_judge_config(OUT / "P", url, calls, concurrency)
+    bare = asyncio.run(bare_aiohttp(pairwise_plan(calls, "p"), url, concurrency))
+    show_bare(bare, calls)
+    for n, src in enumerate(sources):
+        folder = OUT / "P" / f"src{n}"
+        cache = folder / "cache.sqlite"
+        server_call(url, "/_reset", {})
+        run = judge_process(config, folder / "run1", cache, folder / "phases1.json", src)
+        stats = server_call(url, "/_stats")
+        server_call(url, "/_reset", {})
+        rerun = judge_process(config, folder / "run2", cache, folder / "phases2.json", src)
+        again = server_call(url, "/_stats")
+        load = os.getloadavg()
+        bare_rate, rate = calls / bare["wall_s"], calls / run["wall_s"]
+        print(f"P  assay judge, {src}", flush=True)
+        print(f"   whole process  {calls:>6} calls  wall {run['wall_s']:7.3f} s  "
+              f"{rate:8.1f} /s  ({rate / bare_rate:6.1%} of the bare client; target >= 85%)  "
+              f"CPU {1000 * run['cpu_s'] / calls:6.3f} ms/call (getrusage of the child, start-up included; "
+              f"target < 2)  HTTP calls {stats['requests']}  max in flight {stats['max_in_flight']}",
+              flush=True)
+        phases = run["phases"]["cpu"]
+        split = "  ".join(f"{name} {1000 * cpu / calls:.3f}" for name, cpu in phases.items())
+        total = 1000 * sum(phases.values()) / calls
+        print(f"   CPU ms per call by phase (process_time checkpoints, sum {total:.3f}): {split}", flush=True)
+        walls = "  ".join(f"{name} {wall:.3f}" for name, wall in run["phases"]["wall"].items())
+        print(f"   wall s by phase: {walls}", flush=True)
+        steady = phases.get("calls", 0.0) + phases.get("store", 0.0)
+        print(f"   steady state (calls + store): {1000 * steady / calls:.3f} ms/call (target < 1)",
+              flush=True)
+        print(f"   rerun, new folder, shared cache: wall {rerun['wall_s']:7.3f} s (target < 3)  "
+              f"CPU {rerun['cpu_s']:.3f} s  HTTP calls {again['requests']} (target 0)", flush=True)
+        split = "  ".join(f"{name} {cpu:.3f}" for name, cpu in rerun["phases"]["cpu"].items())
+        print(f"   rerun CPU s by phase: {split}", flush=True)
+        print(f"   load average after it: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (2 cores)", flush=True)
+    show_bare(asyncio.run(bare_aiohttp(pairwise_plan(calls, "p"), url, concurrency)), calls)
+
+
+def show_bare(bare: dict, calls: int) -> None:
+    print(f"P  bare aiohttp client            {calls:>6} calls  wall {bare['wall_s']:7.3f} s  "
+          f"{calls / bare['wall_s']:8.1f} /s  CPU {1000 * bare['cpu_s'] / calls:6.3f} ms/call  "
+          f"HTTP calls {bare['server']['requests']}  max in flight {bare['server']['max_in_flight']}  "
+          f"(load {os.getloadavg()[0]:.2f})", flush=True)
+
+
 def show(name: str, result: dict, n: int, ideal: float | None) -> None:
     s = result["summary"]
     rate = n / result["wall_s"]
@@ -191,6 +328,13 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--no-sdk", action="store_true", help="skip the SDK-alone baselines")
+    parser.add_argument("--process", action="store_true",
+                        help="run only workload P (the whole assay judge process beside a bare "
+                        "aiohttp client)")
+    parser.add_argument("--process-calls", type=int, default=1440)
+    parser.add_argument("--src", type=Path, action="append",
+                        help="the assay source tree the judge process imports (repeat to compare "
+                        "trees in one run; default: this tree's src)")
     args = parser.parse_args()
     ideal = args.concurrency / (args.latency_ms / 1000)
     shutil.rmtree(OUT, ignore_errors=True)
@@ -199,6 +343,10 @@ def main() -> None:
     try:
         print(f"server {url} (own process), latency {args.latency_ms:g} ms, concurrency "
               f"{args.concurrency}; python {sys.version.split()[0]}", flush=True)
+        if args.process:
+            sources = [p.resolve() for p in args.src or [ROOT / "src"]]
+            whole_process(url, args.process_calls, args.concurrency, sources)
+            return
         plan = pairwise_plan(args.calls, "a")
         result = asyncio.run(timed_run(plan, url, OUT / "A", OUT / "cache-A.sqlite", args.concurrency))
         show("A  pairwise, fresh", result, args.calls, ideal)

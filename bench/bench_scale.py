@@ -18,7 +18,12 @@ folder into a DuckDB database file and an SQLite file as the table ``judgments``
 default) it writes the folder again with the correctness column named ``correct``, as
 benchmark exports name it, and runs ``assay report DIR --map correct=score`` through DuckDB
 (the rename is in the engine's scan), checking its JSON against the folder named as assay
-names it. Results go to stdout; keep them in bench/results/scale.txt.
+names it. On that folder it also runs the issue's command as a user types it,
+``assay report DIR --map correct=score`` (the default report, no --scale: the 0/1 column is
+read as binary), prints its wall time and peak RSS against the targets (under 60 s and
+2 GiB at 30 M rows), and checks the accuracies of the ``--kind scores`` run exactly against a
+direct count (pyarrow: the correct rows and all rows of each arm, summed over the files).
+Results go to stdout; keep them in bench/results/scale.txt.
 """
 
 from __future__ import annotations
@@ -43,16 +48,17 @@ CLUSTERS_PER_FILE = 1_000
 
 def write_folder(rows: int, folder: Path, single: Path | None, seed: int = 0, *,
                  score: str = "score") -> None:
-    """rows = items x 5 arms x 10 runs; items spread evenly over 20,000 clusters; the
-    scores in the column ``score``."""
+    """rows = items x 5 arms x 10 runs; items spread evenly over 20,000 clusters (one
+    item a cluster below 1 M rows); the scores in the column ``score``."""
     folder.mkdir(parents=True, exist_ok=True)
-    n_items = rows // (ARMS * RUNS)
-    per_cluster = max(1, n_items // CLUSTERS)
+    n_items = max(1, rows // (ARMS * RUNS))
+    n_clusters = min(CLUSTERS, n_items)  # fewer below 1 M rows (--rows for development)
+    per_cluster = max(1, n_items // n_clusters)
     rng = np.random.default_rng(seed)
     skill = np.array([0.62, 0.66, 0.7, 0.72, 0.75])
     writer = None
-    for start in range(0, CLUSTERS, CLUSTERS_PER_FILE):
-        clusters = np.arange(start, min(start + CLUSTERS_PER_FILE, CLUSTERS))
+    for start in range(0, n_clusters, CLUSTERS_PER_FILE):
+        clusters = np.arange(start, min(start + CLUSTERS_PER_FILE, n_clusters))
         items = np.arange(clusters[0] * per_cluster, (clusters[-1] + 1) * per_cluster)
         n = items.size * ARMS * RUNS
         item = np.repeat(items, ARMS * RUNS)
@@ -73,6 +79,38 @@ def write_folder(rows: int, folder: Path, single: Path | None, seed: int = 0, *,
             writer.write_table(table)
     if writer is not None:
         writer.close()
+
+
+def direct_accuracies(folder: Path) -> dict[str, tuple[int, int]]:
+    """Arm -> (correct rows, rows) of the folder's ``correct`` column, counted file by file."""
+    counts: dict[str, list[int]] = {}
+    for file in sorted(folder.glob("*.parquet")):
+        table = pq.read_table(file, columns=["arm", "correct"])
+        grouped = table.group_by("arm").aggregate([("correct", "sum"), ("correct", "count")])
+        for arm, right, n in zip(*(grouped[c].to_pylist() for c in ("arm", "correct_sum", "correct_count")),
+                                 strict=True):
+            total = counts.setdefault(arm, [0, 0])
+            total[0] += right
+            total[1] += n
+    return {arm: (right, n) for arm, (right, n) in counts.items()}
+
+
+def check_accuracies(scores: dict, counts: dict[str, tuple[int, int]]) -> None:
+    """Print each arm's accuracy from the report beside the direct count: the same float
+    (the count's k / n) and the same n."""
+    rows = {row["arm"]: row for row in scores["scores"]}
+    worst = 0.0
+    same = rows.keys() == counts.keys()
+    for arm, (right, n) in sorted(counts.items()):
+        row = rows.get(arm, {})
+        estimate = row.get("estimate")
+        gap = abs((estimate if estimate is not None else math.inf) - right / n)
+        same = same and row.get("n") == n and gap <= 1e-12
+        worst = max(worst, gap)
+        print(f"    {arm}: report {estimate!r} of n {row.get('n'):,}  direct {right:,} / {n:,} "
+              f"= {right / n!r}")
+    print(f"  accuracies and n the same as the direct count (to 1e-12: the report sums in another "
+          f"order): {same} (largest difference {worst:.1e})")
 
 
 def timed(args: list[str]) -> tuple[float, float | None, float, int, str]:
@@ -136,6 +174,9 @@ def main() -> None:
     parser.add_argument("--map-max", type=int, default=1_000_000,
                         help="largest size run with the score column named 'correct' and "
                         "--map correct=score (0: none)")
+    parser.add_argument("--map-only", action="store_true",
+                        help="write only the folder with the column named 'correct' and run "
+                        "only the --map rows")
     parser.add_argument("--data", type=Path, default=Path(__file__).parent / "out" / "scale")
     parser.add_argument("--keep", action="store_true", help="keep the generated data")
     args = parser.parse_args()
@@ -145,8 +186,10 @@ def main() -> None:
         folder = args.data / f"rows-{rows}"
         single = args.data / f"rows-{rows}.parquet" if rows <= args.pandas_max else None
         start = time.perf_counter()
+        if args.map_only:
+            single, folder = None, args.data / f"rows-{rows}-correct"
         if not folder.exists():
-            write_folder(rows, folder, single)
+            write_folder(rows, folder, single, score="correct" if args.map_only else "score")
         size = sum(f.stat().st_size for f in folder.iterdir()) / 2**20
         print(f"\n{rows:,} rows: {size:,.0f} MiB of Parquet in {len(list(folder.iterdir()))} "
               f"files (written in {time.perf_counter() - start:.1f} s)")
@@ -157,9 +200,11 @@ def main() -> None:
             write_folder(rows, mapped, None, score="correct")
         for kind in ("benchmark", "scores"):
             runs = [("duckdb", folder)] + ([("pandas", single)] if single else [])
-            if rows <= args.spark_max and spark_runs():
+            if args.map_only:
+                runs = []
+            elif rows <= args.spark_max and spark_runs():
                 runs.append(("spark", folder))
-            runs += [(url, "judgments") for url in databases.values()]
+            runs += [(url, "judgments") for url in databases.values()] if not args.map_only else []
             runs += [("duckdb --map", mapped)] if mapped is not None else []
             outputs = {}
             for engine, source in runs:
@@ -183,6 +228,17 @@ def main() -> None:
                 if "duckdb" in outputs and other in outputs:
                     same = close(outputs["duckdb"], outputs[other])
                     print(f"  {kind:9s} duckdb and {other} agree to 1e-9: {same}")
+        if mapped is not None:
+            out = args.data / f"out-{rows}-default-map"
+            wall, cpu, rss, code, tail = timed(["report", str(mapped), "--map", "correct=score",
+                                                "--out", str(out)])
+            status = "" if code == 0 else f"  FAILED ({code}): {tail}"
+            print(f"  assay report DIR --map correct=score (the default report): {wall:.1f} s wall "
+                  f"(target < 60 at 30 M), cpu {cpu:.1f} s, peak RSS {rss:,.0f} MiB (target < 2,048) "
+                  f"(load {os.getloadavg()[0]:.1f}){status}")
+            scores = args.data / f"out-{rows}-scores-duckdb--map" / "scores.json"
+            if scores.exists():
+                check_accuracies(json.loads(scores.read_text()), direct_accuracies(mapped))
         if not args.keep:
             for path in [folder, single, mapped,
                          *(Path(u.split("://")[2]) for u in databases.values())]:

@@ -137,3 +137,4 @@ def tab(browser: Chromium) -> Iterator[Tab]:
         yield page
     finally:
         page.close()
+

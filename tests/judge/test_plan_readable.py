@@ -81,3 +81,44 @@ def test_a_scale_that_does_not_read_back_is_refused():
     judge = RowsJudge(declared={"c": Scale("ordinal", levels=("low, really", "high"))})
     line = _refusal(_plan({}, judge=judge))
     assert "criterion 'c'" in line and "read back" in line
+
+
+
+
+def test_a_plan_the_reader_accepted_is_not_read_again_until_the_reader_changes(tmp_path, monkeypatch):
+    """A digest remembered in the cache file after a run spares the next run of the same row
+    shapes the reader; a refusal gives none to remember, and a change to the reader's source
+    reads again. Without a memo, or before the cache file exists, every plan is read."""
+    import assay.data.validate as validate
+    from assay.judge import _readable
+    from assay.judge.plan import check_readable
+    from assay.llm import ResponseCache
+
+    calls = []
+    real = validate.build_table
+    monkeypatch.setattr(validate, "build_table", lambda *a, **k: calls.append(1) or real(*a, **k))
+    cache = tmp_path / "cache.sqlite"
+    digest = check_readable(_plan({}, {"usd": 0.5}), memo=cache)  # no cache file yet: read
+    assert digest is not None and len(calls) == 1 and not cache.exists()
+    ResponseCache(cache).close()  # the run makes the cache file, then the CLI remembers
+    _readable.remember_readable(cache, digest)
+    assert check_readable(_plan({}, {"usd": 0.5}), memo=cache) is None  # other items, same shapes
+    assert len(calls) == 1
+    assert check_readable(_plan({}, {"usd": 0.5})) == digest  # no memo: read
+    assert len(calls) == 2
+    with pytest.raises(ConfigError):
+        check_readable(_plan({"run": "first"}), memo=cache)  # refused: read, nothing to remember
+    assert len(calls) == 3
+    monkeypatch.setattr(_readable, "_READER_SOURCES", (*_readable._READER_SOURCES, "data/io.py"))
+    assert check_readable(_plan({}, {"usd": 0.5}), memo=cache) not in (None, digest)  # reader changed
+    assert len(calls) == 4
+    with ResponseCache(cache) as opened:  # the memo's table leaves the replies alone
+        assert len(opened) == 0
+
+
+def test_the_memo_is_in_the_cache_file_and_none_without_a_cache(tmp_path):
+    from assay.judge._readable import memo_path
+
+    assert memo_path("run", tmp_path / "run" / "responses.sqlite") == tmp_path / "run" / "responses.sqlite"
+    assert memo_path("my.sqlite", tmp_path / "my.sqlite") == tmp_path / "my.sqlite"
+    assert memo_path("off", None) is None

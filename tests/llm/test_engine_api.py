@@ -24,7 +24,8 @@ def test_every_public_attribute_is_listed():
 
 
 def test_the_http_stack_is_loaded_only_when_a_request_is_sent():
-    """A run answered from cache, a store read or a plan built never imports openai or aiohttp."""
+    """A run answered from cache, a store read or a plan built never imports openai or aiohttp;
+    the default (direct) transport loads aiohttp and never the SDK (issue 27)."""
     code = """
 import asyncio, sys
 import assay.judge
@@ -42,7 +43,8 @@ async def main():
     assert "openai" not in sys.modules and "aiohttp" not in sys.modules, "loaded by a cache hit"
     async with LLMClient(config) as client:  # nothing listens on port 9: refused, a fatal error
         await client.connect()
-        assert "openai" in sys.modules and "aiohttp" in sys.modules, "connect() made no transport"
+        assert "aiohttp" in sys.modules, "connect() made no transport"
+        assert "openai" not in sys.modules, "the direct transport imported the SDK"
         try:
             await client.complete(ChatRequest(key="k", messages=(("user", "hi"),)))
         except assay.judge.FatalAPIError as exc:

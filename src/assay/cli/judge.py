@@ -182,6 +182,7 @@ def judge_command(
     from assay.config.dotenv import dotenv_paths, load_dotenv
     from assay.judge.inputs import first_items, load_inputs
     from assay.judge.plan import build_plan, preflight, select_judges
+    from assay.llm import _phases
     from assay.pipeline.generate import generated_inputs
 
     load_dotenv(dotenv_paths(config))  # keys from .env, never over a variable already set
@@ -193,10 +194,18 @@ def judge_command(
         cfg = cfg.model_copy(update={"significance": cfg.significance.model_copy(update=tests)})
     if max_concurrency is not None and cfg.llm is not None:
         cfg = cfg.model_copy(update={"llm": cfg.llm.model_copy(update={"max_concurrency": max_concurrency})})
+    _phases.mark("start-up")  # the interpreter, the imports, the config (ASSAY_PROFILE_PHASES)
     inputs = load_inputs(cfg)
     if limit is not None:
         inputs = first_items(inputs, limit)
-    plan = build_plan(cfg, inputs)
+    memo = None
+    if not dry_run:  # a dry run writes nothing, the memo neither
+        from assay.judge._readable import memo_path
+        from assay.llm import cache_path
+
+        chosen = cfg.cache if setting is None else setting
+        memo = memo_path(chosen, cache_path(chosen, folder, base_dir=cfg.base_dir))
+    plan = build_plan(cfg, inputs, memo=memo)
     if judges is not None:
         plan = select_judges(plan, [name.strip() for name in judges.split(",") if name.strip()])
     from assay.judge.sequential import comparisons, stopping_rule
@@ -204,6 +213,10 @@ def judge_command(
     rule = stopping_rule(cfg.sequential, until=until, conf=conf)
     if rule is not None:
         comparisons(plan)  # refuses a plan it cannot watch, before anything is sent
+    _phases.mark("plan")
+    import gc
+
+    gc.freeze()  # the modules and the plan live to the end: the collector need not walk them again
     if dry_run:
         from assay.cli._judge_output import print_plan
         from assay.judge.plan import missing_credentials
@@ -219,6 +232,10 @@ def judge_command(
         code = _judge(plan, folder, cache=setting, retry_failed=retry_failed, display=display,
                       csv=csv, max_failures=max_failures, allow_failures=allow_failures, resume=resume,
                       rule=rule)
+        if memo is not None and plan.readable_digest is not None and memo.is_file():
+            from assay.judge._readable import remember_readable
+
+            remember_readable(memo, plan.readable_digest)  # the next run of these shapes reads none
     except KeyboardInterrupt:
         from assay.cli._judge_output import print_interrupted
 
@@ -233,7 +250,7 @@ def _judge(plan: Plan, folder: Path, *, cache: str | None, retry_failed: bool, d
            rule: StoppingRule | None = None) -> int:
     """Run the plan, write the CSVs, print what happened; return the exit status."""
     from assay.cli._judge_output import print_sequential, print_summary, run_with_progress
-    from assay.llm import FatalAPIError, RunSummary
+    from assay.llm import FatalAPIError, RunSummary, _phases
 
     mode: Literal["rich", "plain"] = "plain" if display == "plain" else "rich"
     try:
@@ -245,6 +262,7 @@ def _judge(plan: Plan, folder: Path, *, cache: str | None, retry_failed: bool, d
         stored, failed = stored_counts(plan, folder)
         raise FatalAPIError(f"{exc}; the run stopped: {stored} of {len(plan.keys)} planned judgments are "
                             f"stored ({failed} failed); fix it, then resume: {resume}") from None
+    _phases.mark("calls")  # the run store's writes are charged to "store"
     if csv and plan.inputs is not None:
         from assay.judge.qed_files import write_assertion_csvs, write_qed_csvs
 
@@ -253,7 +271,9 @@ def _judge(plan: Plan, folder: Path, *, cache: str | None, retry_failed: bool, d
     if not isinstance(summary, RunSummary):
         print_sequential(summary)
         summary = summary.summary
-    return print_summary(plan, summary, folder, allow_failures=allow_failures, resume=resume)
+    code = print_summary(plan, summary, folder, allow_failures=allow_failures, resume=resume)
+    _phases.mark("output")
+    return code
 
 
 def _init(target: Path, example: str) -> None:

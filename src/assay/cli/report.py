@@ -21,6 +21,7 @@ from assay.cli._app import (
     MissingOption,
     ScaleOption,
     SetOption,
+    _check_scales_used,
     app,
     check_out_folder,
     console,
@@ -490,6 +491,7 @@ def engine_outcome(path: Path, kinds: Sequence[Any], options: Mapping[str, Any],
     chosen = (SparkEngine(master=spark_master) if engine == "spark" else
               IbisEngine(ibis_url or "") if engine == "ibis" else None)
     table = open_table(path, scales=scales, engine=chosen, options=table_options)
+    _check_scales_used(table, dict(scales))  # a --scale naming no criterion: refused, as by pandas
     for note in table.notes:
         console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     made: dict[str, Any] = {}

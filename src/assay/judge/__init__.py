@@ -45,9 +45,9 @@ Exceptions: :class:`CostLimitExceeded` (the runner catches it and ends the run c
 with ``RunSummary.stopped == "cost_limit"``) and :class:`FatalAPIError` (bad key or
 model: raised by the runner after the requests in flight are stored).
 
-``client`` is the only module that imports ``openai`` and ``aiohttp``, and only when a
-request misses the cache: reading a store, building a plan or a run answered from cache
-loads neither.
+``client`` is the only module that imports ``aiohttp`` (and ``openai``, for ``transport:
+openai`` alone), and only when a request misses the cache: reading a store, building a
+plan or a run answered from cache loads neither.
 """
 
 from __future__ import annotations

@@ -107,6 +107,9 @@ class Plan:
     config: AssayConfig
     inputs: JudgeInputs | None = None
     """What the judges read (a second stage is built from it)."""
+    readable_digest: str | None = None
+    """The digest of the row shapes the readability check read and accepted (None: it read
+    none, or found them in its memo): ``assay judge`` remembers it in the cache after the run."""
     _owner: dict[str, Judge] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -205,11 +208,13 @@ class Plan:
         return out
 
 
-def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
+def build_plan(config: AssayConfig, inputs: JudgeInputs, *, memo: Path | None = None) -> Plan:
     """Build every judge of ``config`` and its first-stage requests over ``inputs``.
 
     The retrieval results of ``config.inputs.retrieval_path`` are read into the inputs
-    (:func:`~assay.judge.inputs.with_retrieval`) when ``inputs`` holds none.
+    (:func:`~assay.judge.inputs.with_retrieval`) when ``inputs`` holds none. ``memo`` is the
+    file of the readability check's memo (:func:`~assay.judge._readable.check_readable`;
+    None: none, every plan is read).
 
     Raises
     ------
@@ -226,7 +231,8 @@ def build_plan(config: AssayConfig, inputs: JudgeInputs) -> Plan:
             raise ConfigError(f"judges[{index}]: {exc}") from None
         parts.append(JudgePlan(judge=judge, kind=settings.kind, requests=requests))
     plan = Plan(judges=parts, config=config, inputs=inputs)
-    check_readable(plan)
+    # set on the plan made here (dataclasses.replace would run __post_init__ on its filled _owner)
+    object.__setattr__(plan, "readable_digest", check_readable(plan, memo=memo))
     return plan
 
 

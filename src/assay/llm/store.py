@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,7 @@ from assay.data.run_store import (
 )
 from assay.data.run_store import load_store as load_store  # re-exported: the reader lives in data
 from assay.data.schema import COLUMNS, Scale
+from assay.llm import _phases
 from assay.llm._types import ChatRequest, Reply, utc_now
 from assay.llm.cache import logprobs_from_json, logprobs_to_json
 
@@ -282,6 +284,7 @@ class RunStore:
         :meth:`commit` ends (the runner commits small batches: a crash then loses at most
         the judgments since the last commit, whose good replies the response cache holds).
         """
+        started = time.process_time() if _phases.ON else 0.0
         if not commit and not self._conn.in_transaction:
             self._conn.execute("BEGIN IMMEDIATE")
         verdict = reply.verdict_dict()
@@ -304,6 +307,8 @@ class RunStore:
                 [{"role": role, "content": content} for role, content in request.messages])))
             if request.shown:
                 self._conn.execute(_PUT_SHOWN, (request.key, _ROWS_JSON.encode(dict(request.shown))))
+        if _phases.ON:
+            _phases.add("store", started)
         if commit:
             self.commit()
         return cursor.rowcount > 0
@@ -312,7 +317,8 @@ class RunStore:
     def commit(self) -> None:
         """Commit the judgments written with ``put(..., commit=False)``."""
         if self._conn.in_transaction:
-            self._conn.execute("COMMIT")
+            with _phases.timed("store"):
+                self._conn.execute("COMMIT")
 
     @named_failures
     def counts(self) -> StoreCounts:

@@ -216,3 +216,27 @@ def test_ibis_reads_a_mapped_table_as_pandas_reads_the_file(frame, tmp_path, cap
     assert code == 0, err
     assert_same(json.loads((tmp_path / "ibis" / "scores.json").read_text()),
                 json.loads((tmp_path / "pandas" / "scores.json").read_text()))
+
+
+def test_a_scale_for_no_criterion_is_refused_by_the_engine_as_by_pandas(frame, tmp_path, capsys):
+    path = write(frame, tmp_path, "parquet")
+    outs = {}
+    for engine in ("pandas", "duckdb"):
+        code, out, err = run(["report", str(path), "--kind", "scores", *SCALE, "--scale",
+                              "corect=binary", "--engine", engine], capsys)
+        assert code == 2
+        outs[engine] = [line for line in (out + err).splitlines() if line.startswith("error:")]
+    assert outs["duckdb"] == outs["pandas"]
+    assert outs["pandas"] == ["error: --scale corect=...: no criterion 'corect' in the data "
+                              "(criteria: correct, quality, pref); did you mean 'correct'?"]
+
+
+def test_the_problems_of_a_declared_scale_are_those_of_pandas(tmp_path):
+    small = rich_table(n_items=4, runs=2)
+    small = small[small["criterion"] != "pref"].drop(columns=["opponent", "position"])
+    path = write(small, tmp_path, "parquet")
+    declared = {**SCALES, "quality": assay.Scale.parse("range:2,4")}  # scores 1 and 5 fall out
+    engine = problems(lambda: open_table(path, scales=declared))
+    pandas = problems(lambda: assay.load(path, scales=declared))
+    assert sorted(engine) == sorted(pandas)
+    assert engine and all("outside its scale range:2,4" in p for p in engine)

@@ -103,3 +103,67 @@ def test_files_read_together_agree_on_one_scale_as_the_engine_reads_them(tmp_pat
     # a scale declared binary is refused for the 1-10 file, naming it
     with pytest.raises(ValidationError, match=r"b\.parquet.*expected 0 or 1"):
         load_many([folder / "a.parquet", folder / "b.parquet"], scales={"score": Scale("binary")})
+
+
+def _benchmark_export() -> tuple[pd.DataFrame, dict[str, float]]:
+    """Correctness as a benchmark export writes it: a boolean column named ``correct``,
+    and each arm's accuracy counted by hand (a: 4 of its 6 rows true, b: 4 of 6)."""
+    frame = _frame(TABLES["boolean"][0]).rename(columns={"score": "correct"})
+    by_hand = {"a": 4 / 6, "b": 4 / 6}
+    for arm, accuracy in by_hand.items():  # the table is what the counts say
+        assert frame.loc[frame["arm"] == arm, "correct"].sum() == round(accuracy * 6)
+    return frame, by_hand
+
+
+def test_a_boolean_column_mapped_to_the_score_is_binary_on_pandas_and_duckdb(tmp_path):
+    from assay.analysis.pushdown._options import TableOptions
+
+    frame, by_hand = _benchmark_export()
+    path = tmp_path / "t.parquet"
+    frame.to_parquet(path, index=False)
+    on_pandas = load(path, mapping={"correct": "score"})
+    on_duckdb = open_table(path, options=TableOptions(mapping={"correct": "score"}))
+    assert on_pandas.scale("score").kind == on_duckdb.scale("score").kind == "binary"
+    assert list(on_pandas.read_notes) == on_duckdb.notes
+    for rows in (score_summary(on_pandas).rows, engine_score_summary(on_duckdb).rows):
+        assert {r.arm: r.estimate for r in rows} == pytest.approx(by_hand, rel=1e-12)
+        assert {r.scale for r in rows} == {"binary"}
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_spark_reads_a_mapped_boolean_column_as_binary(spark, tmp_path):
+    from assay.analysis.pushdown._options import TableOptions
+    from assay.data.engine import SparkEngine
+
+    frame, by_hand = _benchmark_export()
+    path = tmp_path / "t.parquet"
+    frame.to_parquet(path, index=False)
+    table = open_table(path, engine=SparkEngine(spark), options=TableOptions(mapping={"correct": "score"}))
+    assert table.scale("score").kind == "binary"
+    assert table.notes == list(load(path, mapping={"correct": "score"}).read_notes)
+    assert {r.arm: r.estimate for r in engine_score_summary(table).rows} == pytest.approx(by_hand, rel=1e-12)
+
+
+@pytest.mark.slow  # importing ibis costs about a second
+def test_ibis_reads_a_boolean_column_as_binary(tmp_path):
+    pytest.importorskip("ibis")
+    import duckdb
+
+    from assay.analysis.pushdown._options import TableOptions
+    from assay.data.engine import IbisEngine
+
+    frame, by_hand = _benchmark_export()
+    path = tmp_path / "t.parquet"
+    frame.to_parquet(path, index=False)
+    database = tmp_path / "db.duckdb"
+    with duckdb.connect(str(database)) as connection:
+        connection.execute(f"CREATE TABLE judgments AS SELECT * FROM '{path}'")
+        (kind,) = connection.execute("SELECT data_type FROM information_schema.columns "
+                                     "WHERE column_name = 'correct'").fetchone()
+    assert kind == "BOOLEAN"
+    table = open_table("judgments", engine=IbisEngine(f"duckdb://{database}"),
+                       options=TableOptions(mapping={"correct": "score"}))
+    assert table.scale("score").kind == "binary"
+    assert table.notes == list(load(path, mapping={"correct": "score"}).read_notes)
+    assert {r.arm: r.estimate for r in engine_score_summary(table).rows} == pytest.approx(by_hand, rel=1e-12)
