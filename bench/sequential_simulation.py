@@ -28,8 +28,10 @@ twentieth), with the looks of ``assay.judge.sequential.look`` (the code ``assay 
 runs), we report where ``decided`` stops and the share of the judgments not made; also for
 the same design with 5x the documents and items (200 documents, 1000 items).
 
-Bounded: ``nice -n 10 python bench/sequential_simulation.py`` takes a few minutes on one
-core. Results in ``bench/results/sequential.txt``.
+Both parts run for each confidence sequence of ``--methods`` (``betting``, the default of
+``assay judge --until``, and ``empirical_bernstein``). Bounded: ``nice -n 10 python
+bench/sequential_simulation.py --orders 40`` takes about 6.5 minutes on one core. Results
+in ``bench/results/sequential.txt``.
 """
 
 from __future__ import annotations
