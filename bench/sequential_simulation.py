@@ -28,8 +28,10 @@ twentieth), with the looks of ``assay.judge.sequential.look`` (the code ``assay 
 runs), we report where ``decided`` stops and the share of the judgments not made; also for
 the same design with 5x the documents and items (200 documents, 1000 items).
 
-Bounded: ``nice -n 10 python bench/sequential_simulation.py`` takes a few minutes on one
-core. Results in ``bench/results/sequential.txt``.
+Both parts run for each confidence sequence of ``--methods`` (``betting``, the default of
+``assay judge --until``, and ``empirical_bernstein``). Bounded: ``nice -n 10 python
+bench/sequential_simulation.py --orders 40`` takes about 6.5 minutes on one core. Results
+in ``bench/results/sequential.txt``.
 """
 
 from __future__ import annotations
@@ -77,8 +79,8 @@ def naive_misses(obs: np.ndarray, delta: float, conf: float) -> tuple[bool, bool
     return bool(np.any((lo > delta) | (hi < delta))), bool(np.any((lo > 0) | (hi < 0)))
 
 
-def part_one(reps: int, seed: int) -> list[str]:
-    lines = ["part 1: error under continuous monitoring (a look after every cluster), conf 0.95",
+def part_one(reps: int, seed: int, method: str) -> list[str]:
+    lines = [f"part 1 ({method}): error under continuous monitoring (a look after every cluster), conf 0.95",
              f"{'clusters':>8} {'a_A':>5} {'a_B':>5} {'delta':>7} {'miss':>7} {'wrong':>7} "
              f"{'t miss':>7} {'t wrong':>7} {'decided':>7} {'stop':>6}  (reps {reps}; shares of replicates)"]
     rng = np.random.default_rng(seed)
@@ -89,7 +91,7 @@ def part_one(reps: int, seed: int) -> list[str]:
             stops = []
             for _ in range(reps):
                 obs = draw(rng, clusters, a_a, a_b)
-                cs = paired_difference_cs(obs, conf=0.95)
+                cs = paired_difference_cs(obs, conf=0.95, method=method)
                 miss += bool(np.any((cs.lower > delta) | (cs.upper < delta)))
                 decided = (cs.lower > 0) | (cs.upper < 0)
                 wrong += bool(np.any(decided)) and delta == 0.0
@@ -124,16 +126,16 @@ def demo_rows(folder: str, n_documents: int, n_questions: int) -> tuple[list[dic
     return rows, total, scales
 
 
-def part_two(orders: int, seed: int) -> list[str]:
+def part_two(orders: int, seed: int, method: str, designs: tuple[int, ...]) -> list[str]:
     import tempfile
     from itertools import combinations
 
     from assay.judge.sequential import Comparison, StoppingRule, look
 
-    lines = ["", "part 2: the demo's design at conf 0.95 (familywise over the K comparisons, "
+    lines = ["", f"part 2 ({method}): the demo's design at conf 0.95 (familywise over the K comparisons, "
              "Bonferroni), a look every 1/20 of the documents"]
-    designs = ((40, 200, orders, 1.2), (200, 1000, max(1, orders // 4), 0.3))
-    for n_documents, n_questions, n_orders, width in designs:
+    every = {40: (40, 200, orders, 1.2), 200: (200, 1000, max(1, orders // 4), 0.3)}
+    for n_documents, n_questions, n_orders, width in (every[d] for d in designs):
         with tempfile.TemporaryDirectory() as folder:
             rows, total, scales = demo_rows(folder, n_documents, n_questions)
         arms = sorted({r["arm"] for r in rows})
@@ -149,7 +151,8 @@ def part_two(orders: int, seed: int) -> list[str]:
                     ("decided", None, pairwise, "--judges judge-pairwise, K = 3"),
                     ("width", width, lenient + pairwise, "both judges, K = 6"))
         for until, w, watched, words in variants:
-            rule = StoppingRule(until=until, width=w, conf=0.95, seed=0, clusters_per_look=None)
+            rule = StoppingRule(until=until, width=w, conf=0.95, seed=0, clusters_per_look=None,
+                                method=method)
             per = rule.per_look(len(clusters))
             judges = {c.judge for c in watched}
             rng = np.random.default_rng(seed)
@@ -171,8 +174,8 @@ def part_two(orders: int, seed: int) -> list[str]:
                          f"orders; at {int(np.median(stops_a))} of {len(clusters)} documents (median; "
                          f"quartiles {quartiles}); judgments not made: {saved.mean():.1%} of the plan "
                          "on average")
-        final = look(rows, scales, lenient + pairwise, clusters, StoppingRule("decided", None, 0.95, 0, None),
-                     number=0)
+        final = look(rows, scales, lenient + pairwise, clusters,
+                     StoppingRule("decided", None, 0.95, 0, None, method=method), number=0)
         for c in final.comparisons:
             lines.append(f"    every document judged: {c.comparison.label}: {c.estimate:+.3f} "
                          f"[{c.lower:+.3f}, {c.upper:+.3f}]{' decided' if c.decided else ''} (K = 6)")
@@ -184,12 +187,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=2000)
     parser.add_argument("--orders", type=int, default=100)
     parser.add_argument("--seed", type=int, default=28)
+    parser.add_argument("--methods", default="betting,empirical_bernstein",
+                        help="the confidence sequences compared, comma-separated")
+    parser.add_argument("--designs", default="40,200", help="the demo's document counts of part 2 (40, 200)")
+    parser.add_argument("--skip-part-one", action="store_true")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    lines = part_one(args.reps, args.seed) + part_two(args.orders, args.seed)
+    designs = tuple(int(d) for d in args.designs.split(","))
+    lines: list[str] = []
+    for method in args.methods.split(","):
+        if not args.skip_part_one:
+            lines += part_one(args.reps, args.seed, method)
+        lines += [*part_two(args.orders, args.seed, method, designs), ""]
     lines.append(f"({time.perf_counter() - started:.0f} s; python {sys.version.split()[0]}, numpy "
                  f"{np.__version__}; nice -n 10 python bench/sequential_simulation.py --reps {args.reps} "
-                 f"--orders {args.orders} --seed {args.seed})")
+                 f"--orders {args.orders} --seed {args.seed} --methods {args.methods} "
+                 f"--designs {args.designs}"
+                 f"{' --skip-part-one' if args.skip_part_one else ''})")
     print("\n".join(lines))
 
 

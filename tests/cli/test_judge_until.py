@@ -56,10 +56,12 @@ def test_a_clear_difference_stops_early_and_says_so(server, tmp_path, capsys):
     out = tmp_path / "run"
     assert judge(config, out) == 0
     printed = capsys.readouterr()
-    assert "stopped early by the rule (--until decided, conf 0.95)" in printed.out
+    assert ("stopped early by the rule (--until decided, conf 0.95, betting confidence sequence)"
+            in printed.out)
     record = json.loads((out / "sequential.json").read_text())
     clusters = record["looks"][-1]["clusters"]
     assert record["ended"] == "stopped early: decided" and clusters < N // 2
+    assert record["method"] == "betting"
     # every judged cluster's two items, both arms: 2 x 2 judgments a cluster; nothing else bought
     assert server.stats.requests == 4 * clusters == len(stored_keys(out))
     assert f"saved: {2 * N - 4 * clusters} of {2 * N} planned judgments not made" in printed.out
@@ -71,8 +73,9 @@ def test_a_clear_difference_stops_early_and_says_so(server, tmp_path, capsys):
     assert record["order"][:clusters] != sorted(record["order"])[:clusters]
     # and the report of the run folder says so
     assert run(["report", str(out), "--kind", "scores"]) == 0
-    assert (f"judged sequentially (--until decided, conf 0.95) and stopped early after {clusters} of "
-            f"{N // 2} clusters: the intervals below are fixed-n intervals") in capsys.readouterr().out
+    assert (f"judged sequentially (--until decided, conf 0.95, betting confidence sequence) and stopped "
+            f"early after {clusters} of {N // 2} clusters: the intervals below are fixed-n "
+            "intervals") in capsys.readouterr().out
 
 
 def test_no_difference_runs_to_the_end(server, tmp_path, capsys):
@@ -93,7 +96,8 @@ def test_a_width_rule_stops_when_every_interval_is_narrow(server, tmp_path, caps
     out = tmp_path / "run"
     assert judge(config, out, "--until", "width=0.8") == 0
     printed = capsys.readouterr().out
-    assert ("stopped early by the rule (--until width=0.8, conf 0.95): every interval is narrower "
+    assert ("stopped early by the rule (--until width=0.8, conf 0.95, betting confidence sequence): every "
+            "interval is narrower "
             "than 0.8") in printed
     record = json.loads((out / "sequential.json").read_text())
     last = record["looks"][-1]["comparisons"][0]
@@ -143,6 +147,51 @@ def test_a_resume_with_another_seed_is_refused(server, tmp_path, capsys):
     assert "judged sequentially with seed 0; a resume must keep it" in line
 
 
+def test_the_empirical_bernstein_sequence_by_name(server, tmp_path, capsys):
+    server.configure(score_by={"The long answer": 90.0, "The short answer": 30.0})
+    config = config_for(tmp_path, server, until="decided", clusters_per_look=2, method="empirical_bernstein")
+    out = tmp_path / "run"
+    assert judge(config, out) == 0
+    printed = capsys.readouterr().out
+    assert "(--until decided, conf 0.95, empirical_bernstein confidence sequence)" in printed
+    record = json.loads((out / "sequential.json").read_text())
+    assert record["method"] == "empirical_bernstein"
+    # the wider sequence needs more clusters than the betting one on the same answers
+    bet_config = config_for(tmp_path / "b", server, until="decided", clusters_per_look=2)
+    assert judge(bet_config, tmp_path / "bet") == 0
+    bet = json.loads((tmp_path / "bet" / "sequential.json").read_text())
+    assert bet["looks"][-1]["clusters"] < record["looks"][-1]["clusters"]
+
+
+def test_a_resume_with_another_method_is_refused(server, tmp_path, capsys):
+    server.configure(score_by={"The long answer": 90.0, "The short answer": 30.0})
+    config = config_for(tmp_path, server, until="decided", clusters_per_look=2)
+    out = tmp_path / "run"
+    assert judge(config, out) == 0
+    data = yaml.safe_load(config.read_text())
+    data["sequential"]["method"] = "empirical_bernstein"
+    config.write_text(yaml.safe_dump(data))
+    capsys.readouterr()
+    assert judge(config, out) == 2
+    [line] = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert "judged sequentially with method 'betting'; a resume must keep it" in line
+
+
+def test_a_record_from_before_the_method_key_was_empirical_bernstein(server, tmp_path, capsys):
+    server.configure(score_by={"The long answer": 90.0, "The short answer": 30.0})
+    config = config_for(tmp_path, server, until="decided", clusters_per_look=2)
+    out = tmp_path / "run"
+    assert judge(config, out) == 0
+    path = out / "sequential.json"
+    record = json.loads(path.read_text())
+    del record["method"]
+    path.write_text(json.dumps(record))
+    capsys.readouterr()
+    assert judge(config, out) == 2
+    [line] = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert "judged sequentially with method 'empirical_bernstein'; a resume must keep it" in line
+
+
 @pytest.mark.parametrize(("options", "words"), [
     (["--until", "soon"], "--until: expected decided or width=W"),
     (["--until", "width=0"], "--until: expected decided or width=W"),
@@ -168,8 +217,8 @@ def test_a_bad_config_rule_exits_2(server, tmp_path, capsys):
 def test_the_dry_run_names_the_rule(server, tmp_path, capsys):
     config = config_for(tmp_path, server, until="decided", seed=3)
     assert judge(config, tmp_path / "run", "--dry-run") == 0
-    assert ("sequential (--until decided, conf 0.95): 40 clusters in a random order (seed 3), a look "
-            "every 2") in capsys.readouterr().out
+    assert ("sequential (--until decided, conf 0.95, betting confidence sequence): 40 clusters in a "
+            "random order (seed 3), a look every 2") in capsys.readouterr().out
 
 
 def test_the_order_is_the_seeds(server, tmp_path):

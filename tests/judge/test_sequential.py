@@ -35,6 +35,13 @@ def test_the_command_line_wins_over_the_config():
     assert rule == StoppingRule("width", 0.2, 0.99, 4, 3)
     assert stopping_rule(cfg.sequential) == StoppingRule("decided", None, 0.9, 4, 3)
     assert stopping_rule(None) is None
+    assert rule.method == "betting"
+    eb = parse_config({"version": 1, "inputs": {}, "judges": [],
+                       "sequential": {"until": "decided", "method": "empirical_bernstein"}})
+    assert stopping_rule(eb.sequential).method == "empirical_bernstein"
+    refused = r"sequential\.method: Input should be 'betting' or 'empirical_bernstein'"
+    with pytest.raises(ConfigError, match=refused):
+        parse_config({"version": 1, "inputs": {}, "judges": [], "sequential": {"method": "hoeffding"}})
     with pytest.raises(ConfigError, match="--conf: applies to a sequential run"):
         stopping_rule(None, conf=0.9)
 
@@ -62,7 +69,7 @@ def test_a_look_at_scores_uses_cluster_means_in_the_order():
     seen = look(rows, {"quality": Scale.parse("range:0,10")}, watched, ["c2", "c3", "c1"], rule, number=1)
     first, mirrored = seen.comparisons
     assert first.n_clusters == 2 and seen.conf_each == pytest.approx(0.95)
-    cs = paired_difference_cs([0.4, 0.3], conf=0.95)  # c2 first: the run's order
+    cs = paired_difference_cs([0.4, 0.3], conf=0.95, method="betting")  # c2 first: the run's order
     assert_allclose([first.estimate, first.lower, first.upper], [0.35, cs.lower[-1], cs.upper[-1]])
     assert_allclose([mirrored.lower, mirrored.upper], [-first.upper, -first.lower], atol=1e-12)
     assert not seen.stop
@@ -77,7 +84,7 @@ def test_a_look_at_a_pairwise_judge_reads_both_directions():
     rule = StoppingRule("width", 2.0, 0.95, 0, None)
     seen = look(rows, {}, [Comparison("j", "preference", "A", "B", True)], ["c1", "c2"], rule, number=1)
     [c] = seen.comparisons
-    cs = paired_difference_cs([0.5, 1.0], conf=0.95)
+    cs = paired_difference_cs([0.5, 1.0], conf=0.95, method="betting")
     assert_allclose([c.estimate, c.lower, c.upper], [0.75, cs.lower[-1], cs.upper[-1]])
     assert seen.stop == (c.upper - c.lower < 2.0)
 

@@ -94,7 +94,7 @@ def print_plan(plan: Plan, folder: Path, *, cache: str | None, missing: Sequence
         from assay.judge.sequential import cluster_order, comparisons
 
         clusters = len(cluster_order(plan, rule.seed))
-        say(f"sequential (--until {rule.words}, conf {rule.conf:g}): {clusters} clusters in a random order "
+        say(f"sequential ({_rule_words(rule)}): {clusters} clusters in a random order "
             f"(seed {rule.seed}), a look every {rule.per_look(clusters)}; stops once the rule is met for "
             f"{len(comparisons(plan))} comparisons: the totals above are at most")
     for line in missing:
@@ -242,6 +242,11 @@ def look_line(seen: Look) -> str:
             + ("; the rule is met" if seen.stop else ""))
 
 
+def _rule_words(rule: StoppingRule) -> str:
+    """The rule, its level and its confidence sequence, as the output names them."""
+    return f"--until {rule.words}, conf {rule.conf:g}, {rule.method} confidence sequence"
+
+
 def print_sequential(run: SequentialRun) -> None:
     """How a sequential run ended: whether the rule stopped it early, each comparison's interval
     at the last look, and what was not bought."""
@@ -250,7 +255,7 @@ def print_sequential(run: SequentialRun) -> None:
             else f"every interval is narrower than {rule.width:g}")
     last = run.looks[-1] if run.looks else None
     if run.stopped_early:
-        say(f"stopped early by the rule (--until {rule.words}, conf {rule.conf:g}): {what} after look "
+        say(f"stopped early by the rule ({_rule_words(rule)}): {what} after look "
             f"{len(run.looks)}, {run.clusters} of {run.clusters_total} clusters judged (random order, seed "
             f"{rule.seed}); the plan is those clusters' judgments")
         saved = run.planned_total - run.summary.planned
@@ -258,7 +263,7 @@ def print_sequential(run: SequentialRun) -> None:
         say(f"saved: {saved} of {run.planned_total} planned judgments not made ({run.summary.planned} in the "
             f"clusters judged, {run.summary.calls} calls made by this run), {usd} by the dry-run estimate")
     elif last is not None and run.clusters == run.clusters_total:
-        say(f"sequential (--until {rule.words}, conf {rule.conf:g}): judged every cluster "
+        say(f"sequential ({_rule_words(rule)}): judged every cluster "
             f"({run.clusters}, {len(run.looks)} looks); the rule was "
             + ("met at the last look" if last.stop else "not met: nothing was saved"))
     if last is None:

@@ -140,6 +140,10 @@ class SequentialConfig(BaseModel):
     None: only with ``--until`` (the other keys still apply)."""
     conf: float = Field(0.95, gt=0.0, lt=1.0)
     """The level of the confidence sequences, familywise over the comparisons (Bonferroni)."""
+    method: Literal["betting", "empirical_bernstein"] = "betting"
+    """The anytime-valid confidence sequence: ``betting`` (the hedged-capital betting CS of
+    Waudby-Smith and Ramdas 2024, the narrower) or ``empirical_bernstein`` (their closed-form
+    predictable plug-in empirical-Bernstein CS); recorded in sequential.json, kept on resume."""
     clusters_per_look: int | None = Field(None, ge=1)
     """Clusters judged between two looks; None: a twentieth of the clusters (at least 1)."""
     seed: int = 0

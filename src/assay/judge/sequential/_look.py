@@ -91,7 +91,7 @@ def look(rows: Iterable[Mapping[str, Any]], scales: Mapping[str, Scale], watched
         if not obs:
             out.append(ComparisonLook(c, 0, float("nan"), -1.0, 1.0))
             continue
-        cs = paired_difference_cs(obs, conf=conf_each)
+        cs = paired_difference_cs(obs, conf=conf_each, method=rule.method)
         out.append(ComparisonLook(c, len(obs), float(cs.estimate[-1]), float(cs.lower[-1]),
                                   float(cs.upper[-1])))
     width = rule.width

@@ -60,16 +60,18 @@ class SequentialRun:
 def _record(folder: Path, rule: StoppingRule, order: list[str]) -> None:
     """Write the rule and order to ``sequential.json``, or refuse a different one of an earlier run."""
     path = folder / RECORD
-    mine = {"until": rule.words, "conf": rule.conf, "seed": rule.seed,
+    mine = {"until": rule.words, "conf": rule.conf, "method": rule.method, "seed": rule.seed,
             "clusters_per_look": rule.per_look(len(order)), "order": order}
     if path.is_file():
         try:
             earlier = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise ConfigError(f"{path}: cannot be read ({exc}); move it away to start anew") from None
-        for key in ("until", "conf", "seed", "clusters_per_look", "order"):
-            if earlier.get(key) != mine[key]:
-                what = "the order of the clusters" if key == "order" else f"{key} {earlier.get(key)!r}"
+        for key in ("until", "conf", "method", "seed", "clusters_per_look", "order"):
+            # a record written before ``method`` existed was judged with the empirical-Bernstein CS
+            was = earlier.get(key, "empirical_bernstein" if key == "method" else None)
+            if was != mine[key]:
+                what = "the order of the clusters" if key == "order" else f"{key} {was!r}"
                 raise ConfigError(f"{path}: this run folder was judged sequentially with {what}; a resume "
                                   f"must keep it (changing the rule after looking voids its error "
                                   f"control): use the same settings, or another --out")
@@ -231,7 +233,9 @@ def sequential_note(folder: str | Path) -> str | None:
         return None
     if not ended.startswith("stopped early") or not looks:
         return None
-    return (f"{folder}: judged sequentially (--until {record.get('until')}, conf {record.get('conf')}) and "
+    method = record.get("method", "empirical_bernstein")
+    return (f"{folder}: judged sequentially (--until {record.get('until')}, conf {record.get('conf')}, "
+            f"{method} confidence sequence) and "
             f"{ended.split(':')[0]} after {looks[-1].get('clusters')} of {len(record.get('order') or [])} "
             "clusters: the intervals below are fixed-n intervals on the clusters judged, not the "
             f"anytime-valid ones of the run (in {RECORD})")

@@ -49,6 +49,11 @@ def parse_until(text: str) -> tuple[Literal["decided", "width"], float | None]:
                      f"normalised to [0, 1]), got {value!r}")
 
 
+DEFAULT_METHOD = "betting"
+"""The confidence sequence a sequential run uses unless the config's ``sequential.method`` says
+otherwise (bench/results/sequential.txt: it keeps the error at most nominal and stops sooner)."""
+
+
 @dataclass(frozen=True)
 class StoppingRule:
     """When a sequential run stops (from ``--until``, ``--conf`` and the config's ``sequential``)."""
@@ -62,6 +67,8 @@ class StoppingRule:
     """Seed of the order of the clusters."""
     clusters_per_look: int | None
     """Clusters between two looks; None: a twentieth of them."""
+    method: str = DEFAULT_METHOD
+    """The confidence sequence: ``betting`` (hedged capital) or ``empirical_bernstein``."""
 
     @property
     def words(self) -> str:
@@ -97,7 +104,8 @@ def stopping_rule(section: SequentialConfig | None, *, until: str | None = None,
     return StoppingRule(until=kind, width=width,
                         conf=conf if conf is not None else (section.conf if section else 0.95),
                         seed=section.seed if section is not None else 0,
-                        clusters_per_look=section.clusters_per_look if section is not None else None)
+                        clusters_per_look=section.clusters_per_look if section is not None else None,
+                        method=section.method if section is not None else DEFAULT_METHOD)
 
 
 @dataclass(frozen=True)

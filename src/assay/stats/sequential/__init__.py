@@ -5,6 +5,7 @@ looked at after every batch, and a run stopped when it is decided (``assay judge
 from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
-    "._bernstein": ["ConfidenceSequenceResult", "cluster_means", "empirical_bernstein_cs",
-                    "paired_difference_cs"],
+    "._bernstein": ["ConfidenceSequenceResult", "cluster_means", "empirical_bernstein_cs"],
+    "._paired": ["METHODS", "paired_difference_cs"],
+    "._betting": ["betting_cs"],
 })

@@ -31,8 +31,7 @@ from numpy.typing import ArrayLike
 
 from assay.stats._validate import _check_1d, _check_conf
 
-__all__ = ["ConfidenceSequenceResult", "cluster_means", "empirical_bernstein_cs",
-           "paired_difference_cs"]
+__all__ = ["ConfidenceSequenceResult", "cluster_means", "empirical_bernstein_cs"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -52,7 +51,7 @@ class ConfidenceSequenceResult:
     n: int
     """Observations."""
     method: str
-    """``"prpl_empirical_bernstein_cs"``."""
+    """``"prpl_empirical_bernstein_cs"`` or ``"hedged_betting_cs"``."""
 
 
 def _check_truncation(truncation: float) -> float:
@@ -65,19 +64,28 @@ def _check_truncation(truncation: float) -> float:
     return value
 
 
+def _plug_in_bets(x: FloatArray, log_alpha: float) -> FloatArray:
+    """The predictable plug-in bets lambda_t, untruncated (confseq's ``lambda_predmix_eb``):
+    sqrt(2 log(1/a) / (sigma2_{t-1} t log(1 + t))), ``log_alpha`` = log(1/a)."""
+    t = np.arange(1, x.size + 1, dtype=np.float64)
+    cum = np.cumsum(x)
+    regular = np.minimum((0.5 + cum) / (t + 1.0), 1.0)
+    sigma2 = (0.25 + np.cumsum((x - regular) ** 2)) / (t + 1.0)
+    sigma2_before = np.concatenate(([0.25], sigma2[:-1]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.sqrt(2.0 * log_alpha / (t * np.log1p(t) * sigma2_before))
+    out: FloatArray = np.nan_to_num(lam, nan=0.0)
+    return out
+
+
 def _lower_sequence(x: FloatArray, alpha: float, truncation: float) -> FloatArray:
     """The one-sided PrPl-EB lower bounds at level 1 - alpha (``predmix_empbern_lower_cs``)."""
     t = np.arange(1, x.size + 1, dtype=np.float64)
     cum = np.cumsum(x)
     mean_before = np.concatenate(([0.0], (cum / t)[:-1]))
     v = (x - mean_before) ** 2
-    regular = np.minimum((0.5 + cum) / (t + 1.0), 1.0)
-    sigma2 = (0.25 + np.cumsum((x - regular) ** 2)) / (t + 1.0)
-    sigma2_before = np.concatenate(([0.25], sigma2[:-1]))
     log_alpha = math.log(1.0 / alpha)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam = np.sqrt(2.0 * log_alpha / (t * np.log1p(t) * sigma2_before))
-    lam = np.minimum(truncation, np.nan_to_num(lam, nan=0.0))
+    lam = np.minimum(truncation, _plug_in_bets(x, log_alpha))
     psi = -np.log1p(-lam) - lam
     weights = np.cumsum(lam)
     centre = np.cumsum(lam * x) / weights
@@ -161,46 +169,6 @@ def empirical_bernstein_cs(x: ArrayLike, *, conf: float = 0.95, truncation: floa
     estimate = np.cumsum(xs) / np.arange(1, xs.size + 1)
     return ConfidenceSequenceResult(estimate=estimate, lower=lower, upper=upper, conf=level,
                                     n=int(xs.size), method="prpl_empirical_bernstein_cs")
-
-
-def paired_difference_cs(differences: ArrayLike, *, conf: float = 0.95, truncation: float = 0.5,
-                         running_intersection: bool = True) -> ConfidenceSequenceResult:
-    r"""Confidence sequence for the mean paired difference of two systems, d in [-1, 1].
-
-    Parameters
-    ----------
-    differences : array_like, shape (n,)
-        D_t = (score of A) - (score of B) on the same unit, scores normalised to [0, 1]
-        (for a pairwise preference, 2 x (A's win score) - 1); with clusters, the cluster
-        mean of the per-item differences. In the order observed.
-    conf, truncation, running_intersection
-        As :func:`empirical_bernstein_cs`.
-
-    Returns
-    -------
-    ConfidenceSequenceResult
-        The sequence for delta = E[D] on the difference scale [-1, 1].
-
-    Notes
-    -----
-    X_t = (D_t + 1)/2 lies in [0, 1]; with (L_t, U_t) the CS for E[X] from
-    :func:`empirical_bernstein_cs`, the CS for delta is (2 L_t - 1, 2 U_t - 1). A
-    comparison is *decided* at time t when the interval excludes 0.
-
-    Examples
-    --------
-    >>> cs = paired_difference_cs([0.0] * 100, conf=0.95)
-    >>> round(float(cs.lower[-1]), 6), round(float(cs.upper[-1]), 6)
-    (-0.149487, 0.149487)
-    """
-    d = _check_1d(differences, "differences")
-    if np.any(d < -1.0) or np.any(d > 1.0):
-        raise ValueError("differences must be in [-1, 1] (differences of scores in [0, 1])")
-    half = empirical_bernstein_cs((d + 1.0) / 2.0, conf=conf, truncation=truncation,
-                                  running_intersection=running_intersection)
-    return ConfidenceSequenceResult(estimate=2.0 * half.estimate - 1.0, lower=2.0 * half.lower - 1.0,
-                                    upper=2.0 * half.upper - 1.0, conf=half.conf, n=half.n,
-                                    method=half.method)
 
 
 def cluster_means(values: ArrayLike, clusters: Sequence[Hashable]) -> FloatArray:
