@@ -6,7 +6,9 @@ difference A - B (``difference`` methods). ``fallback`` is 1 when the report's f
 interval was used (Korn-Graubard at accuracy 0 or 1 or V = 0, or for a sparse arm; Tango on
 effective items at V_d = 0; MOVER for a sparse pair). ``auto`` and ``auto_paired`` are the
 intervals the report prints by default: they call the report's own rules
-(``assay.analysis.benchmark``) on the replicate's design.
+(``assay.analysis.benchmark``) on the replicate's design, and return the labels of the
+branches they took (the ``method`` the report records, and what issue 12's run pre-test
+would have said); ``auto_pretest`` and ``auto_paired_pretest`` are the rules of issue 12.
 """
 
 from __future__ import annotations
@@ -215,8 +217,8 @@ def _runtest(material: bool) -> str:
 
 
 def auto_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
-    """The accuracy rule of issue 12, what the report prints by default (accuracy_section's
-    steps; ``auto`` is this function): the hull in a
+    """The accuracy rule of issue 12 (the report's default before issue 26), kept to compare
+    (``auto_pretest``): the hull in a
     flagged design, Korn-Graubard for a sparse arm, the two-way interval on min(C, R) - 1 df
     when the run pre-test fires (run_material), else the bootstrap or the logit CR2 t.
     Labels: the method the report records, and what the run pre-test said."""
@@ -253,8 +255,8 @@ def auto_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
 
 
 def auto_paired_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
-    """The paired-difference rule of issue 12, what the report prints by default
-    (contrasts_section; ``auto_paired`` is this function)."""
+    """The paired-difference rule of issue 12 (the report's default before issue 26), kept to
+    compare (``auto_paired_pretest``)."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sizes = chunk.sizes[j]
@@ -282,7 +284,8 @@ def auto_paired_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
 
 
 def auto_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
-    """Issue 26's candidate rule for an arm's accuracy, with no run pre-test: as
+    """What the report prints by default for an arm's accuracy (``auto``; issue 26's rule,
+    with no run pre-test): as
     auto_pretest, but the logit CR2 t with the run component added (``run_inclusive``, V_run
     from ``run_variance_component``, Satterthwaite df) whenever V_run > 0, and the one-way
     interval (bootstrap or CR2 t) at V_run = 0, its limit. Labels: the method, and what
@@ -306,7 +309,8 @@ def auto_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
 
 
 def auto_paired_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
-    """Issue 26's candidate rule for the paired difference: as auto_paired_pretest, with the
+    """What the report prints by default for the paired difference (``auto_paired``; issue
+    26's rule): as auto_paired_pretest, with the
     CR2 t of a design not flagged widened by the run component (``run_inclusive``) whenever
     it is positive, instead of the run pre-test's two-way interval."""
     design = _design(chunk, j)
@@ -346,13 +350,13 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("cr2", "accuracy", cr2),
     Method("cr2_ind", "accuracy", cr2_ind),
     Method("two_way", "accuracy", two_way),
-    Method("auto", "accuracy", auto_pretest, slow=True),
+    Method("auto", "accuracy", auto_run, slow=True),
     Method("paired", "difference", paired),
     Method("paired_cr2", "difference", paired_cr2),
     Method("paired_two_way", "difference", paired_two_way),
     Method("paired_mover", "difference", paired_mover),
-    Method("auto_paired", "difference", auto_paired_pretest),
-    Method("auto_run", "accuracy", auto_run, slow=True),
-    Method("auto_paired_run", "difference", auto_paired_run),
+    Method("auto_paired", "difference", auto_paired_run),
+    Method("auto_pretest", "accuracy", auto_pretest, slow=True),
+    Method("auto_paired_pretest", "difference", auto_paired_pretest),
 )}
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
+from scipy import stats
 
 from assay import benchmark_report
 from assay.stats import (
@@ -15,6 +18,8 @@ from assay.stats import (
     korn_graubard_interval,
     mover_difference_interval,
     paired_difference_interval,
+    run_inclusive_df,
+    run_variance_component,
     working_icc,
 )
 
@@ -104,7 +109,8 @@ def test_moderately_unequal_design_uses_cr2_without_flag() -> None:
 
 
 def test_balanced_design_keeps_c_minus_1_df_and_prints_no_effective_count(make_bench) -> None:
-    report = benchmark_report(make_bench(), B=200)
+    # The named method (auto adds a run component on Satterthwaite df where the runs show one)
+    report = benchmark_report(make_bench(), B=200, method="cluster_t")
     assert report.effective_clusters == pytest.approx(12.0) and not report.design_flagged
     assert [r["df"] for r in report.accuracy] == [11.0, 11.0]
     assert report.contrasts[0]["df"] == 11.0
@@ -128,38 +134,78 @@ def _run_shift_bench(make_bench):
     return frame
 
 
-def test_a_material_run_shift_gets_the_two_way_interval_under_auto(make_bench) -> None:
-    # The auto rule prints the cluster x run interval (runs in general) and gives the
-    # one-way interval (these runs) in the note; the named method keeps the one-way one.
+def _run_inclusive_expected(cells, sums, sumsq, sizes, runs, *, logit):
+    """The one-way CR2 interval with the run component added, from the stats functions."""
+    if logit:
+        one = cluster_t_interval(sums, sizes, variance="CR2", sumsq=sumsq)
+    else:
+        one = paired_difference_interval(sums, sizes, variance="CR2", sumsq=sumsq)
+    component = run_variance_component(cells, sizes)
+    nu = run_inclusive_df(one.standard_error**2, one.df, component.variance, runs)
+    se = math.sqrt(one.standard_error**2 + component.variance)
+    half = stats.t.ppf(0.975, nu) * se
+    if logit:
+        centre, half = math.log(one.estimate / (1 - one.estimate)), half / (
+            one.estimate * (1 - one.estimate))
+        return 1 / (1 + math.exp(-(centre - half))), 1 / (1 + math.exp(-(centre + half))), se, nu
+    return one.estimate - half, one.estimate + half, se, nu
+
+
+def _run_cells(frame, arm):
+    rows = frame[frame["arm"] == arm]
+    cells = rows.groupby(["cluster", "run"])["correct"].sum().unstack("run")
+    return cells.to_numpy(dtype=float)
+
+
+def test_a_material_run_shift_gets_the_run_inclusive_interval_under_auto(make_bench) -> None:
+    # The auto rule adds the run component to the CR2 variance (runs in general) and gives
+    # the one-way interval (these runs) in the note; the named method keeps the one-way one.
     frame = _run_shift_bench(make_bench)
-    auto = benchmark_report(frame, B=200).accuracy[0]
+    report = benchmark_report(frame, B=200)
+    auto = report.accuracy[0]
     named = benchmark_report(frame, B=200, method="cluster_t")
     one_way = named.accuracy[0]
     assert one_way["method"] == "logit_cluster_robust_t"
-    assert auto["method"] == "two_way_cluster_run_t" and auto["df"] == 4.0
-    assert auto["standard_error"] == auto["standard_error_two_way"]
+    assert auto["method"] == "logit_cluster_run_t"
+    arm = auto["arm"]
+    sums, sumsq, sizes = _cluster_data(frame, arm)
+    lower, upper, se, nu = _run_inclusive_expected(_run_cells(frame, arm), sums, sumsq, sizes,
+                                                   5, logit=True)
+    assert_allclose([auto["lower"], auto["upper"], auto["standard_error"], auto["df"]],
+                    [lower, upper, se, nu], rtol=1e-10)
+    assert 4.0 < auto["df"] < one_way["df"]
     assert auto["standard_error"] > 1.2 * one_way["standard_error"]
     assert auto["lower"] < one_way["lower"] and auto["upper"] > one_way["upper"]
-    notes = benchmark_report(frame, B=200).notes
-    assert any("its interval is the two-way (cluster x run) interval" in n
-               and f"[{one_way['lower']:.3g}, {one_way['upper']:.3g}]" in n for n in notes)
+    assert any("is wide for that reason" in n
+               and f"[{one_way['lower']:.3g}, {one_way['upper']:.3g}]" in n for n in report.notes)
+    assert any("whatever a test of the runs would say" in n for n in report.notes)
     assert any("the intervals above speak about these 5 runs" in n for n in named.notes)
 
 
-def test_a_material_run_shift_of_a_difference_gets_the_two_way_interval(make_bench) -> None:
+def test_a_material_run_shift_of_a_difference_gets_the_run_inclusive_interval(make_bench) -> None:
     # Only arm A's runs shift: the difference A - B carries the run component.
     frame = make_bench(n_docs=20, per_doc=5, usd=None, seed=9)
-    arm_a = frame["arm"] == frame["arm"].iloc[0]
+    arms = list(dict.fromkeys(frame["arm"]))
+    arm_a = frame["arm"] == arms[0]
     frame.loc[arm_a & (frame["run"] == 1), "correct"] = False
     frame.loc[arm_a & (frame["run"] == 2), "correct"] = True
     auto = benchmark_report(frame, B=200).contrasts[0]
     named = benchmark_report(frame, B=200, method="cluster_t").contrasts[0]
     assert named["method"] == "cluster_robust_t"
-    assert auto["method"] == "two_way_cluster_run_t" and auto["df"] == 4.0
+    assert auto["method"] == "cluster_run_t"
+    sums_a, _, sizes = _cluster_data(frame, arms[0])
+    sums_b, _, _ = _cluster_data(frame, arms[1])
+    item = frame.groupby(["arm", "cluster", "item"])["correct"].mean().unstack("arm")
+    sumsq_d = ((item[arms[0]] - item[arms[1]]) ** 2).groupby(level="cluster").sum().to_numpy()
+    lower, upper, se, nu = _run_inclusive_expected(
+        _run_cells(frame, arms[0]) - _run_cells(frame, arms[1]), sums_a - sums_b, sumsq_d,
+        sizes, 5, logit=False)
+    assert_allclose([auto["lower"], auto["upper"], auto["standard_error"], auto["df"]],
+                    [lower, upper, se, nu], rtol=1e-10)
     assert auto["upper"] - auto["lower"] > 1.2 * (named["upper"] - named["lower"])
-    # one pair: its simultaneous interval is the same two-way interval, not the max-t one
+    # one pair: its simultaneous interval is the same interval, not the max-t one
     (simultaneous,) = benchmark_report(frame, B=200).simultaneous
-    assert simultaneous["method"] == "two_way_cluster_run_t"
+    assert simultaneous["method"] == "cluster_run_t"
     assert_allclose([simultaneous["lower"], simultaneous["upper"]],
                     [auto["lower"], auto["upper"]], rtol=1e-12)
 
