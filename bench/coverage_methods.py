@@ -164,6 +164,16 @@ def paired_cr2(chunk: Chunk, j: int, ctx: Context) -> Result:
     return res.estimate, lower, upper, 1.0
 
 
+def paired_cr2_ind(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """CR2 t of the difference with Bell-McCaffrey df under independent items."""
+    res = paired_difference_interval(chunk.diff_sums[j], chunk.sizes[j], conf=CONF,
+                                     variance="CR2")
+    if math.isfinite(res.lower):
+        return res.estimate, res.lower, res.upper, 0.0
+    lower, upper = _tango(chunk, j)
+    return res.estimate, lower, upper, 1.0
+
+
 def auto_v0(chunk: Chunk, j: int, ctx: Context) -> Result:
     """The rule before CR2: the bootstrap from 300 items and 30 clusters, else cluster_t."""
     sizes = chunk.sizes[j]
@@ -294,7 +304,15 @@ def auto_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     choice = choose_method("auto", design)
     sums, sizes = chunk.sums_a[j], chunk.sizes[j]
     r = float(sums.sum() / sizes.sum())
-    if choice.widened or not 0.0 < r < 1.0 or is_sparse(sums, sizes):
+    if choice.widened:
+        out = cr2_ind(chunk, j, ctx)
+        if out[3]:  # the report's fallback in a flagged design: G* - 1 design df
+            side = "greater" if r >= 1.0 else "less" if r <= 0.0 else "two-sided"
+            kg = korn_graubard_interval(sums, sizes, conf=CONF, alternative=side,
+                                        design_df=max(design.effective_clusters - 1.0, 1.0))
+            return r, kg.lower, kg.upper, 1.0, ("korn_graubard_fallback",)
+        return (*out, ("logit_cluster_robust_t_independent_df",))
+    if not 0.0 < r < 1.0 or is_sparse(sums, sizes):
         return auto_pretest(chunk, j, ctx)
     labels = (_runtest(_arm_runs_material(chunk, j)),)
     cr2_res = cluster_t_interval(sums, sizes, conf=CONF, variance="CR2", sumsq=chunk.sumsq_a[j])
@@ -316,8 +334,10 @@ def auto_paired_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sizes = chunk.sizes[j]
-    if choice.widened or sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes,
-                                           conf=CONF) is not None:
+    if choice.widened:
+        out = paired_cr2_ind(chunk, j, ctx)
+        return (*out, ("tango_items" if out[3] else "cluster_robust_t_independent_df",))
+    if sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes, conf=CONF) is not None:
         return auto_paired_pretest(chunk, j, ctx)
     labels = (_runtest(_pair_runs_material(chunk, j)),)
     res = paired_difference_interval(chunk.diff_sums[j], sizes, conf=CONF,
@@ -353,6 +373,7 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("auto", "accuracy", auto_run, slow=True),
     Method("paired", "difference", paired),
     Method("paired_cr2", "difference", paired_cr2),
+    Method("paired_cr2_ind", "difference", paired_cr2_ind),
     Method("paired_two_way", "difference", paired_two_way),
     Method("paired_mover", "difference", paired_mover),
     Method("auto_paired", "difference", auto_paired_run),

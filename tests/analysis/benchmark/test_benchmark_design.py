@@ -1,4 +1,4 @@
-"""The benchmark report on unequal clusters: effective clusters, CR2, the flag and widening."""
+"""The benchmark report on unequal clusters: effective clusters, CR2, the flag and its df."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
-from scipy import stats
+from scipy import linalg, stats
 
 from assay import benchmark_report
 from assay.stats import (
-    beta_binomial_bayes_interval,
     cluster_t_interval,
     effective_clusters,
     korn_graubard_interval,
@@ -51,9 +50,40 @@ def _cluster_data(frame: pd.DataFrame, arm: str):
 SIZES_3BIG = [100, 60, 40] + [1] * 37
 
 
-def test_three_big_clusters_are_flagged_and_widened() -> None:
+def _dense_cr2_independent(values: np.ndarray, cluster: np.ndarray) -> tuple[float, float]:
+    """CR2 variance of a mean and its Satterthwaite (Bell-McCaffrey) df under the
+    independence working model, with the textbook matrices: X = 1, H = J / N, A_c =
+    (I - H_cc)^(-1/2) by scipy.linalg.sqrtm, V2 = sum_c (1_c' A_c e_c)^2 / N^2 = y' M y and
+    nu = tr(M)^2 / tr(M M) (Omega = I; Pustejovsky and Tipton 2018 for one coefficient)."""
+    n = values.size
+    resid_maker = np.eye(n) - np.full((n, n), 1.0 / n)
+    e = resid_maker @ values
+    m = np.zeros((n, n))
+    v2 = 0.0
+    for c in np.unique(cluster):
+        idx = np.flatnonzero(cluster == c)
+        a_c = np.real(linalg.inv(linalg.sqrtm(np.eye(idx.size) - np.full((idx.size,) * 2,
+                                                                          1.0 / n))))
+        row = np.zeros(n)
+        row[idx] = a_c.sum(axis=0)
+        v2 += float(row @ e) ** 2
+        g = resid_maker @ row
+        m += np.outer(g, g)
+    return v2 / n**2, float(np.trace(m) ** 2 / np.trace(m @ m))
+
+
+def _item_values(frame: pd.DataFrame, arm: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Item accuracy (runs averaged; arm a minus arm b when `arm` is None) and cluster codes."""
+    per_item = frame.groupby(["cluster", "item", "arm"])["correct"].mean().unstack()
+    values = per_item[arm] if arm is not None else per_item["a"] - per_item["b"]
+    codes = pd.factorize(per_item.index.get_level_values("cluster"), sort=True)[0]
+    return values.to_numpy(float), codes
+
+
+def test_three_big_clusters_are_flagged_and_take_the_independence_df() -> None:
     # 40 clusters, 3 of which hold 200 of 237 items: counted as 40 clusters the auto rule
-    # used a C - 1 = 39 df interval that covered 74-76% in the simulation.
+    # used a C - 1 = 39 df interval that covered 74-76% in the simulation; the hull with the
+    # Bayes interval then covered 99-100%, the CR2 t on the independence df 93-97%.
     frame = _unequal_bench(SIZES_3BIG)
     report = benchmark_report(frame, B=200)
     sums_a, sumsq_a, sizes = _cluster_data(frame, "a")
@@ -63,34 +93,58 @@ def test_three_big_clusters_are_flagged_and_widened() -> None:
     assert report.effective_clusters < 4.0 and report.design_flagged
     assert report.method == "cluster_t"
     assert "effective" in report.method_reason
-    assert any("count as" in n and "hull" in n for n in report.notes)
+    assert any("count as" in n and "independence working model" in n for n in report.notes)
+    values, codes = _item_values(frame, "a")
+    v2, nu = _dense_cr2_independent(values, codes)
+    r = values.mean()
+    half = stats.t.ppf(0.975, nu) * math.sqrt(v2) / (r * (1 - r))
+    centre = math.log(r / (1 - r))
     record = report.accuracy[0]
-    cr2 = cluster_t_interval(sums_a, sizes, variance="CR2", sumsq=sumsq_a)
-    correct = frame[frame["arm"] == "a"].groupby("cluster")["correct"].sum().to_numpy(float)
-    bayes = beta_binomial_bayes_interval(correct, sizes * 5)
-    assert record["method"] == "cr2_bayes_hull"
-    assert record["lower"] == pytest.approx(min(cr2.lower, bayes.lower), rel=1e-12)
-    assert record["upper"] == pytest.approx(max(cr2.upper, bayes.upper), rel=1e-12)
-    assert record["df"] == pytest.approx(cr2.df, rel=1e-12) and record["df"] < 5
+    assert record["method"] == "logit_cluster_robust_t_independent_df"
+    assert_allclose([record["lower"], record["upper"], record["df"]],
+                    [1 / (1 + math.exp(-(centre - half))), 1 / (1 + math.exp(-(centre + half))),
+                     nu], rtol=1e-9)
+    assert_allclose(record["standard_error"], math.sqrt(v2), rtol=1e-9)
+    # The working ICC's df are fewer, so its interval is wider: the flag no longer widens.
+    working = cluster_t_interval(sums_a, sizes, variance="CR2", sumsq=sumsq_a)
+    assert working.df < nu and working.upper - working.lower > record["upper"] - record["lower"]
     text = str(report)
     assert f"in 40 cluster(s) ({report.effective_clusters:.1f} effective)" in text.splitlines()[0]
-    assert "CR2" in text.splitlines()[1]
+    assert "CR2" in text.splitlines()[1] and "independence working model" in text.splitlines()[1]
 
 
-def test_cr2_contrast_on_unequal_clusters_with_fewer_df_when_flagged() -> None:
+def test_flagged_contrast_takes_the_independence_df() -> None:
     frame = _unequal_bench(SIZES_3BIG, seed=8)
     report = benchmark_report(frame, B=200)
-    sums_a, _, sizes = _cluster_data(frame, "a")
-    sums_b, _, _ = _cluster_data(frame, "b")
-    per_item = frame.groupby(["cluster", "item", "arm"])["correct"].mean().unstack()
-    diff = per_item["a"] - per_item["b"]
-    sumsq = (diff**2).groupby(level="cluster").sum().to_numpy(float)
-    cr2 = paired_difference_interval(sums_a - sums_b, sizes, variance="CR2", sumsq=sumsq)
+    assert report.design_flagged
+    values, codes = _item_values(frame)
+    v2, nu = _dense_cr2_independent(values, codes)
+    d = values.mean()
+    half = stats.t.ppf(0.975, nu) * math.sqrt(v2)
     (contrast,) = report.contrasts
-    assert_allclose(contrast["standard_error"], cr2.standard_error, rtol=1e-12)
-    nu = max(min(cr2.df, report.effective_clusters - 1.0), 1.0)
-    assert contrast["df"] == pytest.approx(nu, rel=1e-12)
-    assert contrast["upper"] - contrast["lower"] >= cr2.upper - cr2.lower - 1e-12
+    assert contrast["method"] == "cluster_robust_t_independent_df"
+    assert_allclose([contrast["estimate"], contrast["standard_error"], contrast["df"]],
+                    [d, math.sqrt(v2), nu], rtol=1e-9)
+    assert_allclose([contrast["lower"], contrast["upper"]], [d - half, d + half], rtol=1e-9)
+
+
+def test_flagged_design_at_accuracy_one_bounds_on_effective_clusters() -> None:
+    # Every answer of arm a right over 3 big clusters and 37 singletons: Korn-Graubard's
+    # one-sided bound takes G* - 1 design df (on C - 1 = 39 it covered 0% of such benches).
+    frame = _unequal_bench(SIZES_3BIG, seed=8)
+    frame.loc[frame["arm"] == "a", "correct"] = True
+    report = benchmark_report(frame, B=200)
+    assert report.design_flagged
+    record = report.accuracy[0]
+    n_items, g_star = 237, report.effective_clusters
+    # Hand: V = 0, so n* = N (t_{N-1,0.95} / t_{G*-1,0.95})^2 and the bound is 0.05^(1/n*).
+    n_eff = min(n_items * (stats.t.ppf(0.95, n_items - 1) / stats.t.ppf(0.95, g_star - 1)) ** 2,
+                n_items)
+    assert record["method"] == "korn_graubard_clopper_pearson" and record["upper"] == 1.0
+    assert_allclose(record["lower"], 0.05 ** (1 / n_eff), rtol=1e-9)
+    on_c = korn_graubard_interval(*_cluster_data(frame, "a")[::2], alternative="greater")
+    assert record["lower"] < on_c.lower
+    assert any("G* - 1" in n for n in report.notes)
 
 
 def test_moderately_unequal_design_uses_cr2_without_flag() -> None:

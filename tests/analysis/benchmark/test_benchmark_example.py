@@ -210,9 +210,18 @@ def test_to_dict_and_json(report):
 
 
 def test_print_lays_out_like_the_seed(report, seed_report):
+    # Under auto the method line names the run component the rows add (the seed's own
+    # line is that of method="cluster_t", whose rows are all the one-way t).
+    methods = {r["method"] for r in report.accuracy + report.contrasts}
+    assert methods & {"logit_cluster_run_t", "cluster_run_t"}
     assert str(report).splitlines()[1] == (
-        "Intervals: cluster-robust t on the logit scale, C - 1 df at 95% (36 items in 12 "
-        "clusters fall short of 300 items and 30 clusters).")
+        "Intervals: cluster-robust t on the logit scale, C - 1 df; rows marked "
+        "logit_cluster_run_t or cluster_run_t add the run component (V_1 + V_run, "
+        "Satterthwaite df) at 95% (36 items in 12 clusters fall short of 300 items and 30 "
+        "clusters).")
+    assert str(seed_report).splitlines()[1] == (
+        'Intervals: cluster-robust t on the logit scale, C - 1 df at 95% (method = '
+        '"cluster_t" was asked for; 36 items in 12 clusters).')
     text = str(seed_report)
     lines = text.splitlines()
     assert lines[0] == "<assay benchmark report> 2 arm(s), 36 item(s) in 12 cluster(s), 5 run(s)"

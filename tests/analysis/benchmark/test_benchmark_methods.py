@@ -117,7 +117,11 @@ def test_bootstrap_regime(make_bench):
     named = benchmark_report(frame, B=300, method="bootstrap")
     assert {r["method"] for r in named.accuracy} == {"studentised_cluster_bootstrap"}
     assert not any("rough" in n for n in report.notes)
-    assert "studentised cluster bootstrap, 300 resamples at 95%" in str(report)
+    line = str(report).splitlines()[1]
+    assert line.startswith("Intervals: studentised cluster bootstrap, 300 resamples")
+    run_rows = any(r["method"] == "logit_cluster_run_t" for r in report.accuracy + report.contrasts) \
+        or any(r["method"] == "cluster_run_t" for r in report.contrasts)
+    assert ("add the run component" in line) == run_rows
 
 
 def test_bootstrap_forced_below_thresholds_has_a_note(make_bench):

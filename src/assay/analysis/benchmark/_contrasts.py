@@ -10,13 +10,11 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from assay.analysis.benchmark._accuracy import (
     RUN_NOTE,
     ZERO_SE,
     RunInclusive,
-    fewer_df,
     run_effect_p,
     run_inclusive,
     run_material,
@@ -100,8 +98,8 @@ class PairedData:
     item_cluster: npt.NDArray[np.int64]
     """Cluster index of each item, shape (I,)."""
     effective: float | None = None
-    """G* of a flagged design whose intervals the auto rule widens: the t intervals then
-    take min(df, G* - 1) degrees of freedom. None otherwise."""
+    """G* of a flagged design under the auto rule: the t intervals then take the
+    Bell-McCaffrey df of the independence working model. None otherwise."""
     scores: FloatArray | None = None
     """y_iar, shape (I, A, R): the run component of a difference."""
     auto: bool = False
@@ -122,20 +120,19 @@ class PairedData:
 
     def difference(self, first: int, second: int, *, conf: float,
                    alternative: Alternative = "two-sided") -> IntervalResult:
-        """CR2 t interval of first minus second (Bell-McCaffrey df; fewer when flagged)."""
+        """CR2 t interval of first minus second, on Bell-McCaffrey df at the working ICC, or
+        in a flagged design (``effective`` set) on those of the independence working model
+        (see ``_accuracy.accuracy_section``)."""
         diff = self.sums[:, first] - self.sums[:, second]
-        result = paired_difference_interval(diff, self.sizes, conf=conf,
-                                            alternative=alternative, variance="CR2",
-                                            sumsq=self.diff_sumsq(first, second))
-        if self.effective is None or not result.standard_error > 0.0 or result.df is None:
-            return result
-        nu = fewer_df(result.df, self.effective)
-        q = (1.0 + conf) / 2.0 if alternative == "two-sided" else conf
-        t_crit = float(stats.t.ppf(q, nu))
-        d, se = result.estimate, result.standard_error
-        lower = max(d - t_crit * se, -1.0) if alternative != "less" else -1.0
-        upper = min(d + t_crit * se, 1.0) if alternative != "greater" else 1.0
-        return replace(result, lower=lower, upper=upper, df=nu, critical_value=t_crit)
+        sumsq = None if self.effective is not None else self.diff_sumsq(first, second)
+        return paired_difference_interval(diff, self.sizes, conf=conf,
+                                          alternative=alternative, variance="CR2", sumsq=sumsq)
+
+    @property
+    def t_method(self) -> str:
+        """The ``method`` of a CR2 t difference: ``cluster_robust_t``, or
+        ``cluster_robust_t_independent_df`` in a flagged design."""
+        return "cluster_robust_t" if self.effective is None else FLAGGED_METHOD
 
     def sparse_difference(self, first: int, second: int, *, conf: float) -> IntervalResult | None:
         """:func:`sparse_difference` of two arms."""
@@ -266,13 +263,15 @@ def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple
                 f"n_eff = {n_eff:.1f} of {n_items} items.")
         else:
             record.update(lower=_clip(result.lower), upper=_clip(result.upper),
-                          method="cluster_robust_t", n_eff=None)
+                          method=paired.t_method, n_eff=None)
         records.append(record)
     if run_pairs:
         notes.append(RUN_NOTE.format(what="The differences " + ", ".join(run_pairs)))
     return records, notes
 
 
+FLAGGED_METHOD = "cluster_robust_t_independent_df"
+"""The method of a paired difference in a flagged design under the auto rule."""
 RUN_METHOD = "cluster_run_t"
 """The method of a paired difference whose interval adds the run component."""
 

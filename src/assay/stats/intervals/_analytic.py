@@ -206,6 +206,7 @@ def korn_graubard_interval(
     *,
     conf: float = 0.95,
     alternative: Alternative = "two-sided",
+    design_df: float | None = None,
 ) -> IntervalResult:
     r"""Clopper-Pearson interval on the Korn-Graubard effective number of items.
 
@@ -221,11 +222,16 @@ def korn_graubard_interval(
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         ``"greater"`` gives the one-sided lower bound (``upper`` = 1), ``"less"`` the
         one-sided upper bound (``lower`` = 0), each at level `conf`.
+    design_df : float, optional
+        Degrees of freedom of the design in the df adjustment, C - 1 by default; at least 1
+        (with a few large clusters among many small ones, G* - 1 of the effective number of
+        clusters says more than C - 1).
 
     Returns
     -------
     IntervalResult
-        ``estimate`` r, ``lower``, ``upper``, ``standard_error`` sqrt(V), ``df`` = C - 1,
+        ``estimate`` r, ``lower``, ``upper``, ``standard_error`` sqrt(V), ``df`` = C - 1
+        (or `design_df`),
         ``n`` = the df-adjusted effective number of items n*, ``n_clusters`` = C,
         ``alternative`` = the sidedness actually used, and
         ``method = "korn_graubard_clopper_pearson"``.
@@ -244,7 +250,8 @@ def korn_graubard_interval(
     .. math:: n^* = \min\left(N,\; \frac{r(1-r)}{V}
               \left(\frac{t_{N-1,q}}{t_{C-1,q}}\right)^2\right),
 
-    with q = (1 + conf) / 2 for a two-sided interval and q = conf for a one-sided bound. The
+    with q = (1 + conf) / 2 for a two-sided interval and q = conf for a one-sided bound
+    (C - 1 is `design_df` when given). The
     interval is Clopper-Pearson [2]_ with x = r n* successes of n* trials (non-integer counts
     allowed): lower = Beta^{-1}(a; x, n* - x + 1), upper = Beta^{-1}(1 - a; x + 1, n* - x),
     a = (1 - q). This is the construction of R survey's ``svyciprop(method = "beta")``,
@@ -299,6 +306,9 @@ def korn_graubard_interval(
     _check_in_range(s, n, 0.0, "sums")
     est = ratio_estimate(s, n)
     r, variance, total, c = est.estimate, est.variance, est.n, est.n_clusters
+    df = float(c - 1) if design_df is None else float(design_df)
+    if not (math.isfinite(df) and df >= 1.0):
+        raise ValueError(f"design_df must be a number of at least 1, got {design_df!r}")
     if side == "two-sided" and r <= 0.0:
         side = "less"
     elif side == "two-sided" and r >= 1.0:
@@ -306,7 +316,7 @@ def korn_graubard_interval(
     tail = (1.0 - conf) / 2.0 if side == "two-sided" else 1.0 - conf
     q = 1.0 - tail
     raw = r * (1.0 - r) / variance if variance > 0.0 else total
-    factor = (float(t_ppf(q, total - 1.0)) / float(t_ppf(q, c - 1))) ** 2
+    factor = (float(t_ppf(q, total - 1.0)) / float(t_ppf(q, df))) ** 2
     n_eff = min(raw * factor, total)
     x = r * n_eff
     lower, upper = 0.0, 1.0
@@ -321,7 +331,7 @@ def korn_graubard_interval(
         standard_error=est.standard_error,
         method="korn_graubard_clopper_pearson",
         conf=conf,
-        df=float(c - 1),
+        df=df,
         n=n_eff,
         n_clusters=c,
         alternative=side,  # type: ignore[arg-type]
