@@ -298,8 +298,10 @@ def auto_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     with no run pre-test): as
     auto_pretest, but the logit CR2 t with the run component added (``run_inclusive``, V_run
     from ``run_variance_component``, Satterthwaite df) whenever V_run > 0, and the one-way
-    interval (bootstrap or CR2 t) at V_run = 0, its limit. Labels: the method, and what
-    the run pre-test would have said (a diagnostic: the rule does not read it)."""
+    interval (bootstrap or CR2 t) at V_run = 0, its limit; in a flagged design the logit
+    CR2 t on the independence working model's df (``cr2_ind``), its fallback Korn-Graubard
+    on G* - 1 design df. Labels: the method, and what the run pre-test would have said (a
+    diagnostic: the rule does not read it)."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sums, sizes = chunk.sums_a[j], chunk.sizes[j]
@@ -330,7 +332,8 @@ def auto_paired_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     """What the report prints by default for the paired difference (``auto_paired``; issue
     26's rule): as auto_paired_pretest, with the
     CR2 t of a design not flagged widened by the run component (``run_inclusive``) whenever
-    it is positive, instead of the run pre-test's two-way interval."""
+    it is positive, instead of the run pre-test's two-way interval; in a flagged design the
+    CR2 t on the independence working model's df (``paired_cr2_ind``)."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sizes = chunk.sizes[j]

@@ -76,11 +76,11 @@ def accuracy_section(data: BenchData, choice: MethodChoice,
     (hr_report's C/(C-1) estimator with C - 1 df when the clusters have one size). In a
     flagged design under the auto rule (``choice.widened``) its Bell-McCaffrey df are those
     of the independence working model (working ICC 0; Pustejovsky and Tipton 2018's HTZ
-    for one coefficient), which covered 93.5-95.7% in the coverage grid where the working
+    for one coefficient), which covered 93.45-97.05% in the coverage grid where the working
     ICC's df and the former hull with the Bayes interval covered up to 99-100%; ``effective``
-    is kept for callers and not read. Under the auto rule elsewhere, a sparse arm (its rarer outcome
-    in few clusters, :func:`~assay.analysis.benchmark._design.is_sparse`) gets the
-    Korn-Graubard interval, and an arm whose run component is positive the logit CR2 t
+    (G*) gives the Korn-Graubard fallback of such a design G* - 1 design df. Under the auto
+    rule elsewhere, a sparse arm (its rarer outcome in few clusters,
+    :func:`~assay.analysis.benchmark._design.is_sparse`) gets the Korn-Graubard interval, and an arm whose run component is positive the logit CR2 t
     with that component added (:func:`_run_notes`).
     """
     item_accuracy = data.scores.mean(axis=2)
