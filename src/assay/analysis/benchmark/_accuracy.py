@@ -80,7 +80,8 @@ def accuracy_section(data: BenchData, choice: MethodChoice,
     ICC's df and the former hull with the Bayes interval covered up to 99-100%; ``effective``
     (G*) gives the Korn-Graubard fallback of such a design G* - 1 design df. Under the auto
     rule elsewhere, a sparse arm (its rarer outcome in few clusters,
-    :func:`~assay.analysis.benchmark._design.is_sparse`) gets the Korn-Graubard interval, and an arm whose run component is positive the logit CR2 t
+    :func:`~assay.analysis.benchmark._design.is_sparse`) gets the Korn-Graubard interval,
+    and an arm whose run component is positive the logit CR2 t
     with that component added (:func:`_run_notes`).
     """
     item_accuracy = data.scores.mean(axis=2)
