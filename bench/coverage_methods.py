@@ -37,6 +37,8 @@ from assay.stats import (
     cluster_bootstrap_weights,
     cluster_t_interval,
     korn_graubard_interval,
+    korn_graubard_wilson_interval,
+    mover_difference_interval,
     paired_difference_interval,
     ratio_estimate,
     run_variance_component,
@@ -208,6 +210,49 @@ def paired_mover(chunk: Chunk, j: int, ctx: Context) -> Result:
     res = sparse_difference(sums_a, sums_b, chunk.sizes[j], conf=CONF, force=True)
     assert res is not None
     return res.estimate, res.lower, res.upper, 0.0
+
+
+def kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """Wilson on the Korn-Graubard effective n (``korn_graubard_wilson_interval``), in every
+    replicate: one method whether the arm is sparse or not (no run component)."""
+    res = korn_graubard_wilson_interval(chunk.sums_a[j], chunk.sizes[j], conf=CONF)
+    return res.estimate, res.lower, res.upper, 0.0
+
+
+def _mover_wilson(sums_a: FloatArray, sums_b: FloatArray, sizes: FloatArray) -> Result:
+    kg_a = korn_graubard_wilson_interval(sums_a, sizes, conf=CONF)
+    kg_b = korn_graubard_wilson_interval(sums_b, sizes, conf=CONF)
+    e_a, e_b = sums_a - kg_a.estimate * sizes, sums_b - kg_b.estimate * sizes
+    scale = math.sqrt(float(e_a @ e_a) * float(e_b @ e_b))
+    rho = min(max(float(e_a @ e_b) / scale, -1.0), 1.0) if scale > 0.0 else 0.0
+    res = mover_difference_interval((kg_a.estimate, kg_a.lower, kg_a.upper),
+                                    (kg_b.estimate, kg_b.lower, kg_b.upper),
+                                    correlation=rho, conf=CONF)
+    return res.estimate, max(res.lower, -1.0), min(res.upper, 1.0), 0.0
+
+
+def paired_mover_wilson(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """MOVER (as ``paired_mover``) from the arms' Korn-Graubard Wilson intervals, in every
+    replicate."""
+    return _mover_wilson(chunk.sums_a[j], chunk.sums_b[j], chunk.sizes[j])
+
+
+def auto_kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Exploration (not the report's rule): ``auto`` with its sparse branch's Clopper-Pearson
+    on the Korn-Graubard n* replaced by Wilson on the same n* (the switch kept)."""
+    out = auto_run(chunk, j, ctx)
+    if out[4][0] in ("korn_graubard_clopper_pearson", "korn_graubard_fallback") and \
+            not choose_method("auto", _design(chunk, j)).widened:
+        return (*kg_wilson(chunk, j, ctx)[:3], 1.0, ("korn_graubard_wilson",))
+    return out
+
+
+def auto_paired_kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Exploration: ``auto_paired`` with its sparse MOVER built on Wilson intervals."""
+    out = auto_paired_run(chunk, j, ctx)
+    if out[4][0] == "mover_korn_graubard":
+        return (*paired_mover_wilson(chunk, j, ctx)[:3], 1.0, ("mover_korn_graubard_wilson",))
+    return out
 
 
 def _arm_runs_material(chunk: Chunk, j: int) -> bool:
@@ -382,5 +427,9 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("auto_paired", "difference", auto_paired_run),
     Method("auto_pretest", "accuracy", auto_pretest, slow=True),
     Method("auto_paired_pretest", "difference", auto_paired_pretest),
+    Method("kg_wilson", "accuracy", kg_wilson),
+    Method("paired_mover_wilson", "difference", paired_mover_wilson),
+    Method("auto_kg_wilson", "accuracy", auto_kg_wilson, slow=True),
+    Method("auto_paired_kg_wilson", "difference", auto_paired_kg_wilson),
 )}
 
