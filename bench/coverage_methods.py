@@ -41,6 +41,7 @@ from assay.stats import (
     mover_difference_interval,
     paired_difference_interval,
     ratio_estimate,
+    run_inclusive_df,
     run_variance_component,
     studentised_bootstrap_interval,
     tango_effective_n,
@@ -217,6 +218,28 @@ def kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Result:
     replicate: one method whether the arm is sparse or not (no run component)."""
     res = korn_graubard_wilson_interval(chunk.sums_a[j], chunk.sizes[j], conf=CONF)
     return res.estimate, res.lower, res.upper, 0.0
+
+
+def kg_wilson_run(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """Exploration: ``kg_wilson`` with the run component added, in every replicate:
+    n* = r(1 - r) / (V + V_run) (t_{N-1,q} / t_{nu,q})^2 capped at N, V the Korn-Graubard
+    (ratio) variance, V_run from ``run_variance_component``, nu Satterthwaite's
+    (``run_inclusive_df`` on C - 1 df); at V_run = 0 it is ``kg_wilson``."""
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+    base = korn_graubard_wilson_interval(sums, sizes, conf=CONF)
+    comp = run_variance_component(chunk.runs_a[j], sizes)
+    r, v, total = base.estimate, base.standard_error ** 2, float(sizes.sum())
+    if not (comp.variance > 0.0 and 0.0 < r < 1.0):
+        return r, base.lower, base.upper, 0.0
+    nu = run_inclusive_df(v, float(sizes.size - 1), comp.variance, chunk.runs)
+    q = (1.0 + CONF) / 2.0
+    n_eff = min(r * (1 - r) / (v + comp.variance)
+                * (stats.t.ppf(q, total - 1) / stats.t.ppf(q, nu)) ** 2, total)
+    z = stats.norm.ppf(q)
+    a = z * z / n_eff
+    centre = (r + a / 2) / (1 + a)
+    half = z * math.sqrt(r * (1 - r) / n_eff + a / (4 * n_eff)) / (1 + a)
+    return r, max(centre - half, 0.0), min(centre + half, 1.0), 0.0
 
 
 def _mover_wilson(sums_a: FloatArray, sums_b: FloatArray, sizes: FloatArray) -> Result:
@@ -428,6 +451,7 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("auto_pretest", "accuracy", auto_pretest, slow=True),
     Method("auto_paired_pretest", "difference", auto_paired_pretest),
     Method("kg_wilson", "accuracy", kg_wilson),
+    Method("kg_wilson_run", "accuracy", kg_wilson_run),
     Method("paired_mover_wilson", "difference", paired_mover_wilson),
     Method("auto_kg_wilson", "accuracy", auto_kg_wilson, slow=True),
     Method("auto_paired_kg_wilson", "difference", auto_paired_kg_wilson),
