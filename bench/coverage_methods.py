@@ -6,7 +6,9 @@ difference A - B (``difference`` methods). ``fallback`` is 1 when the report's f
 interval was used (Korn-Graubard at accuracy 0 or 1 or V = 0, or for a sparse arm; Tango on
 effective items at V_d = 0; MOVER for a sparse pair). ``auto`` and ``auto_paired`` are the
 intervals the report prints by default: they call the report's own rules
-(``assay.analysis.benchmark``) on the replicate's design.
+(``assay.analysis.benchmark``) on the replicate's design, and return the labels of the
+branches they took (the ``method`` the report records, and what issue 12's run pre-test
+would have said); ``auto_pretest`` and ``auto_paired_pretest`` are the rules of issue 12.
 """
 
 from __future__ import annotations
@@ -35,8 +37,11 @@ from assay.stats import (
     cluster_bootstrap_weights,
     cluster_t_interval,
     korn_graubard_interval,
+    korn_graubard_wilson_interval,
+    mover_difference_interval,
     paired_difference_interval,
     ratio_estimate,
+    run_inclusive_df,
     run_variance_component,
     studentised_bootstrap_interval,
     tango_effective_n,
@@ -162,6 +167,16 @@ def paired_cr2(chunk: Chunk, j: int, ctx: Context) -> Result:
     return res.estimate, lower, upper, 1.0
 
 
+def paired_cr2_ind(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """CR2 t of the difference with Bell-McCaffrey df under independent items."""
+    res = paired_difference_interval(chunk.diff_sums[j], chunk.sizes[j], conf=CONF,
+                                     variance="CR2")
+    if math.isfinite(res.lower):
+        return res.estimate, res.lower, res.upper, 0.0
+    lower, upper = _tango(chunk, j)
+    return res.estimate, lower, upper, 1.0
+
+
 def auto_v0(chunk: Chunk, j: int, ctx: Context) -> Result:
     """The rule before CR2: the bootstrap from 300 items and 30 clusters, else cluster_t."""
     sizes = chunk.sizes[j]
@@ -198,6 +213,71 @@ def paired_mover(chunk: Chunk, j: int, ctx: Context) -> Result:
     return res.estimate, res.lower, res.upper, 0.0
 
 
+def kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """Wilson on the Korn-Graubard effective n (``korn_graubard_wilson_interval``), in every
+    replicate: one method whether the arm is sparse or not (no run component)."""
+    res = korn_graubard_wilson_interval(chunk.sums_a[j], chunk.sizes[j], conf=CONF)
+    return res.estimate, res.lower, res.upper, 0.0
+
+
+def kg_wilson_run(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """Exploration: ``kg_wilson`` with the run component added, in every replicate:
+    n* = r(1 - r) / (V + V_run) (t_{N-1,q} / t_{nu,q})^2 capped at N, V the Korn-Graubard
+    (ratio) variance, V_run from ``run_variance_component``, nu Satterthwaite's
+    (``run_inclusive_df`` on C - 1 df); at V_run = 0 it is ``kg_wilson``."""
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+    base = korn_graubard_wilson_interval(sums, sizes, conf=CONF)
+    comp = run_variance_component(chunk.runs_a[j], sizes)
+    r, v, total = base.estimate, base.standard_error ** 2, float(sizes.sum())
+    if not (comp.variance > 0.0 and 0.0 < r < 1.0):
+        return r, base.lower, base.upper, 0.0
+    nu = run_inclusive_df(v, float(sizes.size - 1), comp.variance, chunk.runs)
+    q = (1.0 + CONF) / 2.0
+    n_eff = min(r * (1 - r) / (v + comp.variance)
+                * (stats.t.ppf(q, total - 1) / stats.t.ppf(q, nu)) ** 2, total)
+    z = stats.norm.ppf(q)
+    a = z * z / n_eff
+    centre = (r + a / 2) / (1 + a)
+    half = z * math.sqrt(r * (1 - r) / n_eff + a / (4 * n_eff)) / (1 + a)
+    return r, max(centre - half, 0.0), min(centre + half, 1.0), 0.0
+
+
+def _mover_wilson(sums_a: FloatArray, sums_b: FloatArray, sizes: FloatArray) -> Result:
+    kg_a = korn_graubard_wilson_interval(sums_a, sizes, conf=CONF)
+    kg_b = korn_graubard_wilson_interval(sums_b, sizes, conf=CONF)
+    e_a, e_b = sums_a - kg_a.estimate * sizes, sums_b - kg_b.estimate * sizes
+    scale = math.sqrt(float(e_a @ e_a) * float(e_b @ e_b))
+    rho = min(max(float(e_a @ e_b) / scale, -1.0), 1.0) if scale > 0.0 else 0.0
+    res = mover_difference_interval((kg_a.estimate, kg_a.lower, kg_a.upper),
+                                    (kg_b.estimate, kg_b.lower, kg_b.upper),
+                                    correlation=rho, conf=CONF)
+    return res.estimate, max(res.lower, -1.0), min(res.upper, 1.0), 0.0
+
+
+def paired_mover_wilson(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """MOVER (as ``paired_mover``) from the arms' Korn-Graubard Wilson intervals, in every
+    replicate."""
+    return _mover_wilson(chunk.sums_a[j], chunk.sums_b[j], chunk.sizes[j])
+
+
+def auto_kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Exploration (not the report's rule): ``auto`` with its sparse branch's Clopper-Pearson
+    on the Korn-Graubard n* replaced by Wilson on the same n* (the switch kept)."""
+    out = auto_run(chunk, j, ctx)
+    if out[4][0] in ("korn_graubard_clopper_pearson", "korn_graubard_fallback") and \
+            not choose_method("auto", _design(chunk, j)).widened:
+        return (*kg_wilson(chunk, j, ctx)[:3], 1.0, ("korn_graubard_wilson",))
+    return out
+
+
+def auto_paired_kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Exploration: ``auto_paired`` with its sparse MOVER built on Wilson intervals."""
+    out = auto_paired_run(chunk, j, ctx)
+    if out[4][0] == "mover_korn_graubard":
+        return (*paired_mover_wilson(chunk, j, ctx)[:3], 1.0, ("mover_korn_graubard_wilson",))
+    return out
+
+
 def _arm_runs_material(chunk: Chunk, j: int) -> bool:
     cells = chunk.runs_a[j]
     res = two_way_cluster_variance(cells, chunk.sizes[j])
@@ -215,8 +295,8 @@ def _runtest(material: bool) -> str:
 
 
 def auto_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
-    """The accuracy rule of issue 12, what the report prints by default (accuracy_section's
-    steps; ``auto`` is this function): the hull in a
+    """The accuracy rule of issue 12 (the report's default before issue 26), kept to compare
+    (``auto_pretest``): the hull in a
     flagged design, Korn-Graubard for a sparse arm, the two-way interval on min(C, R) - 1 df
     when the run pre-test fires (run_material), else the bootstrap or the logit CR2 t.
     Labels: the method the report records, and what the run pre-test said."""
@@ -253,8 +333,8 @@ def auto_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
 
 
 def auto_paired_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
-    """The paired-difference rule of issue 12, what the report prints by default
-    (contrasts_section; ``auto_paired`` is this function)."""
+    """The paired-difference rule of issue 12 (the report's default before issue 26), kept to
+    compare (``auto_paired_pretest``)."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sizes = chunk.sizes[j]
@@ -282,16 +362,27 @@ def auto_paired_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
 
 
 def auto_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
-    """Issue 26's candidate rule for an arm's accuracy, with no run pre-test: as
+    """What the report prints by default for an arm's accuracy (``auto``; issue 26's rule,
+    with no run pre-test): as
     auto_pretest, but the logit CR2 t with the run component added (``run_inclusive``, V_run
     from ``run_variance_component``, Satterthwaite df) whenever V_run > 0, and the one-way
-    interval (bootstrap or CR2 t) at V_run = 0, its limit. Labels: the method, and what
-    the run pre-test would have said (a diagnostic: the rule does not read it)."""
+    interval (bootstrap or CR2 t) at V_run = 0, its limit; in a flagged design the logit
+    CR2 t on the independence working model's df (``cr2_ind``), its fallback Korn-Graubard
+    on G* - 1 design df. Labels: the method, and what the run pre-test would have said (a
+    diagnostic: the rule does not read it)."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sums, sizes = chunk.sums_a[j], chunk.sizes[j]
     r = float(sums.sum() / sizes.sum())
-    if choice.widened or not 0.0 < r < 1.0 or is_sparse(sums, sizes):
+    if choice.widened:
+        out = cr2_ind(chunk, j, ctx)
+        if out[3]:  # the report's fallback in a flagged design: G* - 1 design df
+            side = "greater" if r >= 1.0 else "less" if r <= 0.0 else "two-sided"
+            kg = korn_graubard_interval(sums, sizes, conf=CONF, alternative=side,
+                                        design_df=max(design.effective_clusters - 1.0, 1.0))
+            return r, kg.lower, kg.upper, 1.0, ("korn_graubard_fallback",)
+        return (*out, ("logit_cluster_robust_t_independent_df",))
+    if not 0.0 < r < 1.0 or is_sparse(sums, sizes):
         return auto_pretest(chunk, j, ctx)
     labels = (_runtest(_arm_runs_material(chunk, j)),)
     cr2_res = cluster_t_interval(sums, sizes, conf=CONF, variance="CR2", sumsq=chunk.sumsq_a[j])
@@ -306,14 +397,18 @@ def auto_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
 
 
 def auto_paired_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
-    """Issue 26's candidate rule for the paired difference: as auto_paired_pretest, with the
+    """What the report prints by default for the paired difference (``auto_paired``; issue
+    26's rule): as auto_paired_pretest, with the
     CR2 t of a design not flagged widened by the run component (``run_inclusive``) whenever
-    it is positive, instead of the run pre-test's two-way interval."""
+    it is positive, instead of the run pre-test's two-way interval; in a flagged design the
+    CR2 t on the independence working model's df (``paired_cr2_ind``)."""
     design = _design(chunk, j)
     choice = choose_method("auto", design)
     sizes = chunk.sizes[j]
-    if choice.widened or sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes,
-                                           conf=CONF) is not None:
+    if choice.widened:
+        out = paired_cr2_ind(chunk, j, ctx)
+        return (*out, ("tango_items" if out[3] else "cluster_robust_t_independent_df",))
+    if sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes, conf=CONF) is not None:
         return auto_paired_pretest(chunk, j, ctx)
     labels = (_runtest(_pair_runs_material(chunk, j)),)
     res = paired_difference_interval(chunk.diff_sums[j], sizes, conf=CONF,
@@ -346,13 +441,19 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("cr2", "accuracy", cr2),
     Method("cr2_ind", "accuracy", cr2_ind),
     Method("two_way", "accuracy", two_way),
-    Method("auto", "accuracy", auto_pretest, slow=True),
+    Method("auto", "accuracy", auto_run, slow=True),
     Method("paired", "difference", paired),
     Method("paired_cr2", "difference", paired_cr2),
+    Method("paired_cr2_ind", "difference", paired_cr2_ind),
     Method("paired_two_way", "difference", paired_two_way),
     Method("paired_mover", "difference", paired_mover),
-    Method("auto_paired", "difference", auto_paired_pretest),
-    Method("auto_run", "accuracy", auto_run, slow=True),
-    Method("auto_paired_run", "difference", auto_paired_run),
+    Method("auto_paired", "difference", auto_paired_run),
+    Method("auto_pretest", "accuracy", auto_pretest, slow=True),
+    Method("auto_paired_pretest", "difference", auto_paired_pretest),
+    Method("kg_wilson", "accuracy", kg_wilson),
+    Method("kg_wilson_run", "accuracy", kg_wilson_run),
+    Method("paired_mover_wilson", "difference", paired_mover_wilson),
+    Method("auto_kg_wilson", "accuracy", auto_kg_wilson, slow=True),
+    Method("auto_paired_kg_wilson", "difference", auto_paired_kg_wilson),
 )}
 

@@ -185,6 +185,11 @@ CELLS: tuple[Cell, ...] = (
          mu_a=0.02, mu_b=0.03),
     Cell("ext-0.02-0.04", "extremes", "accuracy 0.02 (B 0.04), 40 x 10", np.full(40, 10),
          mu_a=0.02, mu_b=0.04),
+    # Appended for issue 26 (second session): seed 003's example design, where the runs are
+    # independent and items alike (no cluster or item effect to speak of), so the whole
+    # variance is run noise; the run component added without a pre-test must not widen here.
+    Cell("indep-runs-seed", "independent runs", "seed 003's 12 x 3, 0.7 vs 0.8, no effects",
+         np.full(12, 3), mu_a=0.7, mu_b=0.8, rho_cluster=1e-6, rho_item=1e-6, arm_corr=0.0),
 )
 CELL_BY_NAME = {cell.name: cell for cell in CELLS}
 

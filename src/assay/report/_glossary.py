@@ -111,8 +111,16 @@ METHOD_WORDS: dict[str, str] = {
     "bca_cluster_bootstrap": "bias-corrected cluster bootstrap",
     "percentile_bootstrap_over_run_means": "percentile bootstrap over the trial means",
     "korn_graubard_clopper_pearson": "Clopper-Pearson on the effective number of items",
+    "korn_graubard_wilson": "Wilson score interval on the effective number of items",
     "beta_binomial_bayes": "beta-binomial Bayes (credible interval)",
     "cr2_bayes_hull": "the wider of the cluster-robust and Bayes intervals",
+    "logit_cluster_robust_t_independent_df": ("cluster-robust t interval (CR2) on the logit "
+                                              "scale, df of the independence working model"),
+    "cluster_robust_t_independent_df": ("cluster-robust t interval (CR2), df of the "
+                                        "independence working model"),
+    "logit_cluster_run_t": ("cluster-robust t interval on the logit scale with the run "
+                            "component added"),
+    "cluster_run_t": "cluster-robust t interval with the run component added",
     "max_t_cluster_robust": "simultaneous cluster-robust t intervals (max-t)",
     "tango_items": "Tango's paired score interval over items",
     "wilcoxon_signed_rank": "Wilcoxon signed-rank test",

@@ -1,20 +1,24 @@
-"""The benchmark report on unequal clusters: effective clusters, CR2, the flag and widening."""
+"""The benchmark report on unequal clusters: effective clusters, CR2, the flag and its df."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
+from scipy import linalg, stats
 
 from assay import benchmark_report
 from assay.stats import (
-    beta_binomial_bayes_interval,
     cluster_t_interval,
     effective_clusters,
     korn_graubard_interval,
     mover_difference_interval,
     paired_difference_interval,
+    run_inclusive_df,
+    run_variance_component,
     working_icc,
 )
 
@@ -46,9 +50,40 @@ def _cluster_data(frame: pd.DataFrame, arm: str):
 SIZES_3BIG = [100, 60, 40] + [1] * 37
 
 
-def test_three_big_clusters_are_flagged_and_widened() -> None:
+def _dense_cr2_independent(values: np.ndarray, cluster: np.ndarray) -> tuple[float, float]:
+    """CR2 variance of a mean and its Satterthwaite (Bell-McCaffrey) df under the
+    independence working model, with the textbook matrices: X = 1, H = J / N, A_c =
+    (I - H_cc)^(-1/2) by scipy.linalg.sqrtm, V2 = sum_c (1_c' A_c e_c)^2 / N^2 = y' M y and
+    nu = tr(M)^2 / tr(M M) (Omega = I; Pustejovsky and Tipton 2018 for one coefficient)."""
+    n = values.size
+    resid_maker = np.eye(n) - np.full((n, n), 1.0 / n)
+    e = resid_maker @ values
+    m = np.zeros((n, n))
+    v2 = 0.0
+    for c in np.unique(cluster):
+        idx = np.flatnonzero(cluster == c)
+        a_c = np.real(linalg.inv(linalg.sqrtm(np.eye(idx.size) - np.full((idx.size,) * 2,
+                                                                          1.0 / n))))
+        row = np.zeros(n)
+        row[idx] = a_c.sum(axis=0)
+        v2 += float(row @ e) ** 2
+        g = resid_maker @ row
+        m += np.outer(g, g)
+    return v2 / n**2, float(np.trace(m) ** 2 / np.trace(m @ m))
+
+
+def _item_values(frame: pd.DataFrame, arm: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Item accuracy (runs averaged; arm a minus arm b when `arm` is None) and cluster codes."""
+    per_item = frame.groupby(["cluster", "item", "arm"])["correct"].mean().unstack()
+    values = per_item[arm] if arm is not None else per_item["a"] - per_item["b"]
+    codes = pd.factorize(per_item.index.get_level_values("cluster"), sort=True)[0]
+    return values.to_numpy(float), codes
+
+
+def test_three_big_clusters_are_flagged_and_take_the_independence_df() -> None:
     # 40 clusters, 3 of which hold 200 of 237 items: counted as 40 clusters the auto rule
-    # used a C - 1 = 39 df interval that covered 74-76% in the simulation.
+    # used a C - 1 = 39 df interval that covered 74-76% in the simulation; the hull with the
+    # Bayes interval then covered 99-100%, the CR2 t on the independence df 93-97%.
     frame = _unequal_bench(SIZES_3BIG)
     report = benchmark_report(frame, B=200)
     sums_a, sumsq_a, sizes = _cluster_data(frame, "a")
@@ -58,34 +93,58 @@ def test_three_big_clusters_are_flagged_and_widened() -> None:
     assert report.effective_clusters < 4.0 and report.design_flagged
     assert report.method == "cluster_t"
     assert "effective" in report.method_reason
-    assert any("count as" in n and "hull" in n for n in report.notes)
+    assert any("count as" in n and "independence working model" in n for n in report.notes)
+    values, codes = _item_values(frame, "a")
+    v2, nu = _dense_cr2_independent(values, codes)
+    r = values.mean()
+    half = stats.t.ppf(0.975, nu) * math.sqrt(v2) / (r * (1 - r))
+    centre = math.log(r / (1 - r))
     record = report.accuracy[0]
-    cr2 = cluster_t_interval(sums_a, sizes, variance="CR2", sumsq=sumsq_a)
-    correct = frame[frame["arm"] == "a"].groupby("cluster")["correct"].sum().to_numpy(float)
-    bayes = beta_binomial_bayes_interval(correct, sizes * 5)
-    assert record["method"] == "cr2_bayes_hull"
-    assert record["lower"] == pytest.approx(min(cr2.lower, bayes.lower), rel=1e-12)
-    assert record["upper"] == pytest.approx(max(cr2.upper, bayes.upper), rel=1e-12)
-    assert record["df"] == pytest.approx(cr2.df, rel=1e-12) and record["df"] < 5
+    assert record["method"] == "logit_cluster_robust_t_independent_df"
+    assert_allclose([record["lower"], record["upper"], record["df"]],
+                    [1 / (1 + math.exp(-(centre - half))), 1 / (1 + math.exp(-(centre + half))),
+                     nu], rtol=1e-9)
+    assert_allclose(record["standard_error"], math.sqrt(v2), rtol=1e-9)
+    # The working ICC's df are fewer, so its interval is wider: the flag no longer widens.
+    working = cluster_t_interval(sums_a, sizes, variance="CR2", sumsq=sumsq_a)
+    assert working.df < nu and working.upper - working.lower > record["upper"] - record["lower"]
     text = str(report)
     assert f"in 40 cluster(s) ({report.effective_clusters:.1f} effective)" in text.splitlines()[0]
-    assert "CR2" in text.splitlines()[1]
+    assert "CR2" in text.splitlines()[1] and "independence working model" in text.splitlines()[1]
 
 
-def test_cr2_contrast_on_unequal_clusters_with_fewer_df_when_flagged() -> None:
+def test_flagged_contrast_takes_the_independence_df() -> None:
     frame = _unequal_bench(SIZES_3BIG, seed=8)
     report = benchmark_report(frame, B=200)
-    sums_a, _, sizes = _cluster_data(frame, "a")
-    sums_b, _, _ = _cluster_data(frame, "b")
-    per_item = frame.groupby(["cluster", "item", "arm"])["correct"].mean().unstack()
-    diff = per_item["a"] - per_item["b"]
-    sumsq = (diff**2).groupby(level="cluster").sum().to_numpy(float)
-    cr2 = paired_difference_interval(sums_a - sums_b, sizes, variance="CR2", sumsq=sumsq)
+    assert report.design_flagged
+    values, codes = _item_values(frame)
+    v2, nu = _dense_cr2_independent(values, codes)
+    d = values.mean()
+    half = stats.t.ppf(0.975, nu) * math.sqrt(v2)
     (contrast,) = report.contrasts
-    assert_allclose(contrast["standard_error"], cr2.standard_error, rtol=1e-12)
-    nu = max(min(cr2.df, report.effective_clusters - 1.0), 1.0)
-    assert contrast["df"] == pytest.approx(nu, rel=1e-12)
-    assert contrast["upper"] - contrast["lower"] >= cr2.upper - cr2.lower - 1e-12
+    assert contrast["method"] == "cluster_robust_t_independent_df"
+    assert_allclose([contrast["estimate"], contrast["standard_error"], contrast["df"]],
+                    [d, math.sqrt(v2), nu], rtol=1e-9)
+    assert_allclose([contrast["lower"], contrast["upper"]], [d - half, d + half], rtol=1e-9)
+
+
+def test_flagged_design_at_accuracy_one_bounds_on_effective_clusters() -> None:
+    # Every answer of arm a right over 3 big clusters and 37 singletons: Korn-Graubard's
+    # one-sided bound takes G* - 1 design df (on C - 1 = 39 it covered 0% of such benches).
+    frame = _unequal_bench(SIZES_3BIG, seed=8)
+    frame.loc[frame["arm"] == "a", "correct"] = True
+    report = benchmark_report(frame, B=200)
+    assert report.design_flagged
+    record = report.accuracy[0]
+    n_items, g_star = 237, report.effective_clusters
+    # Hand: V = 0, so n* = N (t_{N-1,0.95} / t_{G*-1,0.95})^2 and the bound is 0.05^(1/n*).
+    n_eff = min(n_items * (stats.t.ppf(0.95, n_items - 1) / stats.t.ppf(0.95, g_star - 1)) ** 2,
+                n_items)
+    assert record["method"] == "korn_graubard_clopper_pearson" and record["upper"] == 1.0
+    assert_allclose(record["lower"], 0.05 ** (1 / n_eff), rtol=1e-9)
+    on_c = korn_graubard_interval(*_cluster_data(frame, "a")[::2], alternative="greater")
+    assert record["lower"] < on_c.lower
+    assert any("G* - 1" in n for n in report.notes)
 
 
 def test_moderately_unequal_design_uses_cr2_without_flag() -> None:
@@ -104,7 +163,8 @@ def test_moderately_unequal_design_uses_cr2_without_flag() -> None:
 
 
 def test_balanced_design_keeps_c_minus_1_df_and_prints_no_effective_count(make_bench) -> None:
-    report = benchmark_report(make_bench(), B=200)
+    # The named method (auto adds a run component on Satterthwaite df where the runs show one)
+    report = benchmark_report(make_bench(), B=200, method="cluster_t")
     assert report.effective_clusters == pytest.approx(12.0) and not report.design_flagged
     assert [r["df"] for r in report.accuracy] == [11.0, 11.0]
     assert report.contrasts[0]["df"] == 11.0
@@ -128,38 +188,78 @@ def _run_shift_bench(make_bench):
     return frame
 
 
-def test_a_material_run_shift_gets_the_two_way_interval_under_auto(make_bench) -> None:
-    # The auto rule prints the cluster x run interval (runs in general) and gives the
-    # one-way interval (these runs) in the note; the named method keeps the one-way one.
+def _run_inclusive_expected(cells, sums, sumsq, sizes, runs, *, logit):
+    """The one-way CR2 interval with the run component added, from the stats functions."""
+    if logit:
+        one = cluster_t_interval(sums, sizes, variance="CR2", sumsq=sumsq)
+    else:
+        one = paired_difference_interval(sums, sizes, variance="CR2", sumsq=sumsq)
+    component = run_variance_component(cells, sizes)
+    nu = run_inclusive_df(one.standard_error**2, one.df, component.variance, runs)
+    se = math.sqrt(one.standard_error**2 + component.variance)
+    half = stats.t.ppf(0.975, nu) * se
+    if logit:
+        centre, half = math.log(one.estimate / (1 - one.estimate)), half / (
+            one.estimate * (1 - one.estimate))
+        return 1 / (1 + math.exp(-(centre - half))), 1 / (1 + math.exp(-(centre + half))), se, nu
+    return one.estimate - half, one.estimate + half, se, nu
+
+
+def _run_cells(frame, arm):
+    rows = frame[frame["arm"] == arm]
+    cells = rows.groupby(["cluster", "run"])["correct"].sum().unstack("run")
+    return cells.to_numpy(dtype=float)
+
+
+def test_a_material_run_shift_gets_the_run_inclusive_interval_under_auto(make_bench) -> None:
+    # The auto rule adds the run component to the CR2 variance (runs in general) and gives
+    # the one-way interval (these runs) in the note; the named method keeps the one-way one.
     frame = _run_shift_bench(make_bench)
-    auto = benchmark_report(frame, B=200).accuracy[0]
+    report = benchmark_report(frame, B=200)
+    auto = report.accuracy[0]
     named = benchmark_report(frame, B=200, method="cluster_t")
     one_way = named.accuracy[0]
     assert one_way["method"] == "logit_cluster_robust_t"
-    assert auto["method"] == "two_way_cluster_run_t" and auto["df"] == 4.0
-    assert auto["standard_error"] == auto["standard_error_two_way"]
+    assert auto["method"] == "logit_cluster_run_t"
+    arm = auto["arm"]
+    sums, sumsq, sizes = _cluster_data(frame, arm)
+    lower, upper, se, nu = _run_inclusive_expected(_run_cells(frame, arm), sums, sumsq, sizes,
+                                                   5, logit=True)
+    assert_allclose([auto["lower"], auto["upper"], auto["standard_error"], auto["df"]],
+                    [lower, upper, se, nu], rtol=1e-10)
+    assert 4.0 < auto["df"] < one_way["df"]
     assert auto["standard_error"] > 1.2 * one_way["standard_error"]
     assert auto["lower"] < one_way["lower"] and auto["upper"] > one_way["upper"]
-    notes = benchmark_report(frame, B=200).notes
-    assert any("its interval is the two-way (cluster x run) interval" in n
-               and f"[{one_way['lower']:.3g}, {one_way['upper']:.3g}]" in n for n in notes)
+    assert any("is wide for that reason" in n
+               and f"[{one_way['lower']:.3g}, {one_way['upper']:.3g}]" in n for n in report.notes)
+    assert any("whatever a test of the runs would say" in n for n in report.notes)
     assert any("the intervals above speak about these 5 runs" in n for n in named.notes)
 
 
-def test_a_material_run_shift_of_a_difference_gets_the_two_way_interval(make_bench) -> None:
+def test_a_material_run_shift_of_a_difference_gets_the_run_inclusive_interval(make_bench) -> None:
     # Only arm A's runs shift: the difference A - B carries the run component.
     frame = make_bench(n_docs=20, per_doc=5, usd=None, seed=9)
-    arm_a = frame["arm"] == frame["arm"].iloc[0]
+    arms = list(dict.fromkeys(frame["arm"]))
+    arm_a = frame["arm"] == arms[0]
     frame.loc[arm_a & (frame["run"] == 1), "correct"] = False
     frame.loc[arm_a & (frame["run"] == 2), "correct"] = True
     auto = benchmark_report(frame, B=200).contrasts[0]
     named = benchmark_report(frame, B=200, method="cluster_t").contrasts[0]
     assert named["method"] == "cluster_robust_t"
-    assert auto["method"] == "two_way_cluster_run_t" and auto["df"] == 4.0
+    assert auto["method"] == "cluster_run_t"
+    sums_a, _, sizes = _cluster_data(frame, arms[0])
+    sums_b, _, _ = _cluster_data(frame, arms[1])
+    item = frame.groupby(["arm", "cluster", "item"])["correct"].mean().unstack("arm")
+    sumsq_d = ((item[arms[0]] - item[arms[1]]) ** 2).groupby(level="cluster").sum().to_numpy()
+    lower, upper, se, nu = _run_inclusive_expected(
+        _run_cells(frame, arms[0]) - _run_cells(frame, arms[1]), sums_a - sums_b, sumsq_d,
+        sizes, 5, logit=False)
+    assert_allclose([auto["lower"], auto["upper"], auto["standard_error"], auto["df"]],
+                    [lower, upper, se, nu], rtol=1e-10)
     assert auto["upper"] - auto["lower"] > 1.2 * (named["upper"] - named["lower"])
-    # one pair: its simultaneous interval is the same two-way interval, not the max-t one
+    # one pair: its simultaneous interval is the same interval, not the max-t one
     (simultaneous,) = benchmark_report(frame, B=200).simultaneous
-    assert simultaneous["method"] == "two_way_cluster_run_t"
+    assert simultaneous["method"] == "cluster_run_t"
     assert_allclose([simultaneous["lower"], simultaneous["upper"]],
                     [auto["lower"], auto["upper"]], rtol=1e-12)
 

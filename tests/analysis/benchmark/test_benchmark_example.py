@@ -63,6 +63,23 @@ def report(bench):
     return benchmark_report(bench, B=500)
 
 
+@pytest.fixture(scope="module")
+def seed_report(bench):
+    """The seed's interval by its name: under auto an arm or pair whose 5 runs show a run
+    component gets it added to the variance (issue 26), so the seed's printed figures are
+    those of method="cluster_t" (auto's choice for this design before issue 26)."""
+    return benchmark_report(bench, B=500, method="cluster_t")
+
+
+def test_auto_adds_the_run_component_where_the_runs_show_one(report, seed_report):
+    for auto, named in zip(report.accuracy, seed_report.accuracy, strict=True):
+        assert auto["method"] in ("logit_cluster_robust_t", "logit_cluster_run_t")
+        if auto["method"] == "logit_cluster_robust_t":
+            assert (auto["lower"], auto["upper"]) == (named["lower"], named["upper"])
+        else:
+            assert auto["lower"] < named["lower"] and auto["upper"] > named["upper"]
+
+
 def test_design_and_method(report):
     assert (report.n_items, report.n_clusters, report.runs) == (36, 12, 5)
     assert report.arms == ["short", "long"]
@@ -73,8 +90,8 @@ def test_design_and_method(report):
     assert (report.B, report.seed, report.conf) == (500, 1, CONF)
 
 
-def test_accuracy_matches_the_hand_computation(bench, report):
-    for record in report.accuracy:
+def test_accuracy_matches_the_hand_computation(bench, seed_report):
+    for record in seed_report.accuracy:
         r, lower, upper = hand_cluster_t(item_accuracy(bench, record["arm"]))
         assert record["method"] == "logit_cluster_robust_t"
         assert_allclose([record["estimate"], record["lower"], record["upper"]],
@@ -83,11 +100,11 @@ def test_accuracy_matches_the_hand_computation(bench, report):
         assert {record["rank_lower"], record["rank_upper"]} <= {1, 2}
 
 
-def test_paired_difference_matches_hand_and_statsmodels(bench, report):
+def test_paired_difference_matches_hand_and_statsmodels(bench, seed_report):
     diff = item_accuracy(bench, "short") - item_accuracy(bench, "long")
     d, variance, n_clusters = ratio_and_variance(diff)
     half = stats.t.ppf((1 + CONF) / 2, n_clusters - 1) * math.sqrt(variance)
-    (contrast,) = report.contrasts
+    (contrast,) = seed_report.contrasts
     assert (contrast["arm1"], contrast["arm2"], contrast["method"]) == \
         ("short", "long", "cluster_robust_t")
     assert_allclose([contrast["estimate"], contrast["lower"], contrast["upper"]],
@@ -101,7 +118,7 @@ def test_paired_difference_matches_hand_and_statsmodels(bench, report):
     assert_allclose([contrast["lower"], contrast["upper"]], fit.conf_int(alpha=1 - CONF)[0],
                     rtol=1e-9)
     # One pair: the simultaneous interval is the paired interval (t quantile, no draws).
-    (simultaneous,) = report.simultaneous
+    (simultaneous,) = seed_report.simultaneous
     assert_allclose([simultaneous["lower"], simultaneous["upper"]],
                     [contrast["lower"], contrast["upper"]], rtol=1e-12)
     assert_allclose(simultaneous["critical_value"], stats.t.ppf(0.975, 11), rtol=1e-12)
@@ -192,12 +209,22 @@ def test_to_dict_and_json(report):
     assert data["accuracy"][0]["estimate"] == report.accuracy[0]["estimate"]  # full precision
 
 
-def test_print_lays_out_like_the_seed(report):
-    text = str(report)
+def test_print_lays_out_like_the_seed(report, seed_report):
+    # Under auto the method line names the run component the rows add (the seed's own
+    # line is that of method="cluster_t", whose rows are all the one-way t).
+    methods = {r["method"] for r in report.accuracy + report.contrasts}
+    assert methods & {"logit_cluster_run_t", "cluster_run_t"}
+    assert str(report).splitlines()[1] == (
+        "Intervals: cluster-robust t on the logit scale, C - 1 df; rows marked "
+        "logit_cluster_run_t or cluster_run_t add the run component (V_1 + V_run, "
+        "Satterthwaite df) at 95% (36 items in 12 clusters fall short of 300 items and 30 "
+        "clusters).")
+    assert str(seed_report).splitlines()[1] == (
+        'Intervals: cluster-robust t on the logit scale, C - 1 df at 95% (method = '
+        '"cluster_t" was asked for; 36 items in 12 clusters).')
+    text = str(seed_report)
     lines = text.splitlines()
     assert lines[0] == "<assay benchmark report> 2 arm(s), 36 item(s) in 12 cluster(s), 5 run(s)"
-    assert lines[1] == ("Intervals: cluster-robust t on the logit scale, C - 1 df at 95% (36 "
-                        "items in 12 clusters fall short of 300 items and 30 clusters).")
     for title in ("Accuracy (arms in benchmark order, not ranked; failures count as wrong):",
                   "Paired differences (first minus second):", "Stability across runs:",
                   "Reliability:", "Cost:", "Failures (all counted wrong):"):

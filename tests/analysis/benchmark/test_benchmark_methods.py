@@ -45,7 +45,8 @@ def test_all_correct_arm_gets_one_sided_korn_graubard(make_bench):
     # conf is (1 - conf)^(1 / n*) (Clopper-Pearson with x = n*).
     n_star = 36 * (stats.t.ppf(0.95, 35) / stats.t.ppf(0.95, 11)) ** 2
     assert_allclose(perfect["lower"], 0.05 ** (1 / n_star), rtol=1e-9)
-    assert report.accuracy[1]["method"] == "logit_cluster_robust_t"
+    # the logit CR2 t, with the run component added when the 5 runs show one (issue 26)
+    assert report.accuracy[1]["method"] in ("logit_cluster_robust_t", "logit_cluster_run_t")
     assert any("Accuracy of short is 1" in n and "one-sided from 1" in n for n in report.notes)
     assert "korn_graubard_clopper_pearson" in str(report)
 
@@ -79,7 +80,9 @@ def test_zero_cluster_variance_contrast_uses_tango_on_items():
 def test_three_arms_max_t_is_wider_than_pairwise(make_bench):
     frame = make_bench(arms=("a", "b", "c"), accuracy=(0.6, 0.7, 0.8), cluster_effect=0.5,
                        usd=None)
-    report = benchmark_report(frame, B=200)
+    # The named method: under auto a pair whose runs show a run component takes its own
+    # interval at the Bonferroni level instead (issue 26).
+    report = benchmark_report(frame, B=200, method="cluster_t")
     assert [(r["arm1"], r["arm2"]) for r in report.contrasts] == \
         [("a", "b"), ("a", "c"), ("b", "c")]
     t_crit = stats.t.ppf(0.975, 11)
@@ -108,10 +111,17 @@ def test_bootstrap_regime(make_bench):
     assert report.method == "bootstrap"
     assert report.method_reason == "320 items in 40 clusters reach 300 items and 30 clusters"
     for record in report.accuracy:
-        assert record["method"] == "studentised_cluster_bootstrap"
+        # the bootstrap, or the logit CR2 t with the run component where the runs show one
+        assert record["method"] in ("studentised_cluster_bootstrap", "logit_cluster_run_t")
         assert 0 <= record["lower"] < record["estimate"] < record["upper"] <= 1
+    named = benchmark_report(frame, B=300, method="bootstrap")
+    assert {r["method"] for r in named.accuracy} == {"studentised_cluster_bootstrap"}
     assert not any("rough" in n for n in report.notes)
-    assert "studentised cluster bootstrap, 300 resamples at 95%" in str(report)
+    line = str(report).splitlines()[1]
+    assert line.startswith("Intervals: studentised cluster bootstrap, 300 resamples")
+    run_rows = any(r["method"] == "logit_cluster_run_t" for r in report.accuracy + report.contrasts) \
+        or any(r["method"] == "cluster_run_t" for r in report.contrasts)
+    assert ("add the run component" in line) == run_rows
 
 
 def test_bootstrap_forced_below_thresholds_has_a_note(make_bench):

@@ -151,3 +151,15 @@ def test_one_sided_away_from_the_observed_bound_is_the_whole_range() -> None:
     at_one = korn_graubard_interval([3, 3], [3, 3], alternative="less")
     assert (at_zero.lower, at_zero.upper) == (0.0, 1.0)
     assert (at_one.lower, at_one.upper) == (0.0, 1.0)
+
+
+def test_design_df_replaces_c_minus_1_in_the_df_adjustment() -> None:
+    # All 12 items right in 3 clusters of 4, design df 1.5 (a flagged design's G* - 1):
+    # n* = 12 (t_{11,0.95} / t_{1.5,0.95})^2, the bound 0.05^(1/n*) (hand, with scipy.stats.t).
+    res = korn_graubard_interval([4, 4, 4], [4, 4, 4], design_df=1.5)
+    n_eff = 12 * (stats.t.ppf(0.95, 11) / stats.t.ppf(0.95, 1.5)) ** 2
+    assert res.alternative == "greater" and res.upper == 1.0 and res.df == 1.5
+    assert abs(res.n - n_eff) < 1e-9 and abs(res.lower - 0.05 ** (1 / n_eff)) < 1e-12
+    assert res.lower < korn_graubard_interval([4, 4, 4], [4, 4, 4]).lower
+    with pytest.raises(ValueError, match="design_df"):
+        korn_graubard_interval([4, 4, 4], [4, 4, 4], design_df=0.5)

@@ -10,19 +10,19 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from assay.analysis.benchmark._accuracy import (
+    RUN_NOTE,
     ZERO_SE,
-    fewer_df,
+    RunInclusive,
     run_effect_p,
+    run_inclusive,
     run_material,
-    two_way_bounds,
 )
 from assay.analysis.benchmark._data import BenchData
 from assay.analysis.benchmark._design import is_sparse
 from assay.errors import ConfigError
-from assay.stats._results import Alternative, IntervalResult, TwoWayVariance
+from assay.stats._results import Alternative, IntervalResult
 from assay.stats.contrasts import (
     max_t_critical_value,
     mover_difference_interval,
@@ -30,7 +30,11 @@ from assay.stats.contrasts import (
     tango_effective_n,
     tango_interval,
 )
-from assay.stats.intervals import korn_graubard_interval, two_way_cluster_variance
+from assay.stats.intervals import (
+    korn_graubard_interval,
+    run_variance_component,
+    two_way_cluster_variance,
+)
 
 FloatArray = npt.NDArray[np.float64]
 Record = dict[str, Any]
@@ -94,13 +98,13 @@ class PairedData:
     item_cluster: npt.NDArray[np.int64]
     """Cluster index of each item, shape (I,)."""
     effective: float | None = None
-    """G* of a flagged design whose intervals the auto rule widens: the t intervals then
-    take min(df, G* - 1) degrees of freedom. None otherwise."""
+    """G* of a flagged design under the auto rule: the t intervals then take the
+    Bell-McCaffrey df of the independence working model. None otherwise."""
     scores: FloatArray | None = None
     """y_iar, shape (I, A, R): the run component of a difference."""
     auto: bool = False
     """The auto rule in a design it does not widen: a sparse pair gets the MOVER interval
-    from the arms' Korn-Graubard intervals, a material run component the two-way one."""
+    from the arms' Korn-Graubard intervals, a positive run component the cluster-run t."""
 
     @classmethod
     def of(cls, data: BenchData, *, effective: float | None = None,
@@ -116,20 +120,19 @@ class PairedData:
 
     def difference(self, first: int, second: int, *, conf: float,
                    alternative: Alternative = "two-sided") -> IntervalResult:
-        """CR2 t interval of first minus second (Bell-McCaffrey df; fewer when flagged)."""
+        """CR2 t interval of first minus second, on Bell-McCaffrey df at the working ICC, or
+        in a flagged design (``effective`` set) on those of the independence working model
+        (see ``_accuracy.accuracy_section``)."""
         diff = self.sums[:, first] - self.sums[:, second]
-        result = paired_difference_interval(diff, self.sizes, conf=conf,
-                                            alternative=alternative, variance="CR2",
-                                            sumsq=self.diff_sumsq(first, second))
-        if self.effective is None or not result.standard_error > 0.0 or result.df is None:
-            return result
-        nu = fewer_df(result.df, self.effective)
-        q = (1.0 + conf) / 2.0 if alternative == "two-sided" else conf
-        t_crit = float(stats.t.ppf(q, nu))
-        d, se = result.estimate, result.standard_error
-        lower = max(d - t_crit * se, -1.0) if alternative != "less" else -1.0
-        upper = min(d + t_crit * se, 1.0) if alternative != "greater" else 1.0
-        return replace(result, lower=lower, upper=upper, df=nu, critical_value=t_crit)
+        sumsq = None if self.effective is not None else self.diff_sumsq(first, second)
+        return paired_difference_interval(diff, self.sizes, conf=conf,
+                                          alternative=alternative, variance="CR2", sumsq=sumsq)
+
+    @property
+    def t_method(self) -> str:
+        """The ``method`` of a CR2 t difference: ``cluster_robust_t``, or
+        ``cluster_robust_t_independent_df`` in a flagged design."""
+        return "cluster_robust_t" if self.effective is None else FLAGGED_METHOD
 
     def sparse_difference(self, first: int, second: int, *, conf: float) -> IntervalResult | None:
         """:func:`sparse_difference` of two arms."""
@@ -137,15 +140,29 @@ class PairedData:
                                  conf=conf)
 
     def run_difference(self, first: int, second: int, *,
-                       conf: float) -> tuple[TwoWayVariance, float, float] | None:
-        """:func:`run_difference` of two arms' item scores (None without scores)."""
+                       conf: float) -> RunDifference | None:
+        """:func:`run_difference` of two arms (None without scores or a CR2 variance)."""
         if self.scores is None or self.scores.shape[2] < 2 or self.n_clusters < 2:
+            return None
+        one_way = self.difference(first, second, conf=conf)
+        if not one_way.standard_error > ZERO_SE or one_way.df is None:
             return None
         diff = self.scores[:, first, :] - self.scores[:, second, :]
         cells = np.stack([np.bincount(self.item_cluster, weights=diff[:, r],
                                       minlength=self.n_clusters)
                           for r in range(diff.shape[1])], axis=1)
-        return run_difference(cells, self.sizes, conf=conf)
+        return run_difference(one_way, cells, self.sizes, conf=conf)
+
+
+@dataclass(frozen=True)
+class RunDifference:
+    """A paired difference whose interval adds the run component (issue 26)."""
+
+    interval: RunInclusive
+    one_way: IntervalResult
+    """The CR2 t interval over clusters alone: about the runs observed."""
+    material: bool
+    """The run component is large (``_accuracy.run_material``): the notes say so."""
 
 
 def sparse_difference(sums_1: FloatArray, sums_2: FloatArray, sizes: FloatArray, *,
@@ -171,18 +188,22 @@ def sparse_difference(sums_1: FloatArray, sums_2: FloatArray, sizes: FloatArray,
                    method="mover_korn_graubard")
 
 
-def run_difference(cells: FloatArray, sizes: FloatArray, *,
-                   conf: float) -> tuple[TwoWayVariance, float, float] | None:
-    """The two-way variance and interval of a difference when its run component is material.
+def run_difference(one_way: IntervalResult, cells: FloatArray, sizes: FloatArray, *,
+                   conf: float) -> RunDifference | None:
+    """The CR2 t interval of a difference with its run component added, whatever its size.
 
-    `cells` (C, R) are the cluster sums of the item differences in each run; material as in
-    ``_accuracy.run_material``. None otherwise.
+    `cells` (C, R) are the cluster sums of the item differences in each run. The interval is
+    d -/+ t_nu sqrt(V_1 + V_run) cut to [-1, 1] (``_accuracy.run_inclusive``); None when
+    the run component is 0 (the CR2 t stands).
     """
-    two_way = two_way_cluster_variance(cells, sizes)
-    if not run_material(two_way, run_effect_p(cells, sizes)):
+    component = run_variance_component(cells, sizes)
+    interval = run_inclusive(one_way.estimate, one_way.standard_error**2,
+                             float(one_way.df or 1.0), component, cells.shape[1], conf=conf,
+                             logit=False, low=-1.0)
+    if interval is None:
         return None
-    lower, upper = two_way_bounds(two_way, conf=conf, low=-1.0)
-    return two_way, lower, upper
+    material = run_material(two_way_cluster_variance(cells, sizes), run_effect_p(cells, sizes))
+    return RunDifference(interval, one_way, material)
 
 
 def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple[int, int]],
@@ -190,6 +211,7 @@ def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple
     """Cluster-robust t interval of each paired difference; Tango on items when V_d = 0."""
     records: list[Record] = []
     notes: list[str] = []
+    run_pairs: list[str] = []
     n_items = paired.item_accuracy.shape[0]
     for first, second in pairs:
         record: Record = {"arm1": arms[first], "arm2": arms[second]}
@@ -217,15 +239,17 @@ def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple
                 f"intervals by MOVER (Newcombe 1998; Zou and Donner 2008), conservative there "
                 f"(97%).")
         elif runs is not None:
-            two_way, lower, upper = runs
-            one_way = f"[{_clip(result.lower):.3g}, {_clip(result.upper):.3g}]"
-            record.update(lower=lower, upper=upper, method="two_way_cluster_run_t",
-                          standard_error=math.sqrt(two_way.variance), df=two_way.df, n_eff=None)
-            notes.append(
-                f"{name}: the runs differ more than the items explain, so its interval is the "
-                f"two-way (cluster x run) interval on {two_way.df:g} df (Cameron, Gelbach and "
-                f"Miller 2011), about runs in general; for these runs only, the one-way "
-                f"interval is {one_way}.")
+            ri = runs.interval
+            record.update(lower=ri.lower, upper=ri.upper, method=RUN_METHOD,
+                          standard_error=ri.standard_error, df=ri.df, n_eff=None)
+            run_pairs.append(name)
+            if runs.material:
+                one_way = f"[{_clip(result.lower):.3g}, {_clip(result.upper):.3g}]"
+                notes.append(
+                    f"{name}: the runs differ more than the items explain (run component "
+                    f"{ri.run_variance:.3g} against {result.standard_error ** 2:.3g} over "
+                    f"clusters): its interval, about runs in general, is wide for that reason; "
+                    f"for these runs only, the one-way interval is {one_way}.")
         elif result.standard_error <= ZERO_SE:
             tango, n_eff = tango_items(paired.item_accuracy[:, first],
                                        paired.item_accuracy[:, second], paired.n_clusters,
@@ -239,9 +263,17 @@ def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple
                 f"n_eff = {n_eff:.1f} of {n_items} items.")
         else:
             record.update(lower=_clip(result.lower), upper=_clip(result.upper),
-                          method="cluster_robust_t", n_eff=None)
+                          method=paired.t_method, n_eff=None)
         records.append(record)
+    if run_pairs:
+        notes.append(RUN_NOTE.format(what="The differences " + ", ".join(run_pairs)))
     return records, notes
+
+
+FLAGGED_METHOD = "cluster_robust_t_independent_df"
+"""The method of a paired difference in a flagged design under the auto rule."""
+RUN_METHOD = "cluster_run_t"
+"""The method of a paired difference whose interval adds the run component."""
 
 
 def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float,
@@ -317,9 +349,9 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
             f"{1.0 - (1.0 - conf) * n_varying / n_pairs:.4g}.")
     if special:
         notes.append(
-            f"{len(special)} of {n_pairs} pairwise differences are sparse or carry a material "
+            f"{len(special)} of {n_pairs} pairwise differences are sparse or carry a positive "
             f"run component: their simultaneous intervals are their own (MOVER on "
-            f"Korn-Graubard, or the two-way t) at the Bonferroni level 1 - (1 - conf) / "
+            f"Korn-Graubard, or the cluster-run t) at the Bonferroni level 1 - (1 - conf) / "
             f"{n_pairs}, and the max-t part runs at "
             f"{1.0 - (1.0 - conf) * n_varying / n_pairs:.4g}.")
     return base, notes
@@ -328,7 +360,7 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
 def _special_pairs(paired: PairedData, pairs: list[tuple[int, int]], *,
                    conf: float) -> dict[int, IntervalResult]:
     """Under the auto rule, the pairs whose contrast is not the CR2 t, with their interval at
-    `conf`: MOVER on Korn-Graubard for a sparse pair, the two-way t for a material run
+    `conf`: MOVER on Korn-Graubard for a sparse pair, the cluster-run t for a positive run
     component (as :func:`contrasts_section` chooses)."""
     out: dict[int, IntervalResult] = {}
     if not paired.auto:
@@ -340,10 +372,10 @@ def _special_pairs(paired: PairedData, pairs: list[tuple[int, int]], *,
             continue
         runs = paired.run_difference(i, j, conf=conf)
         if runs is not None:
-            two_way, lower, upper = runs
-            out[k] = IntervalResult(estimate=two_way.estimate, lower=lower, upper=upper,
-                                    standard_error=math.sqrt(two_way.variance),
-                                    method="two_way_cluster_run_t", conf=conf, df=two_way.df)
+            ri = runs.interval
+            out[k] = IntervalResult(estimate=runs.one_way.estimate, lower=ri.lower,
+                                    upper=ri.upper, standard_error=ri.standard_error,
+                                    method=RUN_METHOD, conf=conf, df=ri.df)
     return out
 
 

@@ -76,18 +76,18 @@ class _Contrast:
 
         At level 0.5 (the top of the p-value search) the bound is the estimate itself. Under
         the auto rule the bound follows the contrasts' interval: the lower end of the MOVER
-        Korn-Graubard interval at confidence 1 - 2 level for a sparse pair, of the two-way
-        (cluster x run) interval when the run component is material; else the paired CR2 t.
+        Korn-Graubard interval at confidence 1 - 2 level for a sparse pair, of the CR2 t with
+        the run component added when it is positive; else the paired CR2 t.
         """
         if level >= 0.5:
             return self.estimate
-        if paired.auto:  # the contrasts' rule: a sparse pair, a material run component
+        if paired.auto:  # the contrasts' rule: a sparse pair, a run component
             sparse = paired.sparse_difference(self.new, self.reference, conf=1.0 - 2.0 * level)
             if sparse is not None:
                 return float(sparse.lower)
             runs = paired.run_difference(self.new, self.reference, conf=1.0 - 2.0 * level)
             if runs is not None:
-                return float(runs[1])
+                return float(runs.interval.lower)
         if self.standard_error > ZERO_SE:
             return float(paired.difference(self.new, self.reference, conf=1.0 - level,
                                            alternative="greater").lower)

@@ -26,6 +26,12 @@ _INTERVALS = {
     "bayes": "beta-binomial Bayes with a cluster random effect, equal-tailed credible",
 }
 _CR2_INTERVAL = "cluster-robust t (CR2) on the logit scale, Bell-McCaffrey df"
+_CR2_INDEPENDENT = ("cluster-robust t (CR2) on the logit scale, Bell-McCaffrey df of the "
+                    "independence working model")
+_FLAGGED_METHODS = {"logit_cluster_robust_t_independent_df", "cluster_robust_t_independent_df"}
+_RUN_INTERVAL = ("rows marked logit_cluster_run_t or cluster_run_t add the run component "
+                 "(V_1 + V_run, Satterthwaite df)")
+_RUN_METHODS = {"logit_cluster_run_t", "cluster_run_t"}
 _ACCURACY_METHODS = {
     "cluster_t": "logit_cluster_robust_t",
     "bootstrap": "studentised_cluster_bootstrap",
@@ -110,11 +116,18 @@ def _header(data: Mapping[str, Any]) -> str:
 
 
 def _intervals_line(data: Mapping[str, Any]) -> str:
+    """The method line; it names every interval the rows hold (an accuracy or difference
+    interval with the run component added, or on the independence df, is said so here)."""
     if data["descriptive"]:
         return f"Descriptive only ({data['method_reason']})."
     what = _INTERVALS.get(data["method"], data["method"]).format(B=data["B"])
-    if data["method"] == "cluster_t" and _unequal(data):
+    methods = {r["method"] for r in data["accuracy"]} | {r["method"] for r in data["contrasts"]}
+    if data["method"] == "cluster_t" and methods & _FLAGGED_METHODS:
+        what = _CR2_INDEPENDENT
+    elif data["method"] == "cluster_t" and _unequal(data):
         what = _CR2_INTERVAL
+    if methods & _RUN_METHODS:
+        what += f"; {_RUN_INTERVAL}"
     return f"Intervals: {what} at {_percent(data['conf'])} ({data['method_reason']})."
 
 

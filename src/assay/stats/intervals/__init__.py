@@ -7,7 +7,8 @@ number of clusters, Korn-Graubard, the beta-binomial Bayes interval, the cluster
 from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
-    "._analytic": ["cluster_t_interval", "korn_graubard_interval", "ratio_estimate"],
+    "._analytic": ["cluster_t_interval", "korn_graubard_interval", "korn_graubard_wilson_interval",
+                     "ratio_estimate"],
     "._bayes": ["beta_binomial_bayes_interval"],
     "._cr2": [
         "bell_mccaffrey_df",

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
-from assay.stats._distributions import beta_ppf, t_ppf
+from assay.stats._distributions import beta_ppf, norm_ppf, t_ppf
 from assay.stats._results import Alternative, IntervalResult, RatioEstimate, SmallSample
 from assay.stats._special import expit, logit
 from assay.stats._validate import (
@@ -206,6 +206,7 @@ def korn_graubard_interval(
     *,
     conf: float = 0.95,
     alternative: Alternative = "two-sided",
+    design_df: float | None = None,
 ) -> IntervalResult:
     r"""Clopper-Pearson interval on the Korn-Graubard effective number of items.
 
@@ -221,11 +222,16 @@ def korn_graubard_interval(
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         ``"greater"`` gives the one-sided lower bound (``upper`` = 1), ``"less"`` the
         one-sided upper bound (``lower`` = 0), each at level `conf`.
+    design_df : float, optional
+        Degrees of freedom of the design in the df adjustment, C - 1 by default; at least 1
+        (with a few large clusters among many small ones, G* - 1 of the effective number of
+        clusters says more than C - 1).
 
     Returns
     -------
     IntervalResult
-        ``estimate`` r, ``lower``, ``upper``, ``standard_error`` sqrt(V), ``df`` = C - 1,
+        ``estimate`` r, ``lower``, ``upper``, ``standard_error`` sqrt(V), ``df`` = C - 1
+        (or `design_df`),
         ``n`` = the df-adjusted effective number of items n*, ``n_clusters`` = C,
         ``alternative`` = the sidedness actually used, and
         ``method = "korn_graubard_clopper_pearson"``.
@@ -244,7 +250,8 @@ def korn_graubard_interval(
     .. math:: n^* = \min\left(N,\; \frac{r(1-r)}{V}
               \left(\frac{t_{N-1,q}}{t_{C-1,q}}\right)^2\right),
 
-    with q = (1 + conf) / 2 for a two-sided interval and q = conf for a one-sided bound. The
+    with q = (1 + conf) / 2 for a two-sided interval and q = conf for a one-sided bound
+    (C - 1 is `design_df` when given). The
     interval is Clopper-Pearson [2]_ with x = r n* successes of n* trials (non-integer counts
     allowed): lower = Beta^{-1}(a; x, n* - x + 1), upper = Beta^{-1}(1 - a; x + 1, n* - x),
     a = (1 - q). This is the construction of R survey's ``svyciprop(method = "beta")``,
@@ -299,6 +306,9 @@ def korn_graubard_interval(
     _check_in_range(s, n, 0.0, "sums")
     est = ratio_estimate(s, n)
     r, variance, total, c = est.estimate, est.variance, est.n, est.n_clusters
+    df = float(c - 1) if design_df is None else float(design_df)
+    if not (math.isfinite(df) and df >= 1.0):
+        raise ValueError(f"design_df must be a number of at least 1, got {design_df!r}")
     if side == "two-sided" and r <= 0.0:
         side = "less"
     elif side == "two-sided" and r >= 1.0:
@@ -306,7 +316,7 @@ def korn_graubard_interval(
     tail = (1.0 - conf) / 2.0 if side == "two-sided" else 1.0 - conf
     q = 1.0 - tail
     raw = r * (1.0 - r) / variance if variance > 0.0 else total
-    factor = (float(t_ppf(q, total - 1.0)) / float(t_ppf(q, c - 1))) ** 2
+    factor = (float(t_ppf(q, total - 1.0)) / float(t_ppf(q, df))) ** 2
     n_eff = min(raw * factor, total)
     x = r * n_eff
     lower, upper = 0.0, 1.0
@@ -321,10 +331,110 @@ def korn_graubard_interval(
         standard_error=est.standard_error,
         method="korn_graubard_clopper_pearson",
         conf=conf,
-        df=float(c - 1),
+        df=df,
         n=n_eff,
         n_clusters=c,
         alternative=side,  # type: ignore[arg-type]
+    )
+
+
+def korn_graubard_wilson_interval(
+    sums: ArrayLike,
+    sizes: ArrayLike,
+    *,
+    conf: float = 0.95,
+    design_df: float | None = None,
+) -> IntervalResult:
+    r"""Wilson score interval on the Korn-Graubard effective number of items (two-sided).
+
+    Parameters
+    ----------
+    sums : array_like, shape (C,)
+        S_c, summed item accuracy of cluster c; 0 <= S_c <= n_c.
+    sizes : array_like, shape (C,)
+        n_c, number of items in cluster c; positive.
+    conf : float, default 0.95
+        Two-sided confidence level in (0, 1).
+    design_df : float, optional
+        Degrees of freedom of the design in the df adjustment, C - 1 by default; at least 1.
+
+    Returns
+    -------
+    IntervalResult
+        ``estimate`` r, ``lower``, ``upper``, ``standard_error`` sqrt(V), ``df`` = C - 1
+        (or `design_df`), ``n`` = n*, ``n_clusters`` = C and
+        ``method = "korn_graubard_wilson"``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`korn_graubard_interval`.
+
+    Notes
+    -----
+    n* is that of :func:`korn_graubard_interval` at q = (1 + conf) / 2 [1]_,
+
+    .. math:: n^* = \min\left(N,\; \frac{r(1-r)}{V}
+              \left(\frac{t_{N-1,q}}{t_{C-1,q}}\right)^2\right)
+
+    (r(1 - r)/V replaced by N when V = 0, so also at r = 0 and r = 1), and the interval is
+    Wilson's score interval [2]_ for the proportion r of n* trials with z = Phi^{-1}(q):
+
+    .. math:: \frac{r + z^2/(2n^*) \mp z\sqrt{r(1-r)/n^* + z^2/(4n^{*2})}}{1 + z^2/n^*}.
+
+    It stays two-sided at r = 0 and r = 1 ([0, z^2/(n* + z^2)] and its mirror). Dean and
+    Pagano [3]_ compare Wilson, Clopper-Pearson and other intervals on an effective sample
+    size in cluster surveys; Clopper-Pearson (:func:`korn_graubard_interval`) is the
+    conservative one. With one item per cluster n* = N - 1; when n* reaches the cap N and
+    r N is a count, the interval is statsmodels' ``proportion_confint(method="wilson")``
+    (the tests check both).
+
+    References
+    ----------
+    .. [1] Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with
+           small expected number of positive counts estimated from survey data. Survey
+           Methodology 24(2), 193-201.
+    .. [2] Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
+           inference. Journal of the American Statistical Association 22(158), 209-212.
+    .. [3] Dean, N. and Pagano, M. (2015). Evaluating confidence interval methods for
+           binomial proportions in clustered surveys. Journal of Survey Statistics and
+           Methodology 3(4), 484-503.
+
+    Examples
+    --------
+    Every one of 3 clusters of 4 items is half right: V = 0 and n* = 3.140096 (as in
+    :func:`korn_graubard_interval`); z^2/n* = 3.841459/3.140096 = 1.223358, so the bounds are
+    0.5 -/+ 1.959964 sqrt(0.25/n* + z^2/(4 n*^2)) / 2.223358 = 0.5 -/+ 0.370887:
+
+    >>> res = korn_graubard_wilson_interval([2, 2, 2], [4, 4, 4])
+    >>> round(res.n, 4), round(res.lower, 4), round(res.upper, 4)
+    (3.1401, 0.1291, 0.8709)
+    """
+    conf = _check_conf(conf)
+    s, n = _check_clusters(sums, sizes)
+    _check_in_range(s, n, 0.0, "sums")
+    est = ratio_estimate(s, n)
+    r, variance, total, c = est.estimate, est.variance, est.n, est.n_clusters
+    df = float(c - 1) if design_df is None else float(design_df)
+    if not (math.isfinite(df) and df >= 1.0):
+        raise ValueError(f"design_df must be a number of at least 1, got {design_df!r}")
+    q = (1.0 + conf) / 2.0
+    raw = r * (1.0 - r) / variance if variance > 0.0 and 0.0 < r < 1.0 else total
+    n_eff = min(raw * (float(t_ppf(q, total - 1.0)) / float(t_ppf(q, df))) ** 2, total)
+    z = float(norm_ppf(q))
+    z2n = z * z / n_eff
+    centre = (r + z2n / 2.0) / (1.0 + z2n)
+    half = z * math.sqrt(r * (1.0 - r) / n_eff + z2n / (4.0 * n_eff)) / (1.0 + z2n)
+    return IntervalResult(
+        estimate=r,
+        lower=min(max(centre - half, 0.0), r),
+        upper=max(min(centre + half, 1.0), r),
+        standard_error=est.standard_error,
+        method="korn_graubard_wilson",
+        conf=conf,
+        df=df,
+        n=n_eff,
+        n_clusters=c,
     )
 
 
