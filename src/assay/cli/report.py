@@ -225,7 +225,7 @@ def report_command(
         options = {kind.name: options_from(kind.options, values) for kind in kinds}
     if line is not None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
-    from assay.judge.sequential import sequential_note
+    from assay.data.run_store import sequential_note
 
     for folder in src:
         note = sequential_note(folder)

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 STORE_FILENAME = "judgments.sqlite"
 """The run store's file name inside a run folder."""
+SEQUENTIAL_RECORD = "sequential.json"
+"""A sequential run's record (``assay judge --until``): its rule, order and looks."""
 
 STORE_TABLES = """
 CREATE TABLE IF NOT EXISTS info (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -293,3 +295,25 @@ def judge_calls(store: str | Path) -> list[dict[str, Any]]:
         except (json.JSONDecodeError, ValueError, TypeError) as exc:
             raise InputError(str(path), f"holds a record that cannot be read ({exc})") from None
     return records
+
+
+def sequential_note(folder: str | Path) -> str | None:
+    """What a report of ``folder`` says when ``assay judge --until`` stopped it early (None
+    otherwise, or when its ``sequential.json`` cannot be read): its intervals are fixed-n ones."""
+    path = Path(folder) / SEQUENTIAL_RECORD
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        looks = record.get("looks") or []
+        ended = str(record.get("ended", ""))
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not ended.startswith("stopped early") or not looks:
+        return None
+    method = record.get("method", "empirical_bernstein")
+    return (f"{folder}: judged sequentially (--until {record.get('until')}, conf {record.get('conf')}, "
+            f"{method} confidence sequence) and "
+            f"{ended.split(':')[0]} after {looks[-1].get('clusters')} of {len(record.get('order') or [])} "
+            "clusters: the intervals below are fixed-n intervals on the clusters judged, not the "
+            f"anytime-valid ones of the run (in {SEQUENTIAL_RECORD})")

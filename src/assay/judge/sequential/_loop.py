@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from assay.data.run_store import SEQUENTIAL_RECORD
 from assay.errors import ConfigError
 from assay.judge.sequential._look import Look, look
 from assay.judge.sequential._rule import (
@@ -33,7 +34,7 @@ from assay.llm import Progress, RunStore, RunSummary
 if TYPE_CHECKING:
     from assay.judge.plan import Plan
 
-RECORD = "sequential.json"
+RECORD = SEQUENTIAL_RECORD  # the run folder's record of the rule and its looks
 """The run folder's record of a sequential run: rule, seed, order, looks, how it ended."""
 
 
@@ -217,25 +218,3 @@ def _saved(plan: Plan, rest: list[str]) -> float | None:
     if any(line.usd is None for line in lines):
         return None
     return sum(line.usd or 0.0 for line in lines)
-
-
-def sequential_note(folder: str | Path) -> str | None:
-    """What a report of ``folder`` says when it was judged sequentially and stopped early (None
-    otherwise, or when its ``sequential.json`` cannot be read)."""
-    path = Path(folder) / RECORD
-    if not path.is_file():
-        return None
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-        looks = record.get("looks") or []
-        ended = str(record.get("ended", ""))
-    except (OSError, ValueError, AttributeError):
-        return None
-    if not ended.startswith("stopped early") or not looks:
-        return None
-    method = record.get("method", "empirical_bernstein")
-    return (f"{folder}: judged sequentially (--until {record.get('until')}, conf {record.get('conf')}, "
-            f"{method} confidence sequence) and "
-            f"{ended.split(':')[0]} after {looks[-1].get('clusters')} of {len(record.get('order') or [])} "
-            "clusters: the intervals below are fixed-n intervals on the clusters judged, not the "
-            f"anytime-valid ones of the run (in {RECORD})")
