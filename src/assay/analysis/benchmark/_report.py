@@ -280,8 +280,8 @@ def benchmark_report(
     ('cluster_t', 36, 12, 5)
     >>> report.method_reason
     '36 items in 12 clusters fall short of 300 items and 30 clusters'
-    >>> [(r["arm"], r["method"]) for r in report.accuracy]
-    [('short', 'logit_cluster_robust_t'), ('long', 'logit_cluster_robust_t')]
+    >>> [(r["arm"], r["method"]) for r in report.accuracy]  # the runs' component came out > 0
+    [('short', 'logit_cluster_run_t'), ('long', 'logit_cluster_run_t')]
     >>> print(str(report).splitlines()[0])
     <assay benchmark report> 2 arm(s), 36 item(s) in 12 cluster(s), 5 run(s)
     """
