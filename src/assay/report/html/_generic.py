@@ -6,7 +6,8 @@ null, one vocabulary), so their ``to_dict()`` can be laid out without knowing th
 - top-level scalars become the facts under the title;
 - a list of records becomes a section with a sortable table, and with a forest plot when
   its records carry ``lower`` and ``upper`` around an ``estimate`` (or ``win_rate``) and
-  there are few enough of them to read;
+  there are few enough of them to read; past :data:`SHOWN_COLUMNS` columns the rest wait
+  behind the table's "more columns" button;
 - a mapping of records (key -> record) becomes a table with the key as first column, and
   a mapping of scalars a two-column table;
 - ``notes`` become the notes section.
@@ -28,6 +29,11 @@ from assay.report.html._model import Column, ColumnKind, Figure, Highlight, Page
 
 MAX_FOREST_ROWS = 60
 """Above this many records a table gets no forest plot (it would not be readable)."""
+SHOWN_COLUMNS = 12
+"""A records table shows its identifying columns and then the first fields up to this many;
+the rest are optional columns, behind the table's "more columns" button and always in its
+CSV export, so that the table fits a 1024-pixel window (the human report's 24 columns made
+one 1,362 pixels wide)."""
 ESTIMATE_KEYS = ("estimate", "win_rate")
 LABEL_KEYS = ("criterion", "task", "judge", "judge_a", "judge_b", "arm", "opponent", "label")
 Record = Mapping[str, Any]
@@ -116,10 +122,12 @@ P_KEYS = frozenset({"p_value", "p_adjusted"})
 def _records_section(title: str, records: Sequence[Record], *, slug: str) -> Section:
     keys = list(dict.fromkeys(k for r in records for k in r))
     flat = [{k: (v if _is_scalar(v) else _json(v)) for k, v in r.items()} for r in records]
+    lead = [k for k in keys if k in (*LABEL_KEYS, "key")]
+    keys = lead + [k for k in keys if k not in lead]
     columns = tuple(Column(k, k.replace("_", " "),
                            "p" if k in P_KEYS else _kind([r.get(k) for r in flat]),
-                           digits=4 if k == "standard_error" else 3)
-                    for k in keys)
+                           digits=4 if k == "standard_error" else 3, optional=i >= SHOWN_COLUMNS)
+                    for i, k in enumerate(keys))
     table = Table.from_records(flat, columns, caption=title, name=slug)
     figures: tuple[Figure, ...] = ()
     estimate = next((k for k in ESTIMATE_KEYS if k in keys), None)
