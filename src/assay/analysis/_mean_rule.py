@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from assay.analysis.benchmark._design import Design, design_flag_note, design_of
+from assay.analysis.benchmark._design import Design, _flag_note, design_flag_note, design_of
 from assay.stats import t_ppf
 from assay.stats.intervals import (
     cluster_t_interval,
@@ -130,12 +130,4 @@ def paired_design(sums: FloatArray, sumsq: FloatArray, sizes: FloatArray, *,
     flagged design in the words of :func:`design_flag_note`."""
     design = design_of(np.asarray(sums, dtype=np.float64), np.asarray(sumsq, dtype=np.float64),
                        np.asarray(sizes, dtype=np.float64), 1)
-    if not design.flagged:
-        return design, None
-    return design, (
-        f"{what}: the {design.n_clusters} clusters count as {design.effective_clusters:.1f} "
-        f"effective clusters (their sizes differ; working ICC {design.icc:.2f}), so the "
-        "interval rests on a few large clusters and is wide for that reason. The benchmark "
-        "report flags the same design: in assay's coverage simulation only the CR2 t held "
-        "its level there (94-99%); the t with C - 1 df, the bootstrap and Korn-Graubard did "
-        "not (71-94%).")
+    return design, _flag_note(design, what)

@@ -188,6 +188,20 @@ def flag_note(design: Design, choice: MethodChoice, *, binary: bool) -> str:
             f"{FLAGGED_COVERAGE} there; they are wide because the design is, not to be safe.")
 
 
+def _flag_note(design: Design, what: str) -> str | None:
+    """The note of a flagged design (None if it is not flagged), in the same words for a
+    mean (:func:`design_flag_note`) and a paired difference (``_mean_rule.paired_design``)."""
+    if not design.flagged:
+        return None
+    return (
+        f"{what}: the {design.n_clusters} clusters count as {design.effective_clusters:.1f} "
+        f"effective clusters (their sizes differ; working ICC {design.icc:.2f}), so the "
+        "interval rests on a few large clusters and is wide for that reason. The benchmark "
+        "report flags the same design: in assay's coverage simulation only the CR2 t held "
+        "its level there (94-99%); the t with C - 1 df, the bootstrap and Korn-Graubard did "
+        "not (71-94%).")
+
+
 def design_flag_note(sums: FloatArray, sumsq: FloatArray, sizes: FloatArray, *,
                      what: str) -> tuple[Design, str | None]:
     """The benchmark's design rule applied to one mean over clusters (S_c, sums of squares
@@ -198,12 +212,4 @@ def design_flag_note(sums: FloatArray, sumsq: FloatArray, sizes: FloatArray, *,
     them or in none.
     """
     design = design_of(sums.reshape(-1, 1), sumsq.reshape(-1, 1), sizes, 1)
-    if not design.flagged:
-        return design, None
-    return design, (
-        f"{what}: the {design.n_clusters} clusters count as {design.effective_clusters:.1f} "
-        f"effective clusters (their sizes differ; working ICC {design.icc:.2f}), so the "
-        "interval rests on a few large clusters and is wide for that reason. The benchmark "
-        "report flags the same design: in assay's coverage simulation only the CR2 t held "
-        "its level there (94-99%); the t with C - 1 df, the bootstrap and Korn-Graubard did "
-        "not (71-94%).")
+    return design, _flag_note(design, what)

@@ -302,22 +302,15 @@ def korn_graubard_interval(
     """
     conf = _check_conf(conf)
     side = _check_alternative(alternative)
-    s, n = _check_clusters(sums, sizes)
-    _check_in_range(s, n, 0.0, "sums")
-    est = ratio_estimate(s, n)
+    est, df = _kg_design(sums, sizes, design_df)
     r, variance, total, c = est.estimate, est.variance, est.n, est.n_clusters
-    df = float(c - 1) if design_df is None else float(design_df)
-    if not (math.isfinite(df) and df >= 1.0):
-        raise ValueError(f"design_df must be a number of at least 1, got {design_df!r}")
     if side == "two-sided" and r <= 0.0:
         side = "less"
     elif side == "two-sided" and r >= 1.0:
         side = "greater"
     tail = (1.0 - conf) / 2.0 if side == "two-sided" else 1.0 - conf
     q = 1.0 - tail
-    raw = r * (1.0 - r) / variance if variance > 0.0 else total
-    factor = (float(t_ppf(q, total - 1.0)) / float(t_ppf(q, df))) ** 2
-    n_eff = min(raw * factor, total)
+    n_eff = _kg_effective_n(r, variance, total, df, q)
     x = r * n_eff
     lower, upper = 0.0, 1.0
     if side != "less" and r > 0.0:
@@ -411,16 +404,10 @@ def korn_graubard_wilson_interval(
     (3.1401, 0.1291, 0.8709)
     """
     conf = _check_conf(conf)
-    s, n = _check_clusters(sums, sizes)
-    _check_in_range(s, n, 0.0, "sums")
-    est = ratio_estimate(s, n)
+    est, df = _kg_design(sums, sizes, design_df)
     r, variance, total, c = est.estimate, est.variance, est.n, est.n_clusters
-    df = float(c - 1) if design_df is None else float(design_df)
-    if not (math.isfinite(df) and df >= 1.0):
-        raise ValueError(f"design_df must be a number of at least 1, got {design_df!r}")
     q = (1.0 + conf) / 2.0
-    raw = r * (1.0 - r) / variance if variance > 0.0 and 0.0 < r < 1.0 else total
-    n_eff = min(raw * (float(t_ppf(q, total - 1.0)) / float(t_ppf(q, df))) ** 2, total)
+    n_eff = _kg_effective_n(r, variance, total, df, q)
     z = float(norm_ppf(q))
     z2n = z * z / n_eff
     centre = (r + z2n / 2.0) / (1.0 + z2n)
@@ -436,6 +423,28 @@ def korn_graubard_wilson_interval(
         n=n_eff,
         n_clusters=c,
     )
+
+
+def _kg_design(sums: ArrayLike, sizes: ArrayLike,
+               design_df: float | None) -> tuple[RatioEstimate, float]:
+    """The checked clusters' ratio estimate and the design df (C - 1 unless `design_df`),
+    shared by the two Korn-Graubard intervals."""
+    s, n = _check_clusters(sums, sizes)
+    _check_in_range(s, n, 0.0, "sums")
+    est = ratio_estimate(s, n)
+    df = float(est.n_clusters - 1) if design_df is None else float(design_df)
+    if not (math.isfinite(df) and df >= 1.0):
+        raise ValueError(f"design_df must be a number of at least 1, got {design_df!r}")
+    return est, df
+
+
+def _kg_effective_n(r: float, variance: float, total: float, df: float, q: float) -> float:
+    """Korn-Graubard's n* = min(r (1 - r) / V (t_{q, n - 1} / t_{q, df})^2, n).
+
+    n* is n when V = 0 or r is 0 or 1 (with sums in [0, sizes], r = 0 or 1 makes every
+    linearised residual, so V, exactly 0: the two cases are one)."""
+    raw = r * (1.0 - r) / variance if variance > 0.0 and 0.0 < r < 1.0 else total
+    return min(raw * (float(t_ppf(q, total - 1.0)) / float(t_ppf(q, df))) ** 2, total)
 
 
 def _small_sample_variance(s: npt.NDArray[np.float64], n: npt.NDArray[np.float64],

@@ -206,6 +206,25 @@ def _smallest(test: Callable[[int], bool], start: int) -> int | None:
     return high
 
 
+def _solve(components: VarianceComponents, test: Callable[[int], bool], bound2: float,
+           z2: float, *, difference: float | None, conf: float, method: str,
+           cluster_size: float, size_cv: float, runs: int, trials: int) -> DesignSize:
+    """The design at the fewest clusters passing `test`, searched from the normal
+    approximation's n = z^2 V_1 / (bound^2 - z^2 V_run) questions (bound = D or W; none when
+    that room is <= 0, then the unreachable design at the largest size), shared by
+    :func:`size_for_difference` and :func:`size_for_width`."""
+    kw = dict(cluster_size=cluster_size, size_cv=size_cv, runs=runs, trials=trials)
+    v_run = components.run / int(runs)
+    v_1 = design_variance(components, clusters=1.0, **kw) * cluster_size - v_run * cluster_size
+    room = bound2 - z2 * v_run
+    start = 2 if room <= 0 else max(math.ceil(z2 * v_1 / room / cluster_size - 1e-9), 2)
+    found = _smallest(test, start) if room > 0 else None
+    if found is None:
+        return _evaluate(components, _MAX_CLUSTERS, difference=difference, conf=conf,
+                         method=method, reachable=False, **kw)
+    return _evaluate(components, found, difference=difference, conf=conf, method=method, **kw)
+
+
 def size_for_difference(components: VarianceComponents, difference: float, *,
                         power: float = 0.8, conf: float = 0.95, cluster_size: float = 1.0,
                         size_cv: float = 0.0, runs: int = 1, trials: int = 1,
@@ -275,21 +294,14 @@ def size_for_difference(components: VarianceComponents, difference: float, *,
     level = _check_conf(conf)
     _check_method(method)
     kw = dict(cluster_size=cluster_size, size_cv=size_cv, runs=runs, trials=trials)
-    v_run = components.run / int(runs)
-    v_1 = design_variance(components, clusters=1.0, **kw) * cluster_size - v_run * cluster_size
     z = float(stats.norm.ppf(1.0 - (1.0 - level) / 2.0) + stats.norm.ppf(target))
-    room = d * d - z * z * v_run
-    start = 2 if room <= 0 else max(math.ceil(z * z * v_1 / room / cluster_size - 1e-9), 2)
 
     def enough(c: int) -> bool:
         res = _evaluate(components, c, difference=d, conf=level, method=method, **kw)
         return bool(res.power >= target)
 
-    found = _smallest(enough, start) if room > 0 else None
-    if found is None:
-        return _evaluate(components, _MAX_CLUSTERS, difference=d, conf=level, method=method,
-                         reachable=False, **kw)
-    return _evaluate(components, found, difference=d, conf=level, method=method, **kw)
+    return _solve(components, enough, d * d, z * z, difference=d, conf=level, method=method,
+                  **kw)
 
 
 def size_for_width(components: VarianceComponents, width: float, *, conf: float = 0.95,
@@ -339,18 +351,11 @@ def size_for_width(components: VarianceComponents, width: float, *, conf: float 
     level = _check_conf(conf)
     _check_method(method)
     kw = dict(cluster_size=cluster_size, size_cv=size_cv, runs=runs, trials=trials)
-    v_run = components.run / int(runs)
-    v_1 = design_variance(components, clusters=1.0, **kw) * cluster_size - v_run * cluster_size
     z2 = (2.0 * float(stats.norm.ppf((1.0 + level) / 2.0))) ** 2
-    room = w * w - z2 * v_run
-    start = 2 if room <= 0 else max(math.ceil(z2 * v_1 / room / cluster_size - 1e-9), 2)
 
     def narrow(c: int) -> bool:
         return bool(_evaluate(components, c, difference=None, conf=level, method=method,
                               **kw).width <= w)
 
-    found = _smallest(narrow, start) if room > 0 else None
-    if found is None:
-        return _evaluate(components, _MAX_CLUSTERS, difference=None, conf=level,
-                         method=method, reachable=False, **kw)
-    return _evaluate(components, found, difference=None, conf=level, method=method, **kw)
+    return _solve(components, narrow, w * w, z2, difference=None, conf=level, method=method,
+                  **kw)

@@ -54,6 +54,27 @@ class ConfidenceSequenceResult:
     """``"prpl_empirical_bernstein_cs"`` or ``"hedged_betting_cs"``."""
 
 
+def _check_unit_scores(x: ArrayLike) -> FloatArray:
+    """``x`` as a 1-d float array, every value in [0, 1] (both sequences need bounded scores)."""
+    xs = _check_1d(x, "x")
+    if np.any(xs < 0.0) or np.any(xs > 1.0):
+        raise ValueError("x must be in [0, 1] (rescale bounded scores first)")
+    return xs
+
+
+def _sequence_result(xs: FloatArray, lower: FloatArray, upper: FloatArray, level: float, *,
+                     running_intersection: bool, method: str) -> ConfidenceSequenceResult:
+    """The result of a sequence's bounds at every n, intersected over time if asked
+    (the running max of the lowers and min of the uppers stays valid: each time's interval
+    covers with the same joint probability)."""
+    if running_intersection:
+        lower = np.maximum.accumulate(lower)
+        upper = np.minimum.accumulate(upper)
+    estimate = np.cumsum(xs) / np.arange(1, xs.size + 1)
+    return ConfidenceSequenceResult(estimate=estimate, lower=lower, upper=upper, conf=level,
+                                    n=int(xs.size), method=method)
+
+
 def _check_truncation(truncation: float) -> float:
     try:
         value = float(truncation)
@@ -155,20 +176,14 @@ def empirical_bernstein_cs(x: ArrayLike, *, conf: float = 0.95, truncation: floa
     >>> round(float(cs.lower[-1]), 6), round(float(cs.upper[-1]), 6)
     (0.425257, 0.574743)
     """
-    xs = _check_1d(x, "x")
-    if np.any(xs < 0.0) or np.any(xs > 1.0):
-        raise ValueError("x must be in [0, 1] (rescale bounded scores first)")
+    xs = _check_unit_scores(x)
     level = _check_conf(conf)
     c = _check_truncation(truncation)
     alpha = 1.0 - level
     lower = _lower_sequence(xs, alpha / 2.0, c)
     upper = 1.0 - _lower_sequence(1.0 - xs, alpha / 2.0, c)
-    if running_intersection:
-        lower = np.maximum.accumulate(lower)
-        upper = np.minimum.accumulate(upper)
-    estimate = np.cumsum(xs) / np.arange(1, xs.size + 1)
-    return ConfidenceSequenceResult(estimate=estimate, lower=lower, upper=upper, conf=level,
-                                    n=int(xs.size), method="prpl_empirical_bernstein_cs")
+    return _sequence_result(xs, lower, upper, level, running_intersection=running_intersection,
+                            method="prpl_empirical_bernstein_cs")
 
 
 def cluster_means(values: ArrayLike, clusters: Sequence[Hashable]) -> FloatArray:

@@ -22,12 +22,14 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from assay.stats._validate import _check_1d, _check_conf
+from assay.stats._validate import _check_conf
 from assay.stats.sequential._bernstein import (
     ConfidenceSequenceResult,
     FloatArray,
     _check_truncation,
+    _check_unit_scores,
     _plug_in_bets,
+    _sequence_result,
 )
 
 __all__ = ["betting_cs"]
@@ -102,9 +104,7 @@ def betting_cs(x: ArrayLike, *, conf: float = 0.95, truncation: float = 0.5, bre
     >>> round(float(cs.lower[-1]), 3), round(float(cs.upper[-1]), 3)
     (0.465, 0.535)
     """
-    xs = _check_1d(x, "x")
-    if np.any(xs < 0.0) or np.any(xs > 1.0):
-        raise ValueError("x must be in [0, 1] (rescale bounded scores first)")
+    xs = _check_unit_scores(x)
     level = _check_conf(conf)
     c = _check_truncation(truncation)
     grid_n = _check_breaks(breaks)
@@ -125,9 +125,5 @@ def betting_cs(x: ArrayLike, *, conf: float = 0.95, truncation: float = 0.5, bre
     step = 1.0 / grid_n
     lower: FloatArray = np.where(any_in, np.maximum(0.0, grid[first] - step), 0.0)
     upper: FloatArray = np.where(any_in, np.minimum(1.0, grid[last] + step), 1.0)
-    if running_intersection:
-        lower = np.maximum.accumulate(lower)
-        upper = np.minimum.accumulate(upper)
-    estimate = np.cumsum(xs) / np.arange(1, xs.size + 1)
-    return ConfidenceSequenceResult(estimate=estimate, lower=lower, upper=upper, conf=level,
-                                    n=int(xs.size), method="hedged_betting_cs")
+    return _sequence_result(xs, lower, upper, level, running_intersection=running_intersection,
+                            method="hedged_betting_cs")
