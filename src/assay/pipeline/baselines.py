@@ -21,6 +21,11 @@ Wright's standard error; :func:`assay.stats.spearman_interval`), n and the p-val
 
 The ground truth of a response is its ``native_scores.jsonl`` score (``assay
 native-scores``) when the folder has one, else its datapoint's ``reference_score``.
+
+The config and its readers are in :mod:`assay.pipeline._baselines_config`, what is read from
+the run folder (ground truth, G-Eval's targets, the judges' scores) in
+:mod:`assay.pipeline._baselines_inputs`, the correlations in
+:mod:`assay.pipeline._baselines_correlations`; the public names are imported from here.
 """
 
 from __future__ import annotations
@@ -34,116 +39,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
 from assay.data.atomic import write_text
 from assay.data.cells import csv_text
-from assay.data.runfolder import NATIVE_SCORES_FILE, read_part
-from assay.errors import ConfigError, InputError
-from assay.llm.client_config import ClientConfig
-from assay.pipeline.geval import GEvalSettings, GEvalTarget, combine, geval_requests, geval_rows
+from assay.data.runfolder import read_part
+from assay.errors import ConfigError
+from assay.pipeline._baselines_config import METHODS as METHODS  # re-exported: the config's names
+from assay.pipeline._baselines_config import BaselinesConfig, as_baselines_config
+from assay.pipeline._baselines_config import BertScoreSettings as BertScoreSettings
+from assay.pipeline._baselines_config import load_baselines_config as load_baselines_config
+from assay.pipeline._baselines_config import parse_methods as parse_methods
+from assay.pipeline._baselines_correlations import _correlations
+from assay.pipeline._baselines_inputs import (
+    ALL_TASKS,
+    _ground_truth,
+    _judge_scores,
+    _store_scores,
+    _targets,
+)
+from assay.pipeline._baselines_inputs import run_targets as run_targets  # re-exported
+from assay.pipeline.geval import GEvalTarget, combine, geval_requests, geval_rows
 
 if TYPE_CHECKING:
     from assay.pipeline.describe import BaselineLine
 
-METHODS = ("bertscore", "geval")
 BASELINES_JSONL = "baselines.jsonl"
 BASELINES_CSV = "baselines.csv"
 BASELINES_DIR = "baselines"
 """The folder inside the run folder holding G-Eval's run store."""
 CSV_COLUMNS = ("method", "task", "ground_truth", "n", "estimate", "lower", "upper", "conf",
                "p_value", "interval_method", "note")
-ALL_TASKS = "all"
-
-
-class BertScoreSettings(BaseModel):
-    """The ``bertscore`` section of a baselines config."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-    model_path: str | None = None
-    """A local model folder (nothing is downloaded); relative to the config's folder."""
-
-
-class BaselinesConfig(BaseModel):
-    """A baselines config (``assay baselines RUN --config CFG``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-    methods: list[str] = Field(default_factory=lambda: list(METHODS))
-    """The methods run: ``bertscore``, ``geval``."""
-    llm: ClientConfig | None = None
-    """G-Eval's model endpoint (an ``assay judge`` config's ``llm`` section)."""
-    geval: GEvalSettings = Field(default_factory=GEvalSettings)
-    bertscore: BertScoreSettings = Field(default_factory=BertScoreSettings)
-    cache: str = "run"
-    """Response cache: ``run`` (the run folder's ``responses.sqlite``), ``shared``, ``off`` or a path."""
-    conf: float = Field(default=0.95, gt=0.0, lt=1.0)
-    """Confidence level of the intervals."""
-    base_dir: Path = Field(default=Path("."), exclude=True)
-
-    @field_validator("methods", mode="before")
-    @classmethod
-    def _methods(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return parse_methods(value)
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return parse_methods(",".join(value))
-        return value
-
-
-def parse_methods(text: str) -> list[str]:
-    """``bertscore,geval`` as a list, each checked.
-
-    >>> parse_methods(" geval, bertscore ")
-    ['geval', 'bertscore']
-    """
-    methods = [m.strip().lower() for m in text.split(",") if m.strip()]
-    if not methods:
-        raise ValueError("expected at least one of bertscore, geval")
-    for m in methods:
-        if m not in METHODS:
-            raise ValueError(f"{m!r}: expected bertscore or geval")
-    return list(dict.fromkeys(methods))
-
-
-def load_baselines_config(path: str | Path | None, *, data: Mapping[str, Any] | None = None,
-                          base_dir: Path | None = None) -> BaselinesConfig:
-    """Read a baselines config (YAML, or ``data`` already read).
-
-    Three shapes: a baselines file (its keys checked, a typo is an error); a whole
-    ``assay run`` config with a ``baselines:`` section (checked the same; the config's
-    ``llm`` and ``cache`` apply when the section has none); an ``assay judge`` config
-    without one (its ``llm`` and ``cache`` are read, its other keys left to it)."""
-    from assay.judge.config import expand_env, read_config_text, safe_yaml
-
-    source = "baselines config" if path is None else str(path)
-    base = base_dir if base_dir is not None else Path(".") if path is None else Path(path).parent
-    if data is None:
-        if path is None:
-            return BaselinesConfig()
-        data = safe_yaml(read_config_text(path), source) or {}
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{source}: expected a mapping with llm, geval, bertscore")
-    keys = ("methods", "llm", "geval", "bertscore", "cache", "conf")
-    if isinstance(data.get("baselines"), Mapping):  # a section of a whole config
-        section = {**{k: data[k] for k in ("llm", "cache") if k in data}, **data["baselines"]}
-        source += ": baselines"
-    elif "version" in data or "judges" in data:  # an assay judge config
-        section = {k: v for k, v in data.items() if k in keys}
-    else:
-        section = dict(data)
-    llm = section.get("llm")
-    if isinstance(llm, ClientConfig):  # already validated (a whole config's llm)
-        section = {**expand_env({k: v for k, v in section.items() if k != "llm"}), "llm": llm}
-    else:
-        section = expand_env(section)
-    try:
-        return BaselinesConfig.model_validate({**section, "base_dir": base})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{source}: {where}: {first['msg'].removeprefix('Value error, ')}") from None
 
 
 @dataclass(frozen=True)
@@ -179,21 +103,6 @@ def run_baselines(run_folder: str | Path, config: Any = None) -> Path:
     ``baselines`` section, with its ``llm``, ``cache`` and folder).
     """
     return baselines(run_folder, as_baselines_config(config)).csv_path
-
-
-def as_baselines_config(config: Any) -> BaselinesConfig:
-    """A :class:`BaselinesConfig` from any of the forms :func:`run_baselines` takes."""
-    if isinstance(config, BaselinesConfig):
-        return config
-    if config is None or isinstance(config, Mapping):
-        return load_baselines_config(None, data=config or {})
-    if not hasattr(config, "baselines"):
-        raise ConfigError(f"baselines: expected a baselines config, got {type(config).__name__}")
-    data: dict[str, Any] = {"baselines": dict(config.baselines or {}),
-                            "cache": getattr(config, "cache", "run")}
-    if getattr(config, "llm", None) is not None:
-        data["llm"] = config.llm
-    return load_baselines_config(None, data=data, base_dir=getattr(config, "base_dir", None))
 
 
 def baselines(run_folder: str | Path, config: Any = None, *,
@@ -290,27 +199,6 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _ground_truth(folder: Path, datapoints: Mapping[str, Mapping[str, Any]],
-                  responses: Sequence[Mapping[str, Any]]) -> tuple[dict[str, float | None], str]:
-    native: dict[str, float | None] = {}
-    metrics: set[str] = set()
-    if (folder / NATIVE_SCORES_FILE).is_file():
-        from assay.data.runfolder import _native_scores  # the validated reader of that file
-
-        native = _native_scores(folder)
-        for line in (folder / NATIVE_SCORES_FILE).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                metrics.add(str(json.loads(line).get("metric")))
-    truth: dict[str, float | None] = {}
-    for rec in responses:
-        rid = str(rec.get("id"))
-        value = native.get(rid) if rid in native else \
-            datapoints.get(str(rec.get("datapoint_id")), {}).get("reference_score")
-        truth[rid] = None if value is None else float(value)
-    name = f"native:{'+'.join(sorted(metrics))}" if metrics else "reference_score"
-    return truth, name
-
-
 def _bertscore(folder: Path, config: BaselinesConfig, batch: Any, task_of: Mapping[str, str],
                notes: list[str]) -> list[dict[str, Any]]:
     from assay.pipeline.native_scores import native_scores
@@ -351,30 +239,6 @@ def _geval(folder: Path, config: BaselinesConfig, datapoints: Mapping[str, Mappi
     if config.llm is None:
         raise ConfigError("geval needs the llm section (model, base_url, ...) in --config")
     return asyncio.run(_geval_async(folder, config, _targets(datapoints, responses, task_of)))
-
-
-def run_targets(run_folder: str | Path) -> list[GEvalTarget]:
-    """The responses of a run folder G-Eval scores (those with a text and no failure)."""
-    folder = Path(run_folder)
-    datapoints = {str(rec.get("id")): rec for _, _, rec in read_part(folder, "datapoints")}
-    responses = [rec for _, _, rec in read_part(folder, "responses")]
-    task_of = {str(r.get("id")): str(datapoints.get(str(r.get("datapoint_id")), {}).get("task")
-                                     or ALL_TASKS) for r in responses}
-    return _targets(datapoints, responses, task_of)
-
-
-def _targets(datapoints: Mapping[str, Mapping[str, Any]], responses: Sequence[Mapping[str, Any]],
-             task_of: Mapping[str, str]) -> list[GEvalTarget]:
-    targets = []
-    for rec in responses:
-        text = rec.get("text")
-        if not isinstance(text, str) or rec.get("failure_kind"):
-            continue
-        dp = datapoints.get(str(rec.get("datapoint_id")), {})
-        targets.append(GEvalTarget(str(rec.get("id")), str(rec.get("datapoint_id")), str(rec.get("arm")),
-                                   task_of.get(str(rec.get("id")), ALL_TASKS), str(dp.get("prompt") or ""),
-                                   text))
-    return targets
 
 
 async def _geval_async(folder: Path, config: BaselinesConfig, targets: list[GEvalTarget]) -> _GEvalRun:
@@ -430,83 +294,3 @@ async def _geval_async(folder: Path, config: BaselinesConfig, targets: list[GEva
     return _GEvalRun(out, usd, calls, stopped, len(first) + len(second), stored, tuple(notes))
 
 
-def _judge_scores(folder: Path, notes: list[str]) -> dict[str, dict[str, float]]:
-    """``judge:NAME/CRITERION`` -> response id -> mean pointwise score over trials."""
-    try:
-        evaluations = read_part(folder, "evaluations")
-    except InputError:  # no evaluations yet: the baselines stand alone
-        notes.append("The run folder has no evaluations.jsonl: no LLM judge is compared")
-        return {}
-    sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    skipped = 0
-    for _, _, ev in evaluations:
-        if ev.get("opponent_response_id") or ev.get("failure_kind") or not isinstance(ev.get("scores"), dict):
-            continue
-        for criterion, value in ev["scores"].items():
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                skipped += value is not None
-                continue
-            sums[f"judge:{ev.get('judge')}/{criterion}"][str(ev.get("response_id"))].append(float(value))
-    if skipped:
-        notes.append(f"{skipped} judge scores are not numbers (labels): left out of the comparison")
-    return {name: {rid: sum(v) / len(v) for rid, v in by.items()} for name, by in sorted(sums.items())}
-
-
-def _store_scores(folder: Path, responses: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
-    """The same from the run store ``assay judge`` wrote into the folder (``judgments.sqlite``).
-
-    A row's (item, arm) is the response of that datapoint and arm, its ``run`` being the
-    judge's trial, averaged; when the folder holds several runs of one datapoint and arm,
-    (item, arm, run) names the response instead."""
-    from assay.data.run_store import STORE_FILENAME, load_store
-
-    if not (folder / STORE_FILENAME).is_file():
-        return {}
-    frame = load_store(folder).frame
-    response_of = {(str(r.get("datapoint_id")), str(r.get("arm")), int(r.get("run") or 1)): str(r.get("id"))
-                   for r in responses}
-    one_run = len({key[:2] for key in response_of}) == len(response_of)
-    keep = frame["score"].notna()
-    for column in ("opponent", "failure_kind"):  # optional columns: absent means none
-        if column in frame.columns:
-            keep &= frame[column].isna()
-    pointwise = frame[keep]
-    sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for item, arm, run, judge, criterion, score in pointwise[
-            ["item", "arm", "run", "judge", "criterion", "score"]].itertuples(index=False):
-        rid = response_of.get((str(item), str(arm), 1 if one_run or run != run else int(run)))
-        if rid is not None:
-            sums[f"judge:{judge}/{criterion}"][rid].append(float(score))
-    return {name: {rid: sum(v) / len(v) for rid, v in by.items()} for name, by in sorted(sums.items())}
-
-
-def _correlations(scores: Mapping[str, Mapping[str, float]], truth: Mapping[str, float | None],
-                  task_of: Mapping[str, str], truth_name: str, conf: float) -> list[dict[str, Any]]:
-    from assay.stats.correlation import spearman_interval
-
-    out = []
-    tasks = sorted(set(task_of.values()))
-    for method, by_response in scores.items():
-        groups = [(task, [r for r in by_response if task_of.get(r) == task]) for task in tasks]
-        if len(tasks) > 1:
-            groups.append((ALL_TASKS, list(by_response)))
-        for task, ids in groups:
-            pairs = [(by_response[r], truth[r]) for r in ids if truth.get(r) is not None]
-            if not pairs:
-                continue
-            x, y = [p[0] for p in pairs], [p[1] for p in pairs]
-            result = spearman_interval(x, y, conf=conf)
-            note = ""
-            if len(pairs) < 3:
-                note = "undefined: fewer than 3 pairs"
-            elif len(set(x)) == 1:
-                note = "undefined: the method's scores do not vary"
-            elif len(set(y)) == 1:
-                note = "undefined: the ground truth does not vary"
-            elif math.isnan(result.lower):
-                note = "no interval: fewer than 4 pairs or |rho| = 1"
-            out.append({"method": method, "task": task, "ground_truth": truth_name, "n": result.n,
-                        "estimate": result.estimate, "lower": result.lower, "upper": result.upper,
-                        "conf": result.conf, "p_value": result.p_value,
-                        "interval_method": result.method, "note": note})
-    return out
