@@ -34,10 +34,6 @@ from assay.llm import Progress, RunStore, RunSummary
 if TYPE_CHECKING:
     from assay.judge.plan import Plan
 
-RECORD = SEQUENTIAL_RECORD  # the run folder's record of the rule and its looks
-"""The run folder's record of a sequential run: rule, seed, order, looks, how it ended."""
-
-
 @dataclass(frozen=True)
 class SequentialRun:
     """How a sequential run went."""
@@ -60,7 +56,7 @@ class SequentialRun:
 
 def _record(folder: Path, rule: StoppingRule, order: list[str]) -> None:
     """Write the rule and order to ``sequential.json``, or refuse a different one of an earlier run."""
-    path = folder / RECORD
+    path = folder / SEQUENTIAL_RECORD
     mine = {"until": rule.words, "conf": rule.conf, "method": rule.method, "seed": rule.seed,
             "clusters_per_look": rule.per_look(len(order)), "order": order}
     if path.is_file():
@@ -82,7 +78,7 @@ def _record(folder: Path, rule: StoppingRule, order: list[str]) -> None:
 
 
 def _save_looks(folder: Path, looks: list[Look], ended: str) -> None:
-    path = folder / RECORD
+    path = folder / SEQUENTIAL_RECORD
     record = json.loads(path.read_text(encoding="utf-8"))
     record["looks"] = [{"look": x.number, "clusters": x.clusters, "conf_each": x.conf_each, "stop": x.stop,
                         "comparisons": [{"comparison": c.comparison.label, "n_clusters": c.n_clusters,
