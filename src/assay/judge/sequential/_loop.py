@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assay.data.run_store import SEQUENTIAL_RECORD
 from assay.errors import ConfigError
-from assay.judge.sequential._look import Look, look
+from assay.judge.sequential._look import Look, Observations
 from assay.judge.sequential._rule import (
     StoppingRule,
     cluster_order,
@@ -127,6 +127,7 @@ async def execute_sequential(plan: Plan, out: str | Path, rule: StoppingRule, *,
     looks: list[Look] = []
     stopped: Literal["cost_limit", "max_failures"] | None = None
     judged: list[str] = []
+    taken = Observations(watched)  # the clusters judged so far, a batch's rows added at each look
     try:
         for start in range(0, len(order), per):
             spent = sum(s.usd for s in summaries)
@@ -137,7 +138,8 @@ async def execute_sequential(plan: Plan, out: str | Path, rule: StoppingRule, *,
                 break
             left = None if max_failures is None else max_failures - failed
             batch = order[start:start + per]
-            summary = await execute(restricted(plan, batch), folder, retry_failed=retry_failed,
+            part = restricted(plan, batch)
+            summary = await execute(part, folder, retry_failed=retry_failed,
                                     progress=progress, client_factory=factory if online else None,
                                     cache=cache, max_failures=left)
             summaries.append(summary)
@@ -145,12 +147,10 @@ async def execute_sequential(plan: Plan, out: str | Path, rule: StoppingRule, *,
             if summary.stopped is not None:
                 stopped = summary.stopped
                 break
-            part = restricted(plan, judged)
             with RunStore(folder) as store:
-                store.set_plan(part.keys)  # the store's plan: the clusters this run judged
-                rows = store.records(keys=part.keys)
-                scales = store.scales()
-            seen = look(rows, scales, watched, judged, rule, number=len(looks) + 1)
+                store.set_plan(restricted(plan, judged).keys)  # the store's plan: the clusters judged
+                taken.add(store.records(keys=part.keys), store.scales())  # only the new batch's rows
+            seen = taken.look(judged, rule, number=len(looks) + 1)
             looks.append(seen)
             if on_look is not None:
                 on_look(seen)
