@@ -24,9 +24,10 @@ Part 2, the demo's design (``assay demo``'s simulated evaluation, seed 7: 200 it
 documents, 3 systems, 5 runs; judges judge-lenient (quality 0-100) and judge-pairwise
 (preference, two trials on run 1), 3 pairs each: K = 6 comparisons at 95% familywise). For
 ``--orders`` random orders of its documents, looking every 2 documents (the default: a
-twentieth), with the looks of ``assay.judge.sequential.look`` (the code ``assay judge --until``
-runs), we report where ``decided`` stops and the share of the judgments not made; also for
-the same design with 5x the documents and items (200 documents, 1000 items).
+twentieth), with the looks of ``assay.judge.sequential.Observations`` (the code ``assay judge
+--until`` runs, a batch's rows added at each look), we report where ``decided`` stops and the
+share of the judgments not made; also for the same design with 5x the documents and items
+(200 documents, 1000 items).
 
 Both parts run for each confidence sequence of ``--methods`` (``betting``, the default of
 ``assay judge --until``, and ``empirical_bernstein``). Bounded: ``nice -n 10 python
@@ -130,7 +131,7 @@ def part_two(orders: int, seed: int, method: str, designs: tuple[int, ...]) -> l
     import tempfile
     from itertools import combinations
 
-    from assay.judge.sequential import Comparison, StoppingRule, look
+    from assay.judge.sequential import Comparison, Observations, StoppingRule, look
 
     lines = ["", f"part 2 ({method}): the demo's design at conf 0.95 (familywise over the K comparisons, "
              "Bonferroni), a look every 1/20 of the documents"]
@@ -160,9 +161,11 @@ def part_two(orders: int, seed: int, method: str, designs: tuple[int, ...]) -> l
             for _ in range(n_orders):
                 order = [clusters[i] for i in rng.permutation(len(clusters))]
                 stop = len(clusters)
+                taken = Observations(watched)
                 for k in range(per, len(clusters) + per, per):
-                    part = [r for c in order[:k] for r in by_cluster[c] if r["judge"] in judges]
-                    if look(part, scales, watched, order[:k], rule, number=k // per).stop:
+                    taken.add([r for c in order[k - per:k] for r in by_cluster[c] if r["judge"] in judges],
+                              scales)  # the new batch's rows, as assay judge --until reads them
+                    if taken.look(order[:k], rule, number=k // per).stop:
                         stop = min(k, len(clusters))
                         early += stop < len(clusters)
                         break

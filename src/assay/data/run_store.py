@@ -314,6 +314,6 @@ def sequential_note(folder: str | Path) -> str | None:
     method = record.get("method", "empirical_bernstein")
     return (f"{folder}: judged sequentially (--until {record.get('until')}, conf {record.get('conf')}, "
             f"{method} confidence sequence) and "
-            f"{ended.split(':')[0]} after {looks[-1].get('clusters')} of {len(record.get('order') or [])} "
+            f"stopped early after {looks[-1].get('clusters')} of {len(record.get('order') or [])} "
             "clusters: the intervals below are fixed-n intervals on the clusters judged, not the "
             f"anytime-valid ones of the run (in {SEQUENTIAL_RECORD})")

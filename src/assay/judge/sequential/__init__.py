@@ -7,8 +7,8 @@ or every interval is narrow enough (anytime-valid confidence sequences,
 from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
-    "._look": ["ComparisonLook", "Look", "look"],
-    "._loop": ["RECORD", "SequentialRun", "execute_sequential"],
+    "._look": ["ComparisonLook", "Look", "Observations", "look"],
+    "._loop": ["SequentialRun", "execute_sequential"],
     "._rule": ["Comparison", "StoppingRule", "cluster_order", "comparisons", "parse_until",
                "restricted", "stopping_rule"],
 })

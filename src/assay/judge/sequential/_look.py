@@ -58,45 +58,69 @@ class Look:
     """Whether the rule is met."""
 
 
+class Observations:
+    """Every watched comparison's cluster means so far, fed the stored rows a batch at a time.
+
+    Each :meth:`add` must bring whole clusters (a batch's rows): a cluster's mean is taken from
+    the rows of the one call that brings it, so a look reads only the new batch, not again every
+    cluster judged before.
+    """
+
+    def __init__(self, watched: Sequence[Comparison]) -> None:
+        self.watched = tuple(watched)
+        self._means: dict[Comparison, dict[str, float]] = {c: {} for c in self.watched}
+
+    def add(self, rows: Iterable[Mapping[str, Any]], scales: Mapping[str, Scale]) -> None:
+        """Take in the rows of some whole clusters (their cluster means, comparison by comparison)."""
+        # (judge, criterion, arm, opponent or "", item) -> scores in [0, 1]
+        scored: dict[tuple[str, str, str, str, str], list[float]] = defaultdict(list)
+        cluster_of: dict[str, str] = {}
+        for row in rows:
+            score = row.get("score")
+            if score is None or row.get("failure_kind") is not None:
+                continue
+            criterion = str(row.get("criterion", "score"))
+            opponent = row.get("opponent")
+            value = float(score)
+            if opponent is None:
+                scale = scales.get(criterion)
+                value = float(scale.normalise([value])[0]) if scale is not None else value
+            item = str(row["item"])
+            cluster_of[item] = str(row.get("cluster") if row.get("cluster") is not None else item)
+            scored[(str(row.get("judge")), criterion, str(row["arm"]),
+                    "" if opponent is None else str(opponent), item)].append(value)
+        for c in self.watched:
+            by_cluster: dict[str, list[float]] = defaultdict(list)
+            for item, d in _differences(scored, c).items():
+                by_cluster[cluster_of[item]].append(d)
+            self._means[c].update((k, sum(v) / len(v)) for k, v in by_cluster.items())
+
+    def look(self, order: Sequence[str], rule: StoppingRule, *, number: int) -> Look:
+        """The rule's look at the clusters taken in (``order`` those judged, in the run's order)."""
+        conf_each = 1.0 - (1.0 - rule.conf) / len(self.watched)
+        rank = {cluster: i for i, cluster in enumerate(order)}
+        out = []
+        for c in self.watched:
+            ordered = sorted((rank[k], d) for k, d in self._means[c].items() if k in rank)
+            obs = [min(1.0, max(-1.0, d)) for _, d in ordered]
+            if not obs:
+                out.append(ComparisonLook(c, 0, float("nan"), -1.0, 1.0))
+                continue
+            cs = paired_difference_cs(obs, conf=conf_each, method=rule.method)
+            out.append(ComparisonLook(c, len(obs), float(cs.estimate[-1]), float(cs.lower[-1]),
+                                      float(cs.upper[-1])))
+        width = rule.width
+        stop = all(x.decided for x in out) if width is None else all(x.width < width for x in out)
+        return Look(number=number, clusters=len(order), comparisons=tuple(out), conf_each=conf_each,
+                    stop=stop)
+
+
 def look(rows: Iterable[Mapping[str, Any]], scales: Mapping[str, Scale], watched: Sequence[Comparison],
          order: Sequence[str], rule: StoppingRule, *, number: int) -> Look:
     """The rule's look at ``rows`` (the stored rows of the clusters judged, ``order`` their order)."""
-    # (judge, criterion, arm, opponent or "", item) -> scores in [0, 1]
-    scored: dict[tuple[str, str, str, str, str], list[float]] = defaultdict(list)
-    cluster_of: dict[str, str] = {}
-    for row in rows:
-        score = row.get("score")
-        if score is None or row.get("failure_kind") is not None:
-            continue
-        criterion = str(row.get("criterion", "score"))
-        opponent = row.get("opponent")
-        value = float(score)
-        if opponent is None:
-            scale = scales.get(criterion)
-            value = float(scale.normalise([value])[0]) if scale is not None else value
-        item = str(row["item"])
-        cluster_of[item] = str(row.get("cluster") if row.get("cluster") is not None else item)
-        scored[(str(row.get("judge")), criterion, str(row["arm"]), "" if opponent is None else str(opponent),
-                item)].append(value)
-    conf_each = 1.0 - (1.0 - rule.conf) / len(watched)
-    rank = {cluster: i for i, cluster in enumerate(order)}
-    out = []
-    for c in watched:
-        per_item = _differences(scored, c)
-        by_cluster: dict[str, list[float]] = defaultdict(list)
-        for item, d in per_item.items():
-            by_cluster[cluster_of[item]].append(d)
-        ordered = sorted((rank[k], sum(v) / len(v)) for k, v in by_cluster.items() if k in rank)
-        obs = [min(1.0, max(-1.0, d)) for _, d in ordered]
-        if not obs:
-            out.append(ComparisonLook(c, 0, float("nan"), -1.0, 1.0))
-            continue
-        cs = paired_difference_cs(obs, conf=conf_each, method=rule.method)
-        out.append(ComparisonLook(c, len(obs), float(cs.estimate[-1]), float(cs.lower[-1]),
-                                  float(cs.upper[-1])))
-    width = rule.width
-    stop = all(x.decided for x in out) if width is None else all(x.width < width for x in out)
-    return Look(number=number, clusters=len(order), comparisons=tuple(out), conf_each=conf_each, stop=stop)
+    seen = Observations(watched)
+    seen.add(rows, scales)
+    return seen.look(order, rule, number=number)
 
 
 def _differences(scored: Mapping[tuple[str, str, str, str, str], list[float]],

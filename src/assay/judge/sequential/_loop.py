@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assay.data.run_store import SEQUENTIAL_RECORD
 from assay.errors import ConfigError
-from assay.judge.sequential._look import Look, look
+from assay.judge.sequential._look import Look, Observations
 from assay.judge.sequential._rule import (
     StoppingRule,
     cluster_order,
@@ -33,10 +33,6 @@ from assay.llm import Progress, RunStore, RunSummary
 
 if TYPE_CHECKING:
     from assay.judge.plan import Plan
-
-RECORD = SEQUENTIAL_RECORD  # the run folder's record of the rule and its looks
-"""The run folder's record of a sequential run: rule, seed, order, looks, how it ended."""
-
 
 @dataclass(frozen=True)
 class SequentialRun:
@@ -60,7 +56,7 @@ class SequentialRun:
 
 def _record(folder: Path, rule: StoppingRule, order: list[str]) -> None:
     """Write the rule and order to ``sequential.json``, or refuse a different one of an earlier run."""
-    path = folder / RECORD
+    path = folder / SEQUENTIAL_RECORD
     mine = {"until": rule.words, "conf": rule.conf, "method": rule.method, "seed": rule.seed,
             "clusters_per_look": rule.per_look(len(order)), "order": order}
     if path.is_file():
@@ -82,7 +78,7 @@ def _record(folder: Path, rule: StoppingRule, order: list[str]) -> None:
 
 
 def _save_looks(folder: Path, looks: list[Look], ended: str) -> None:
-    path = folder / RECORD
+    path = folder / SEQUENTIAL_RECORD
     record = json.loads(path.read_text(encoding="utf-8"))
     record["looks"] = [{"look": x.number, "clusters": x.clusters, "conf_each": x.conf_each, "stop": x.stop,
                         "comparisons": [{"comparison": c.comparison.label, "n_clusters": c.n_clusters,
@@ -131,6 +127,7 @@ async def execute_sequential(plan: Plan, out: str | Path, rule: StoppingRule, *,
     looks: list[Look] = []
     stopped: Literal["cost_limit", "max_failures"] | None = None
     judged: list[str] = []
+    taken = Observations(watched)  # the clusters judged so far, a batch's rows added at each look
     try:
         for start in range(0, len(order), per):
             spent = sum(s.usd for s in summaries)
@@ -141,7 +138,8 @@ async def execute_sequential(plan: Plan, out: str | Path, rule: StoppingRule, *,
                 break
             left = None if max_failures is None else max_failures - failed
             batch = order[start:start + per]
-            summary = await execute(restricted(plan, batch), folder, retry_failed=retry_failed,
+            part = restricted(plan, batch)
+            summary = await execute(part, folder, retry_failed=retry_failed,
                                     progress=progress, client_factory=factory if online else None,
                                     cache=cache, max_failures=left)
             summaries.append(summary)
@@ -149,12 +147,10 @@ async def execute_sequential(plan: Plan, out: str | Path, rule: StoppingRule, *,
             if summary.stopped is not None:
                 stopped = summary.stopped
                 break
-            part = restricted(plan, judged)
             with RunStore(folder) as store:
-                store.set_plan(part.keys)  # the store's plan: the clusters this run judged
-                rows = store.records(keys=part.keys)
-                scales = store.scales()
-            seen = look(rows, scales, watched, judged, rule, number=len(looks) + 1)
+                store.set_plan(restricted(plan, judged).keys)  # the store's plan: the clusters judged
+                taken.add(store.records(keys=part.keys), store.scales())  # only the new batch's rows
+            seen = taken.look(judged, rule, number=len(looks) + 1)
             looks.append(seen)
             if on_look is not None:
                 on_look(seen)
