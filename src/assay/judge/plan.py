@@ -419,21 +419,8 @@ async def execute(
         status = store.status()
         failed_stored = sum(1 for key in plan.keys if status.get(key))
         stored = sum(1 for key in plan.keys if key in status)
-    return RunSummary(
-        planned=len(plan.keys),
-        skipped=sum(x.skipped for x in summaries) + skipped_offline,
-        done=sum(x.done for x in summaries) + offline_done,
-        failed=sum(x.failed for x in summaries),
-        cached=sum(x.cached for x in summaries),
-        calls=sum(x.calls for x in summaries),
-        usd=sum(x.usd for x in summaries),
-        elapsed_s=sum(x.elapsed_s for x in summaries),
+    return RunSummary.total(
+        summaries, planned=len(plan.keys), skipped=skipped_offline, done=offline_done,
         stopped=next((x.stopped for x in summaries if x.stopped is not None), None),
-        unpriced=sum(x.unpriced for x in summaries),
-        failed_stored=failed_stored,
-        notes=((lock.note,) if lock.note else ()) + tuple(n for x in summaries for n in x.notes),
-        tokens_in=sum(x.tokens_in for x in summaries),
-        tokens_out=sum(x.tokens_out for x in summaries),
-        stored=stored,
-        paid_twice=sum(x.paid_twice for x in summaries),
-    )
+        failed_stored=failed_stored, stored=stored,
+        notes=((lock.note,) if lock.note else ()) + tuple(n for x in summaries for n in x.notes))

@@ -77,6 +77,30 @@ class RunSummary:
     """Requests sent again because the reply paid for was lost (a batch result line that
     could not be read, or none at all): each was paid twice."""
 
+    @classmethod
+    def total(cls, parts: Sequence[RunSummary], *, planned: int,
+              stopped: Literal["cost_limit", "max_failures"] | None, failed_stored: int | None,
+              stored: int | None, notes: tuple[str, ...], skipped: int = 0, done: int = 0) -> RunSummary:
+        """One run made of several ``parts`` (stages, batches): their counts, cost, time and
+        tokens summed (plus ``skipped`` and ``done`` judged outside them), and what is said of
+        the whole given: what was planned, why it stopped, what the store holds, the notes.
+
+        >>> part = RunSummary(2, 0, 2, 0, 1, 1, 0.5, 1.0, None, tokens_in=10)
+        >>> whole = RunSummary.total([part, part], planned=4, stopped=None, failed_stored=0,
+        ...                          stored=4, notes=())
+        >>> whole.done, whole.calls, whole.usd, whole.tokens_in
+        (4, 2, 1.0, 20)
+        """
+        return cls(
+            planned=planned, skipped=sum(x.skipped for x in parts) + skipped,
+            done=sum(x.done for x in parts) + done, failed=sum(x.failed for x in parts),
+            cached=sum(x.cached for x in parts), calls=sum(x.calls for x in parts),
+            usd=sum(x.usd for x in parts), elapsed_s=sum(x.elapsed_s for x in parts),
+            stopped=stopped, unpriced=sum(x.unpriced for x in parts), failed_stored=failed_stored,
+            notes=notes, tokens_in=sum(x.tokens_in for x in parts),
+            tokens_out=sum(x.tokens_out for x in parts), stored=stored,
+            paid_twice=sum(x.paid_twice for x in parts))
+
     def token_line(self) -> str:
         """The token totals, one line (printed after a run, as BenchmarkQED's notebook prints
         its model usage).

@@ -197,15 +197,9 @@ def _combined(plan: Plan, judged: list[str], summaries: list[RunSummary], folder
     with RunStore(folder) as store:
         status = store.status()
     notes = tuple(dict.fromkeys(n for s in summaries for n in s.notes))
-    return RunSummary(
-        planned=len(keys), skipped=sum(s.skipped for s in summaries), done=sum(s.done for s in summaries),
-        failed=sum(s.failed for s in summaries), cached=sum(s.cached for s in summaries),
-        calls=sum(s.calls for s in summaries), usd=sum(s.usd for s in summaries),
-        elapsed_s=sum(s.elapsed_s for s in summaries), stopped=stopped,
-        unpriced=sum(s.unpriced for s in summaries),
-        failed_stored=sum(1 for k in keys if status.get(k)), notes=notes,
-        tokens_in=sum(s.tokens_in for s in summaries), tokens_out=sum(s.tokens_out for s in summaries),
-        stored=sum(1 for k in keys if k in status), paid_twice=sum(s.paid_twice for s in summaries))
+    return RunSummary.total(summaries, planned=len(keys), stopped=stopped,
+                            failed_stored=sum(1 for k in keys if status.get(k)),
+                            stored=sum(1 for k in keys if k in status), notes=notes)
 
 
 def _saved(plan: Plan, rest: list[str]) -> float | None:
