@@ -28,8 +28,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from assay.analysis.benchmark._accuracy import RUN_ALPHA, run_effect_p
 from assay.errors import DesignError
-from assay.stats.intervals import run_effect_p_value, run_variance_component, working_icc
+from assay.stats.intervals import run_variance_component, working_icc
 from assay.stats.power import VarianceComponents
 
 if TYPE_CHECKING:
@@ -38,9 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["CallCost", "PilotEstimate", "pilot_call_cost", "pilot_components"]
 
 FloatArray = npt.NDArray[np.float64]
-RUN_EFFECT_LEVEL = 0.01
-"""The run shift is planned for when the pilot's F test of runs on the cluster means gives p
-below this: the level at which the benchmark report calls a run component material."""
 
 
 @dataclass(frozen=True)
@@ -146,19 +144,16 @@ def _components(y: pd.DataFrame) -> tuple[VarianceComponents, float, FloatArray,
         resid = (values - item_mean[:, None] - values.mean(axis=0)[None, :] + values.mean())
         within = float(np.sum(resid**2)) / ((items - 1) * (runs - 1))
         cells = pd.DataFrame(values).groupby(clusters, sort=False).sum().to_numpy()
-        means = cells / sizes[:, None]
-        p_value = run_effect_p_value(means.sum(axis=0), means.shape[0],
-                                     score_sumsq=float(np.sum(means**2)),
-                                     item_mean_sumsq=float(np.sum(means.mean(axis=1) ** 2)))
+        p_value = run_effect_p(cells, sizes)
         estimate = runs * run_variance_component(cells, sizes).variance
-        if p_value < RUN_EFFECT_LEVEL:
+        if p_value < RUN_ALPHA:
             run = estimate
             notes.append(f"the pilot's runs shift every question together (F test of runs "
                          f"p = {p_value:.2g}): a run's shift (SD {math.sqrt(run):.3g}) is "
                          "planned for, which only more runs average away.")
         elif estimate > 0.0:
             notes.append(f"the pilot's run shift (SD {math.sqrt(estimate):.3g}) is not "
-                         f"material (F test of runs p = {p_value:.2g} >= {RUN_EFFECT_LEVEL:g}, "
+                         f"material (F test of runs p = {p_value:.2g} >= {RUN_ALPHA:g}, "
                          "the reports' rule): planned as 0 (give --run-sd to plan for one).")
     else:
         notes.append("the pilot has one run: its within-question (trial) variance and run "
