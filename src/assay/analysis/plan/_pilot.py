@@ -6,9 +6,10 @@ For one (judge, criterion) of pointwise rows, a unit is an (item, run) cell: the
 From the I x R matrix y_ir of those values:
 
 * **run shift** sigma_run^2 = R V_run, V_run the ANOVA run component of the cluster x run cell
-  sums (:func:`assay.stats.run_variance_component`), when the F test of runs on the cluster
-  means (:func:`assay.stats.run_effect_p_value`) gives p < 0.01, the reports' rule for a
-  material run component; else 0, with a note (and 0 with one run);
+  sums (:func:`assay.stats.run_variance_component`), when the benchmark report's F test of
+  runs on the cluster means (``analysis.benchmark._accuracy.run_effect_p``) gives p below its
+  ``RUN_ALPHA`` (0.01), the reports' rule for a material run component; else 0, with a note
+  (and 0 with one run);
 * **within** sigma_w^2, the residual mean square of the items x runs ANOVA,
   sum (y_ir - ybar_i. - ybar_.r + ybar_..)^2 / ((I - 1)(R - 1)) (0 with one run, noted);
 * **cluster** tau^2 = rho s^2 and **question** sigma_q^2 = s^2 - tau^2 - sigma_w^2 / R, with
