@@ -158,14 +158,19 @@ def rejects(cell: Cell, cl: np.ndarray, sizes: np.ndarray, d: np.ndarray) -> boo
     return bool(t > stats.t.ppf(1.0 - (1.0 - CONF) / 2.0, nu))
 
 
-def plan_for(cell: Cell) -> tuple[object, float]:
+def assumptions(cell: Cell) -> tuple[float, dict[str, float]]:
+    """D and the stated assumptions of ``plan_evaluation`` that give the cell's components."""
     d, tau2, sq2, sw2, srun2 = components(cell)
     total = tau2 + sq2 + sw2
-    plan = plan_evaluation(difference=d, power=POWER, conf=CONF, sd=math.sqrt(total / 2.0),
-                           correlation=0.0, icc=tau2 / total, within_share=sw2 / total,
-                           run_sd=math.sqrt(srun2), cluster_size=cell.cluster_size,
-                           size_cv=cell.size_cv, runs=cell.runs, trials=cell.trials)
-    return plan, d
+    return d, dict(conf=CONF, sd=math.sqrt(total / 2.0), correlation=0.0, icc=tau2 / total,
+                   within_share=sw2 / total, run_sd=math.sqrt(srun2),
+                   cluster_size=cell.cluster_size, size_cv=cell.size_cv, runs=cell.runs,
+                   trials=cell.trials)
+
+
+def plan_for(cell: Cell) -> tuple[object, float]:
+    d, stated = assumptions(cell)
+    return plan_evaluation(difference=d, power=POWER, **stated), d  # type: ignore[arg-type]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,13 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'cell':<20} {'target':>7} {'clusters':>8} {'planned':>8} {'mean':>8} "
           f"{'median':>8} {'<= target':>9}")
     for index, cell in enumerate(c for c in CELLS if c.run_sd == 0.0 and c.runs == 1):
-        d, tau2, sq2, sw2, _ = components(cell)
-        total = tau2 + sq2 + sw2
         target = 0.1
-        plan = plan_evaluation(width=target, conf=CONF, sd=math.sqrt(total / 2.0),
-                               correlation=0.0, icc=tau2 / total, within_share=sw2 / total,
-                               cluster_size=cell.cluster_size, size_cv=cell.size_cv,
-                               runs=cell.runs, trials=cell.trials)
+        plan = plan_evaluation(width=target, **assumptions(cell)[1])  # type: ignore[arg-type]
         row = plan.chosen
         rng = np.random.default_rng([args.seed, 100 + index])
         widths = []

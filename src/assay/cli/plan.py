@@ -9,14 +9,11 @@ from typing import Annotated, Any
 
 import typer
 
-from assay.cli._app import ScaleOption, app, check_out_folder, console, load_inputs, parse_formats
+from assay.cli._app import ScaleOption, app, check_out_folder, load_inputs, parse_formats
+from assay.cli._terminal import say
 from assay.errors import ConfigError
 
 FORMATS = ("text", "json")
-
-
-def _say(text: str) -> None:
-    console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command("plan")
@@ -133,14 +130,14 @@ def plan_command(
     except ValueError as exc:
         raise ConfigError(_option_words(str(exc))) from None
     if "text" in formats:
-        _say(str(plan))
+        say(str(plan))
     if "json" in formats:
         from assay.data.atomic import write_text
 
         out.mkdir(parents=True, exist_ok=True)
         path = out / "plan.json"
         write_text(path, plan.to_json() + "\n")
-        _say(f"wrote {path}")
+        say(f"wrote {path}")
 
 
 def _option_words(message: str) -> str:

@@ -6,9 +6,10 @@ For one (judge, criterion) of pointwise rows, a unit is an (item, run) cell: the
 From the I x R matrix y_ir of those values:
 
 * **run shift** sigma_run^2 = R V_run, V_run the ANOVA run component of the cluster x run cell
-  sums (:func:`assay.stats.run_variance_component`), when the F test of runs on the cluster
-  means (:func:`assay.stats.run_effect_p_value`) gives p < 0.01, the reports' rule for a
-  material run component; else 0, with a note (and 0 with one run);
+  sums (:func:`assay.stats.run_variance_component`), when the benchmark report's F test of
+  runs on the cluster means (``analysis.benchmark._accuracy.run_effect_p``) gives p below its
+  ``RUN_ALPHA`` (0.01), the reports' rule for a material run component; else 0, with a note
+  (and 0 with one run);
 * **within** sigma_w^2, the residual mean square of the items x runs ANOVA,
   sum (y_ir - ybar_i. - ybar_.r + ybar_..)^2 / ((I - 1)(R - 1)) (0 with one run, noted);
 * **cluster** tau^2 = rho s^2 and **question** sigma_q^2 = s^2 - tau^2 - sigma_w^2 / R, with
@@ -28,8 +29,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from assay.analysis.benchmark._accuracy import RUN_ALPHA, run_effect_p
 from assay.errors import DesignError
-from assay.stats.intervals import run_effect_p_value, run_variance_component, working_icc
+from assay.stats.intervals import run_variance_component, working_icc
 from assay.stats.power import VarianceComponents
 
 if TYPE_CHECKING:
@@ -38,9 +40,6 @@ if TYPE_CHECKING:
 __all__ = ["CallCost", "PilotEstimate", "pilot_call_cost", "pilot_components"]
 
 FloatArray = npt.NDArray[np.float64]
-RUN_EFFECT_LEVEL = 0.01
-"""The run shift is planned for when the pilot's F test of runs on the cluster means gives p
-below this: the level at which the benchmark report calls a run component material."""
 
 
 @dataclass(frozen=True)
@@ -146,19 +145,16 @@ def _components(y: pd.DataFrame) -> tuple[VarianceComponents, float, FloatArray,
         resid = (values - item_mean[:, None] - values.mean(axis=0)[None, :] + values.mean())
         within = float(np.sum(resid**2)) / ((items - 1) * (runs - 1))
         cells = pd.DataFrame(values).groupby(clusters, sort=False).sum().to_numpy()
-        means = cells / sizes[:, None]
-        p_value = run_effect_p_value(means.sum(axis=0), means.shape[0],
-                                     score_sumsq=float(np.sum(means**2)),
-                                     item_mean_sumsq=float(np.sum(means.mean(axis=1) ** 2)))
+        p_value = run_effect_p(cells, sizes)
         estimate = runs * run_variance_component(cells, sizes).variance
-        if p_value < RUN_EFFECT_LEVEL:
+        if p_value < RUN_ALPHA:
             run = estimate
             notes.append(f"the pilot's runs shift every question together (F test of runs "
                          f"p = {p_value:.2g}): a run's shift (SD {math.sqrt(run):.3g}) is "
                          "planned for, which only more runs average away.")
         elif estimate > 0.0:
             notes.append(f"the pilot's run shift (SD {math.sqrt(estimate):.3g}) is not "
-                         f"material (F test of runs p = {p_value:.2g} >= {RUN_EFFECT_LEVEL:g}, "
+                         f"material (F test of runs p = {p_value:.2g} >= {RUN_ALPHA:g}, "
                          "the reports' rule): planned as 0 (give --run-sd to plan for one).")
     else:
         notes.append("the pilot has one run: its within-question (trial) variance and run "

@@ -70,25 +70,37 @@ class PlanRow:
 class EvaluationPlan(Rendered):
     """What an evaluation needs; ``rows[0]`` is the chosen design, the others its trade-offs."""
 
-    target: Literal["difference", "width"]
     difference: float | None
+    """The difference to detect; None for a width target."""
     width: float | None
     power: float
     conf: float
     estimand: Literal["difference", "mean"]
-    source: Literal["pilot", "assumptions"]
     components: VarianceComponents
     """The variance of one score (one question, run and trial) split by its sources."""
     cluster_size: float
     size_cv: float
-    arms_scored: int
-    """Arms judged on every question (2 for a difference)."""
     calls_per_score: float
     usd_per_call: float | None
     method: str
     rows: tuple[PlanRow, ...]
     pilot: PilotEstimate | None
     notes: tuple[str, ...]
+
+    @property
+    def target(self) -> Literal["difference", "width"]:
+        """``difference`` (a difference to detect) or ``width`` (an interval's width)."""
+        return "difference" if self.difference is not None else "width"
+
+    @property
+    def source(self) -> Literal["pilot", "assumptions"]:
+        """``pilot`` (a pilot table) or ``assumptions`` (stated ones only)."""
+        return "pilot" if self.pilot is not None else "assumptions"
+
+    @property
+    def arms_scored(self) -> int:
+        """Arms judged on every question (2 for a difference)."""
+        return 2 if self.estimand == "difference" else 1
 
     @property
     def chosen(self) -> PlanRow:
@@ -312,11 +324,9 @@ def plan_evaluation(
         notes.append("no within-question variance and no run shift: more runs or trials buy "
                      "nothing, only more questions do.")
     return EvaluationPlan(
-        target="difference" if difference is not None else "width",
         difference=None if difference is None else float(difference),
         width=None if width is None else float(width), power=float(power), conf=float(conf),
-        estimand=estimand, source="pilot" if pilot is not None else "assumptions",
-        components=components, cluster_size=float(m), size_cv=float(cv),
-        arms_scored=arms_scored, calls_per_score=per_score, usd_per_call=usd_per_call,
+        estimand=estimand, components=components, cluster_size=float(m), size_cv=float(cv),
+        calls_per_score=per_score, usd_per_call=usd_per_call,
         method="t (C - 1 df; Satterthwaite with a run shift)" if method == "t" else "normal",
         rows=tuple(rows), pilot=pilot, notes=tuple(notes))

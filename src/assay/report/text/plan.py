@@ -112,7 +112,7 @@ def _calls(value: float) -> str:
 def format_evaluation_plan(plan: Any) -> str:
     """An :class:`~assay.analysis.plan.EvaluationPlan` as lines of text."""
     pilot = plan.pilot
-    what = "difference" if plan.estimand == "difference" else "mean"
+    what = plan.estimand
     if pilot is not None:
         subject = (" - ".join(pilot.arms) if plan.estimand == "difference" else pilot.arms[0])
         subject += f" ({pilot.judge}/{pilot.criterion})"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from assay.stats._validate import _check_conf
+from assay.stats._validate import _check_conf, _check_positive
 from assay.stats.power._variance import VarianceComponents, design_variance
 
 __all__ = ["design_df", "design_power", "size_for_difference", "size_for_width"]
@@ -40,16 +40,6 @@ class DesignSize:
     """False when no number of questions reaches the target at these runs (the run shift
     alone is too large); the counts are then those of the largest design tried."""
     method: str
-
-
-def _check_positive(value: float, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number, got {value!r}") from None
-    if not (math.isfinite(v) and v > 0.0):
-        raise ValueError(f"{name} must be positive and finite, got {value!r}")
-    return v
 
 
 def _check_method(method: str) -> str:

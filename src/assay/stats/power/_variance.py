@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from assay.stats._validate import _check_positive, _check_probability
+
 __all__ = ["design_variance", "paired_variance", "variance_components"]
 
 
@@ -38,23 +40,6 @@ class VarianceComponents:
     def icc(self) -> float:
         """tau^2 / total: the correlation of two single scores of one cluster."""
         return self.cluster / self.total if self.total > 0 else math.nan
-
-
-def _check_variance(value: float, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number >= 0, got {value!r}") from None
-    if not (math.isfinite(v) and v >= 0.0):
-        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
-    return v
-
-
-def _check_share(value: float, name: str) -> float:
-    v = _check_variance(value, name)
-    if v > 1.0:
-        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-    return v
 
 
 def variance_components(variance: float, *, icc: float = 0.0, within_share: float = 0.0,
@@ -101,14 +86,14 @@ def variance_components(variance: float, *, icc: float = 0.0, within_share: floa
     >>> round(c.cluster, 10), round(c.question, 10), round(c.within, 10)
     (0.05, 0.1, 0.1)
     """
-    total = _check_variance(variance, "variance")
-    rho = _check_share(icc, "icc")
-    w = _check_share(within_share, "within_share")
+    total = _check_positive(variance, "variance", allow_zero=True)
+    rho = _check_probability(icc, "icc")
+    w = _check_probability(within_share, "within_share")
     if rho + w > 1.0 + 1e-12:
         raise ValueError(f"icc + within_share must be at most 1, got {rho} + {w}")
     return VarianceComponents(cluster=rho * total, question=max(1.0 - rho - w, 0.0) * total,
                               within=w * total,
-                              run=_check_variance(run_variance, "run_variance"))
+                              run=_check_positive(run_variance, "run_variance", allow_zero=True))
 
 
 def paired_variance(variance_a: float, variance_b: float, *, correlation: float = 0.0) -> float:
@@ -151,8 +136,8 @@ def paired_variance(variance_a: float, variance_b: float, *, correlation: float 
     >>> round(paired_variance(0.21, 0.24, correlation=0.5), 6)
     0.225501
     """
-    va = _check_variance(variance_a, "variance_a")
-    vb = _check_variance(variance_b, "variance_b")
+    va = _check_positive(variance_a, "variance_a", allow_zero=True)
+    vb = _check_positive(variance_b, "variance_b", allow_zero=True)
     try:
         r = float(correlation)
     except (TypeError, ValueError):
@@ -226,9 +211,9 @@ def design_variance(components: VarianceComponents, *, clusters: float, cluster_
     >>> round(design_variance(c, clusters=20, cluster_size=5), 10)
     0.0035
     """
-    c = _check_variance(clusters, "clusters")
-    m = _check_variance(cluster_size, "cluster_size")
-    cv = _check_variance(size_cv, "size_cv")
+    c = _check_positive(clusters, "clusters", allow_zero=True)
+    m = _check_positive(cluster_size, "cluster_size", allow_zero=True)
+    cv = _check_positive(size_cv, "size_cv", allow_zero=True)
     if c <= 0.0 or m < 1.0:
         raise ValueError(f"clusters must be > 0 and cluster_size >= 1, got {clusters}, "
                          f"{cluster_size}")
