@@ -34,7 +34,6 @@ from assay.stats.intervals import (
     cluster_t_interval,
     cr2_ratio_estimate,
     korn_graubard_interval,
-    ratio_estimate,
 )
 
 FloatArray = npt.NDArray[np.float64]
@@ -106,10 +105,8 @@ def mean_interval(sums: FloatArray, sizes: FloatArray, sumsq: FloatArray, *, con
         # The benchmark report's fallback (its _korn_graubard_fallback), for binary scores and
         # for shares of a bounded scale alike: a [0, 1] score with mean r has variance at
         # most r(1 - r), so the Clopper-Pearson interval on n* items is conservative.
-        estimate = ratio_estimate(sums, sizes).estimate
-        alternative = ("greater" if estimate >= 1 else "less" if estimate <= 0
-                       else "two-sided")
-        kg = korn_graubard_interval(sums, sizes, conf=conf, alternative=alternative)
+        # (one-sided from the bound at 0 or 1: korn_graubard_interval turns itself)
+        kg = korn_graubard_interval(sums, sizes, conf=conf)
         return MeanInterval(kg.estimate, kg.lower, kg.upper, kg.method,
                             result.standard_error, float(result.df), **common)
     ratio = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)

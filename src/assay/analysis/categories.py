@@ -94,23 +94,25 @@ def _linearised(items: pd.DataFrame, categories: list[str],
 
 
 def _intervals(items: pd.DataFrame, categories: list[str], *, conf: float, bounded: bool,
-               label: str) -> list[MeanInterval]:
+               label: str) -> tuple[list[MeanInterval], list[tuple[np.ndarray, np.ndarray]]]:
     """Per category: the interval of its mean under the shared rule of every report
     (:func:`assay.analysis._mean_rule.mean_interval`: the main rows of ``--kind scores``,
-    the win rates), with the benchmark's design flag, over the clusters holding it."""
+    the win rates), with the benchmark's design flag, over the clusters holding it; and its
+    cluster sums S_c and weights n_c (for the simultaneous Korn-Graubard bounds)."""
     weight = items["weight"].to_numpy(np.float64)
     value = items["value"].to_numpy(np.float64)
     frame = pd.DataFrame({"cluster": items["cluster"].astype(str).to_numpy(),
                           "category": items["category"].astype(str).to_numpy(),
                           "s": weight * value, "n": weight, "q": weight * value * value})
     sums = frame.groupby(["category", "cluster"], sort=False)[["s", "n", "q"]].sum()
-    out = []
+    out, parts = [], []
     for name in categories:
         part = sums.loc[name]
-        out.append(mean_interval(part["s"].to_numpy(np.float64), part["n"].to_numpy(np.float64),
-                                 part["q"].to_numpy(np.float64), conf=conf, bounded=bounded,
-                                 what=f"{label} / {name}"))
-    return out
+        s, n = part["s"].to_numpy(np.float64), part["n"].to_numpy(np.float64)
+        out.append(mean_interval(s, n, part["q"].to_numpy(np.float64), conf=conf,
+                                 bounded=bounded, what=f"{label} / {name}"))
+        parts.append((s, n))
+    return out, parts
 
 
 def _t_interval(estimate: float, se: float, df: float, crit: float) -> tuple[float, float]:
@@ -136,7 +138,7 @@ def _arm_rows(items: pd.DataFrame, key: dict[str, Any], arm: str, *, conf: float
     clusters = sorted(map(str, items["cluster"].unique()))
     r, u, Ck, N = _linearised(items, categories, clusters)
     label = f"{', '.join(f'{v}' for v in key.values())} {arm}".strip()
-    res = _intervals(items, categories, conf=conf, bounded=bounded, label=label)
+    res, parts = _intervals(items, categories, conf=conf, bounded=bounded, label=label)
     se = np.array([x.standard_error for x in res])
     ok = np.array([x.method in (LOGIT_T, RAW_T) for x in res])
     kg = np.array([x.method == KORN_GRAUBARD for x in res])
@@ -162,10 +164,7 @@ def _arm_rows(items: pd.DataFrame, key: dict[str, Any], arm: str, *, conf: float
             lower_s, upper_s = _simultaneous(one, crit_sim)
             method = f"{one.method}; simultaneous: max_t over categories"
         elif kg[k]:
-            alternative = ("greater" if one.estimate >= 1 else "less" if one.estimate <= 0
-                           else "two-sided")
-            wide = korn_graubard_interval(*_sums(items, name), conf=conf_kg,
-                                          alternative=alternative)
+            wide = korn_graubard_interval(*parts[k], conf=conf_kg)  # one-sided at 0 or 1
             lower_s, upper_s = wide.lower, wide.upper
             method = f"{one.method}; simultaneous: Bonferroni over categories"
             notes.append(f"{label} / {name}: the mean is {one.estimate:.3f} with no variance "
@@ -186,15 +185,6 @@ def _arm_rows(items: pd.DataFrame, key: dict[str, Any], arm: str, *, conf: float
                     "upper_simultaneous": upper_s, "critical_value_simultaneous": crit_sim,
                     "method": method})
     return out
-
-
-def _sums(items: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Cluster sums S_c and weights n_c of one category."""
-    part = items[items["category"].astype(str) == name]
-    weight = part["weight"].to_numpy(np.float64)
-    frame = pd.DataFrame({"s": weight * part["value"].to_numpy(np.float64), "n": weight})
-    summed = frame.groupby(part["cluster"].astype(str).to_numpy(), sort=False).sum()
-    return summed["s"].to_numpy(np.float64), summed["n"].to_numpy(np.float64)
 
 
 def _contrast(a: pd.DataFrame, b: pd.DataFrame, *, conf: float, bounded: bool) -> Record | None:

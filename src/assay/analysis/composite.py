@@ -398,17 +398,13 @@ def _composite_row(arm: str, task: str | None, part: pd.DataFrame,
     if part.empty:
         return row(nan, nan, nan, nan, "no_units")
     factors = part["criterion"].to_numpy(dtype=str)
-    if weights is None:
-        factors = np.full(len(part), "all")
-        used = {"all": 1.0}
-    else:
+    if weights is not None:
         missing = [c for c in weights if c not in set(factors)]
         if missing:
             scope = f" in task {task}" if task else ""
             notes.append(f"{arm} has no units on {', '.join(missing)}{scope}: its rubric-weighted "
                          "Q is undefined there.")
             return row(nan, nan, nan, nan, "missing_factor")
-        used = weights
     values = part["value"].to_numpy(dtype=np.float64)
     codes, uniques = pd.factorize(part["cluster"].astype(str))
     scope = f"{arm}" + (f", task {task}" if task else "") + ", Q"
@@ -423,13 +419,13 @@ def _composite_row(arm: str, task: str | None, part: pd.DataFrame,
             notes.append(res.flag_note)
         return row(res.estimate, res.lower, res.upper, res.standard_error, res.method,
                    res.effective_clusters, res.design_flagged)
-    names = list(used)
+    names = list(weights)
     f_codes = pd.Index(names).get_indexer(factors)
     shape = (len(uniques), len(names))
     S, n, Q = (np.zeros(shape) for _ in range(3))
     for target, x in ((S, values), (n, np.ones_like(values)), (Q, values * values)):
         np.add.at(target, (codes, f_codes), x)
-    cr2 = cr2_weighted_means(S, n, np.array([used[k] for k in names]), sumsq=Q)
+    cr2 = cr2_weighted_means(S, n, np.array([weights[k] for k in names]), sumsq=Q)
     lower, upper, method = logit_t_bounds(cr2.estimate, cr2.standard_error, cr2.df, conf=conf)
     design, note = design_flag_note(pooled[0], pooled[2], pooled[1], what=scope)
     if note is not None:

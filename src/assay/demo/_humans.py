@@ -76,8 +76,8 @@ def human_evaluations(seed: int, responses: list[_Response], n_arms: int,
             record = _record(one, "human:annotator-2", "preference", score, None)
             record.update(opponent_response_id=two.record["id"])  # order not recorded
             records.append(record)
-    clocks = {judge: BASE_TIME + timedelta(days=1, hours=2 * j) for j, judge in
-              enumerate(("judge-biased", "human:annotator-1", "human:annotator-2"))}
+    clocks = {judge: BASE_TIME + timedelta(days=1, hours=2 * j)
+              for j, judge in enumerate(ADDED_JUDGES)}
     for number, record in enumerate(records, start=first_number):
         record["id"] = f"ev-{number:0{width}d}"
         clocks[record["judge"]] += timedelta(seconds=int(rng.integers(1, 6)) if

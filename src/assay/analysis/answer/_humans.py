@@ -20,15 +20,16 @@ NO_HUMANS = ("no human labels: rows with judge `human` or `human:<id>` on a rand
 
 def human_lines(judgments: Judgments, *, conf: float) -> tuple[tuple[HumanLine, ...], str]:
     """The lines of the block, and a note naming why there are none (or what they rest on)."""
-    from assay.analysis.human import human_calibrated, human_support
+    from assay.analysis.human import human_calibrated
     from assay.analysis.judges._human import is_human
+    from assay.errors import DesignError
 
     if not judgments.frame["judge"].astype(str).map(is_human).any():
         return (), NO_HUMANS
-    reason = human_support(judgments)
-    if reason is not None:
-        return (), reason
-    report = human_calibrated(judgments, conf=conf)
+    try:  # the report's own support check, so its units are built once
+        report = human_calibrated(judgments, conf=conf)
+    except DesignError as error:
+        return (), str(error)
     lines = tuple([*(_line("system", r) for r in report.arms),
                    *(_line("pair", r) for r in report.pairs),
                    *(_line("win_rate", r) for r in report.win_rates)])

@@ -65,13 +65,13 @@ def preference_criteria(units: pd.DataFrame) -> list[str]:
     return [str(c) for c, ok in both.items() if ok]
 
 
-def win_rate_estimates(judgments: Judgments, *, conf: float, notes: list[str],
+def win_rate_estimates(units: pd.DataFrame, *, conf: float, notes: list[str],
                        estimate: Callable[..., HumanEstimate | None]) -> list[HumanEstimate]:
-    """One record per (criterion, judge, pair): the human win rate of ``arm`` over
-    ``opponent`` three ways. ``estimate`` is the human report's record maker."""
+    """One record per (criterion, judge, pair) of the :func:`preference_units`: the human
+    win rate of ``arm`` over ``opponent`` three ways. ``estimate`` is the human report's
+    record maker."""
     from assay.stats.ppi import ppi_mean_clustered
 
-    units = preference_units(judgments)
     out: list[HumanEstimate] = []
     for criterion in preference_criteria(units):
         rows = units[units["criterion"] == criterion]

@@ -144,8 +144,11 @@ def _human_criteria(units: pd.DataFrame) -> list[str]:
 def human_support(judgments: Judgments) -> str | None:
     """Why the human report cannot be made (no criterion with both human labels and a judge's
     scores on a scale with a map to [0, 1], pointwise or pairwise), or None."""
-    units = _units(judgments)
-    preferences = preference_units(judgments)
+    return _support(_units(judgments), preference_units(judgments))
+
+
+def _support(units: pd.DataFrame, preferences: pd.DataFrame) -> str | None:
+    """:func:`human_support` of the pointwise and the pairwise units."""
     if not (units["judge"].map(is_human).any() or preferences["judge"].map(is_human).any()):
         return ("no human labels: rows with judge `human` or `human:<id>` on a subset of "
                 "the items give the human-calibrated estimates")
@@ -179,10 +182,10 @@ def human_calibrated(judgments: Judgments, *, conf: float = 0.95) -> HumanReport
 
     if not 0 < conf < 1:
         raise ValueError(f"conf must be in (0, 1), got {conf!r}")
-    reason = human_support(judgments)
+    units, preferences = _units(judgments), preference_units(judgments)
+    reason = _support(units, preferences)
     if reason is not None:
         raise DesignError(reason)
-    units = _units(judgments)
     notes = ["The labelled items must be a random subset of the items (or of the clusters): "
              "labels chosen by difficulty or by the judge's score void the PPI++ interval."]
     arms: list[HumanEstimate] = []
@@ -235,7 +238,7 @@ def human_calibrated(judgments: Judgments, *, conf: float = 0.95) -> HumanReport
                         lam=lam, conf=conf))
                 if record is not None:
                     pairs.append(record)
-    win_rates = win_rate_estimates(judgments, conf=conf, notes=notes, estimate=_estimate)
+    win_rates = win_rate_estimates(preferences, conf=conf, notes=notes, estimate=_estimate)
     return HumanReport(arms, pairs, conf, notes, win_rates)
 
 
