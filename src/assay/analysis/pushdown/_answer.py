@@ -28,6 +28,7 @@ import numpy as np
 from assay.analysis.answer._facts import ASSERTION_CRITERIA, COST_COLUMNS, TableFacts
 from assay.analysis.answer._humans import NO_HUMANS
 from assay.analysis.answer._result import Answer, Spend, TrustCheck, Verdict
+from assay.analysis.judges._human import is_human
 from assay.analysis.pushdown._table import VIEW, EngineTable, text_sql
 
 __all__ = ["engine_answer", "engine_table_facts"]
@@ -66,8 +67,7 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
         "ORDER BY criterion")]
     if shared:
         left_out.append(AGREEMENT_LEFT_OUT.format(criteria=", ".join(map(repr, shared))))
-    ((humans,),) = table.query(
-        f"SELECT count(*) FROM {VIEW} WHERE judge = 'human' OR judge LIKE 'human:%'")
+    humans = any(is_human(j) for (j,) in table.query(f"SELECT DISTINCT judge FROM {VIEW}"))
     if humans:
         left_out.append(HUMANS_LEFT_OUT)
     ((n, items, clusters, runs, judges),) = table.query(
