@@ -28,6 +28,7 @@ import numpy as np
 from assay.analysis.answer._facts import ASSERTION_CRITERIA, COST_COLUMNS, TableFacts
 from assay.analysis.answer._humans import NO_HUMANS
 from assay.analysis.answer._result import Answer, Spend, TrustCheck, Verdict
+from assay.analysis.judges._human import is_human
 from assay.analysis.pushdown._table import VIEW, EngineTable, text_sql
 
 __all__ = ["engine_answer", "engine_table_facts"]
@@ -66,8 +67,7 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
         "ORDER BY criterion")]
     if shared:
         left_out.append(AGREEMENT_LEFT_OUT.format(criteria=", ".join(map(repr, shared))))
-    ((humans,),) = table.query(
-        f"SELECT count(*) FROM {VIEW} WHERE judge = 'human' OR judge LIKE 'human:%'")
+    humans = any(is_human(j) for (j,) in table.query(f"SELECT DISTINCT judge FROM {VIEW}"))
     if humans:
         left_out.append(HUMANS_LEFT_OUT)
     ((n, items, clusters, runs, judges),) = table.query(
@@ -183,13 +183,6 @@ def engine_table_facts(table: EngineTable) -> TableFacts:
         f"{' + '.join(f'count({c})' for c in COST_COLUMNS)} FROM {VIEW}")
     pointwise = [str(c) for (c,) in table.query(
         f"SELECT DISTINCT criterion FROM {VIEW} WHERE opponent IS NULL")]
-    valid = [c for c in pointwise if table.scale(c).kind not in ("interval", "nominal")]
-    unit_judges: frozenset[str] = frozenset()
-    if valid:
-        listed = ", ".join(table.text(c) for c in valid)
-        unit_judges = frozenset(str(j) for (j,) in table.query(
-            f"SELECT DISTINCT judge FROM {VIEW} WHERE reportable AND opponent IS NULL AND "
-            f"score IS NOT NULL AND criterion IN ({listed})"))
     mapped = [c for (c,) in table.query(f"SELECT DISTINCT criterion FROM {VIEW}")
               if table.scale(str(c)).kind not in ("interval", "nominal")]
     criterion_judges: frozenset[tuple[str, str, bool]] = frozenset()
@@ -198,6 +191,7 @@ def engine_table_facts(table: EngineTable) -> TableFacts:
         criterion_judges = frozenset((str(c), str(j), bool(p)) for c, j, p in table.query(
             f"SELECT DISTINCT criterion, judge, opponent IS NOT NULL FROM {VIEW} WHERE "
             f"reportable AND score IS NOT NULL AND criterion IN ({listed})"))
+    unit_judges = frozenset(j for _, j, pairwise in criterion_judges if not pairwise)  # as pandas
     reference = False
     if "reference_score" in table.raw_columns:
         value = text_sql("reference_score", table.engine.dialect)  # blank is missing, as in pandas
