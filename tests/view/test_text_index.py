@@ -11,7 +11,8 @@ import pytest
 
 from assay.llm import RunStore
 from assay.view import JudgmentIndex, parse_query
-from assay.view._build import TEXT_TABLE, cache_folder
+from assay.view._build_text import TEXT_TABLE
+from assay.view._cache import cache_folder
 from tests.view.big_store import write_big_store
 from tests.view.conftest import HOSTILE_ITEM, _put, write_small_store
 
@@ -130,7 +131,7 @@ def test_a_changed_store_has_its_new_text_indexed(small_store):
 
 
 def test_without_the_trigram_tokenizer_the_word_index_is_named(small_store, monkeypatch):
-    monkeypatch.setattr("assay.view._build.TRIGRAM", "no_such_tokenizer")
+    monkeypatch.setattr("assay.view._build_text.TRIGRAM", "no_such_tokenizer")
     with JudgmentIndex(small_store) as index:
         assert index.text_search == "words"
         assert "no trigram tokenizer" in index.summary()["text_search"]

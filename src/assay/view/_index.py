@@ -6,7 +6,7 @@ Filters select rows in memory on integer codes (:mod:`assay.view._columns`) and 
 rows are then read by id, so a million judgments page and filter in well under a second.
 
 A free-text filter (``q``) on a run store is looked up in the store's full-text index
-(:data:`assay.view._build.TEXT_TABLE`, SQLite's trigram tokenizer): text of three characters
+(:data:`assay.view._build_text.TEXT_TABLE`, SQLite's trigram tokenizer): text of three characters
 or more as a phrase of its trigrams, which finds it wherever it starts (``oint 7`` finds
 ``point 77``); text of one or two characters as every indexed trigram that starts with it
 (from the index's list of terms; each text is indexed with padding after it, so its last
@@ -19,7 +19,7 @@ text that starts more than :data:`MAX_SHORT_TERMS` trigrams reads the judgments 
 is common, so a page fills at once), and when filters leave at most :data:`FEW_ROWS` rows,
 their text is read directly. An index built without the trigram tokenizer (an older SQLite)
 looks words up from their start instead and reads the judgments for text inside a word;
-:data:`assay.view._build.TEXT_SEARCH` names each way, and the page says which applies. On
+:data:`assay.view._build_text.TEXT_SEARCH` names each way, and the page says which applies. On
 a table, and in a read of the judgments, the count stops at :data:`TEXT_COUNT_CAP`, as in
 the index.
 """
@@ -42,20 +42,11 @@ import numpy as np
 
 from assay.data.run_store import RAW_MARKER, STORE_FILENAME
 from assay.errors import InputError
-from assay.view._build import (
-    COLUMNS,
-    FACETS,
-    MAX_FACET_VALUES,
-    TERMS_TABLE,
-    TEXT_PAD,
-    TEXT_SEARCH,
-    TEXT_TABLE,
-    Progress,
-    build_table_index,
-    store_index,
-    store_uri,
-    table_index,
-)
+from assay.view._build import COLUMNS, FACETS, MAX_FACET_VALUES, Progress
+from assay.view._build_store import store_uri
+from assay.view._build_table import build_table_index
+from assay.view._build_text import TERMS_TABLE, TEXT_PAD, TEXT_SEARCH, TEXT_TABLE
+from assay.view._cache import store_index, table_index
 from assay.view._columns import FilterColumns
 from assay.view._compare import compare_item
 from assay.view._detail import judgment_sections, store_judged, table_judged, table_sections
