@@ -107,7 +107,7 @@ def test_a_query_among_many_judgments_is_looked_up_not_scanned(tmp_path, monkeyp
         short = index.page(parse_query({"q": ["Q3"], "limit": ["500"]}))
         common = index.page(parse_query({"q": ["covers point"], "judge": ["judge1"],
                                          "offset": ["10"], "limit": ["5"]}))
-        monkeypatch.setattr("assay.view._index.FEW_ROWS", 10)  # a filter leaving many rows
+        monkeypatch.setattr("assay.view._pages.FEW_ROWS", 10)  # a filter leaving many rows
         many = index.page(parse_query({"q": ["oint 2345 of"], "judge": ["judge2"]}))
         other = index.page(parse_query({"q": ["oint 2345 of"], "judge": ["judge1"]}))
     assert rare.total == 1 and rare.rows[0]["id"] == 2346 and not rare.capped

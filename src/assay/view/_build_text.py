@@ -4,7 +4,7 @@ A store's index also holds a full-text index of each judgment's text (the rows a
 the raw reply and the error: what the free-text filter searches): an FTS5 table with
 SQLite's ``trigram`` tokenizer (SQLite 3.34+), which indexes every three-character window of
 the text, case folded, so any text of three characters or more is looked up, wherever it
-starts (:mod:`assay.view._index` says how a query uses it, and how text of one or two
+starts (:mod:`assay.view._pages` says how a query uses it, and how text of one or two
 characters is found through the index's list of trigrams). Each column is indexed with two
 ``\x01`` characters after it, so that a character near the end of a text still starts a
 trigram, and with each NUL character as ``\x01`` (the tokenizer stops at a NUL; a query's
