@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli import _terminal, main
-from assay.view import PHASES, JudgmentIndex, parse_query
+from assay.view import PHASES, JudgmentIndex, _build_store, _build_table, _build_text, parse_query
 from assay.view import _build as build
 from tests.view.conftest import write_csv
 
@@ -64,8 +64,8 @@ def _contents(path: Path) -> dict[str, object]:
             "rows": conn.execute("SELECT * FROM rows ORDER BY id").fetchall(),
             "codes": conn.execute("SELECT name, data FROM codes ORDER BY name").fetchall(),
             "vocabulary": conn.execute("SELECT * FROM vocabulary ORDER BY name, code").fetchall(),
-            "terms": conn.execute(f"SELECT term, doc, cnt FROM {build.TERMS_TABLE} ORDER BY term")
-            .fetchall() if build.TERMS_TABLE in {r[0] for r in conn.execute(
+            "terms": conn.execute(f"SELECT term, doc, cnt FROM {_build_text.TERMS_TABLE} ORDER BY term")
+            .fetchall() if _build_text.TERMS_TABLE in {r[0] for r in conn.execute(
                 "SELECT name FROM sqlite_master")} else None,
         }
     finally:
@@ -78,11 +78,12 @@ def test_a_store_built_two_judgments_at_a_time_is_the_store_built_at_once(small_
     with sqlite3.connect(store) as conn:  # a gap in the rowids, as a replaced judgment leaves
         conn.execute("DELETE FROM judgments WHERE key = 'k11'")
     whole = tmp_path / "whole.sqlite"
-    build.build_store_index(store, whole)
-    monkeypatch.setattr(build, "CHUNK", 2)
+    _build_store.build_store_index(store, whole)
+    for module in (build, _build_store, _build_text):  # each phase reads its own CHUNK
+        monkeypatch.setattr(module, "CHUNK", 2)
     seen: list[build.BuildProgress] = []
     parts = tmp_path / "parts.sqlite"
-    build.build_store_index(store, parts, progress=seen.append)
+    _build_store.build_store_index(store, parts, progress=seen.append)
     assert _contents(parts) == _contents(whole)
     assert len(_contents(whole)["rows"]) == 7
     # rowids 1, 2, 4, 5, 6, 7 (3 deleted) in ranges of two ids: 2, 1, 2 and 1 judgments
@@ -98,7 +99,8 @@ def test_a_table_built_a_few_rows_at_a_time_is_the_table_built_at_once(tmp_path,
     seen: list[build.BuildProgress] = []
     with JudgmentIndex(table, progress=seen.append) as index:
         whole = index.page(parse_query({"limit": ["50"]})).rows
-    monkeypatch.setattr(build, "CHUNK", 3)
+    for module in (build, _build_table):  # each phase reads its own CHUNK
+        monkeypatch.setattr(module, "CHUNK", 3)
     with JudgmentIndex(table) as index:
         assert index.page(parse_query({"limit": ["50"]})).rows == whole
     assert [(p.phase, p.done) for p in seen if p.done == p.total] == [
@@ -114,7 +116,7 @@ def test_a_table_says_its_text_filter_reads_every_row_and_finds_text_inside_a_wo
         tables = {name for (name,) in index._all("SELECT name FROM sqlite_master")}
     assert index.kind == "table" and index.text_search == "scan"
     assert "no text index" in said and "reads the text of every row" in said
-    assert build.TEXT_TABLE not in tables  # as the page says: nothing but the rows to read
+    assert _build_text.TEXT_TABLE not in tables  # as the page says: nothing but the rows to read
     assert [r["item"] for r in found] == ["q1", "q17"]  # point 17, point 177
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from assay.llm import RunStore
 from assay.view import JudgmentIndex, parse_query
-from assay.view._build import TEXT_TABLE, cache_folder
+from assay.view._build_text import TEXT_TABLE
+from assay.view._cache import cache_folder
 from tests.view.big_store import write_big_store
 from tests.view.conftest import HOSTILE_ITEM, _put, write_small_store
 
@@ -106,7 +107,7 @@ def test_a_query_among_many_judgments_is_looked_up_not_scanned(tmp_path, monkeyp
         short = index.page(parse_query({"q": ["Q3"], "limit": ["500"]}))
         common = index.page(parse_query({"q": ["covers point"], "judge": ["judge1"],
                                          "offset": ["10"], "limit": ["5"]}))
-        monkeypatch.setattr("assay.view._index.FEW_ROWS", 10)  # a filter leaving many rows
+        monkeypatch.setattr("assay.view._pages.FEW_ROWS", 10)  # a filter leaving many rows
         many = index.page(parse_query({"q": ["oint 2345 of"], "judge": ["judge2"]}))
         other = index.page(parse_query({"q": ["oint 2345 of"], "judge": ["judge1"]}))
     assert rare.total == 1 and rare.rows[0]["id"] == 2346 and not rare.capped
@@ -130,7 +131,7 @@ def test_a_changed_store_has_its_new_text_indexed(small_store):
 
 
 def test_without_the_trigram_tokenizer_the_word_index_is_named(small_store, monkeypatch):
-    monkeypatch.setattr("assay.view._build.TRIGRAM", "no_such_tokenizer")
+    monkeypatch.setattr("assay.view._build_text.TRIGRAM", "no_such_tokenizer")
     with JudgmentIndex(small_store) as index:
         assert index.text_search == "words"
         assert "no trigram tokenizer" in index.summary()["text_search"]

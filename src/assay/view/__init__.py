@@ -12,7 +12,8 @@ from assay._lazy import attach as _attach
 
 __getattr__, __dir__, __all__ = _attach(__name__, {
     "._build": ["BuildProgress", "PHASES"],
-    "._index": ["JudgmentIndex", "Page"],
+    "._index": ["JudgmentIndex"],
+    "._pages": ["Page"],
     "._query": ["FILTERS", "Query", "parse_filter_options", "parse_query", "view_url"],
     "._server": ["ViewServer"],
     "._folder": ["FoundRun", "find_run"],

@@ -2,103 +2,39 @@
 
 Opened on a run folder (``judgments.sqlite``, read-only) or on a judgments table (any file
 :func:`assay.data.io.load` reads); see :mod:`assay.view._build` for the index it queries.
-Filters select rows in memory on integer codes (:mod:`assay.view._columns`) and a page's
-rows are then read by id, so a million judgments page and filter in well under a second.
-
-A free-text filter (``q``) on a run store is looked up in the store's full-text index
-(:data:`assay.view._build.TEXT_TABLE`, SQLite's trigram tokenizer): text of three characters
-or more as a phrase of its trigrams, which finds it wherever it starts (``oint 7`` finds
-``point 77``); text of one or two characters as every indexed trigram that starts with it
-(from the index's list of terms; each text is indexed with padding after it, so its last
-characters start trigrams too). Either way the index answers a superset (it folds case
-beyond ASCII, and a phrase may hold across JSON escapes), and each judgment it names is
-then checked with the exact substring test (``LIKE``: case-insensitive for ASCII letters
-only), so the rows are exactly those of reading every judgment's text, without reading it.
-A text absent from the index is answered from it: no rows. Only a one- or two-character
-text that starts more than :data:`MAX_SHORT_TERMS` trigrams reads the judgments (such text
-is common, so a page fills at once), and when filters leave at most :data:`FEW_ROWS` rows,
-their text is read directly. An index built without the trigram tokenizer (an older SQLite)
-looks words up from their start instead and reads the judgments for text inside a word;
-:data:`assay.view._build.TEXT_SEARCH` names each way, and the page says which applies. On
-a table, and in a read of the judgments, the count stops at :data:`TEXT_COUNT_CAP`, as in
-the index.
+Filters and pages: :mod:`assay.view._pages`; one judgment: :mod:`assay.view._judgment`.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-import re
 import shutil
 import sqlite3
 import tempfile
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from assay.data.run_store import RAW_MARKER, STORE_FILENAME
+from assay.data.run_store import STORE_FILENAME
 from assay.errors import InputError
-from assay.view._build import (
-    COLUMNS,
-    FACETS,
-    MAX_FACET_VALUES,
-    TERMS_TABLE,
-    TEXT_PAD,
-    TEXT_SEARCH,
-    TEXT_TABLE,
-    Progress,
-    build_table_index,
-    store_index,
-    store_uri,
-    table_index,
-)
+from assay.view._build import FACETS, MAX_FACET_VALUES, Progress
+from assay.view._build_store import store_uri
+from assay.view._build_table import build_table_index
+from assay.view._build_text import TEXT_SEARCH
+from assay.view._cache import store_index, table_index
 from assay.view._columns import FilterColumns
-from assay.view._compare import compare_item
-from assay.view._detail import judgment_sections, store_judged, table_judged, table_sections
-from assay.view._query import FLIPPED, REPORTABLE, Query
+from assay.view._judgment import OneJudgment
+from assay.view._pages import Pages
+from assay.view._query import FLIPPED, REPORTABLE
 
 if TYPE_CHECKING:
     from assay.data.table import Judgments
 
-TEXT_COUNT_CAP = 1000
-"""A free-text filter counts its matches up to this many (then the page says "1,000 or more")."""
-MAX_SHORT_TERMS = 500
-"""A text of one or two characters starting more trigrams than this reads the judgments."""
-FEW_ROWS = 20_000
-"""When the other filters leave at most this many rows, a free-text filter reads their text."""
 
-LIST_COLUMNS: tuple[str, ...] = ("id", *(c for c in COLUMNS if c != "reportable"))
-"""The columns of a page's rows (whether a row is reportable, as the filter reads it, is
-:meth:`JudgmentIndex.reportable`)."""
-
-_STORE_FIELDS = ("key", "config_hash", "failed", "failure_kind", "error", "rows", "verdict",
-                 "raw_response", "model", "prompt_hash", "tokens_in", "tokens_out", "usd",
-                 "usd_provenance", "latency_s", "attempts", "cached", "evaluated_at", "tries")
-
-
-@dataclass(frozen=True)
-class Page:
-    """One page of rows matching a query."""
-
-    rows: list[dict[str, Any]]
-    """The rows, each with the columns of :data:`LIST_COLUMNS`."""
-    total: int
-    """Rows matching the query (all of them, or :data:`TEXT_COUNT_CAP` when ``capped``)."""
-    capped: bool
-    """Whether ``total`` is a lower bound (a free-text filter stopped counting)."""
-    offset: int
-    limit: int
-
-    def as_json(self) -> dict[str, Any]:
-        return {"rows": self.rows, "total": self.total, "capped": self.capped,
-                "offset": self.offset, "limit": self.limit}
-
-
-class JudgmentIndex:
+class JudgmentIndex(Pages, OneJudgment):
     """The judgments of a run folder or a judgments table, ready to query from any thread.
 
     Parameters
@@ -201,151 +137,6 @@ class JudgmentIndex:
         within[np.asarray(ids, dtype=np.int64) - 1] = True
         return self._columns.systems(within=within)
 
-    # -- pages
-    def _text_condition(self, query: Query) -> tuple[str, str, list[Any]]:
-        """(join, condition, args) of the free-text filter: the exact substring test, ASCII
-        letters in either case (SQLite's ``lower`` folds only those), over the whole text (a
-        ``LIKE`` stops at a NUL character, so text after one was never found)."""
-        text = query.text
-        if text is None:
-            return "", "", []
-        needle = ascii_lower(text)
-        if self.kind == "store":
-            return ("JOIN s.judgments j ON j.rowid = r.record",
-                    " AND (instr(lower(j.rows), ?) OR instr(lower(j.raw_response), ?) "
-                    "OR instr(lower(j.error), ?))", [needle] * 3)
-        return "", " AND instr(lower(r.detail), ?)", [needle]
-
-    def _sort_key(self, name: str) -> np.ndarray:
-        if name != "position":
-            return self._columns.sort_key(name)
-        if self._positions is None:  # not a filter column: read once, when first sorted by
-            found = self._all("SELECT position FROM rows ORDER BY id")
-            self._positions = np.array([np.nan if p is None else p for (p,) in found], dtype=np.float64)
-        return self._positions
-
-    def _sorted(self, matching: np.ndarray, sort: str) -> np.ndarray:
-        """``matching`` (row positions, ascending) in ``sort``'s order: rows without a value
-        last, ties in storing order."""
-        keys = self._sort_key(sort.removeprefix("-"))[matching]
-        return matching[np.argsort(-keys if sort.startswith("-") else keys, kind="stable")]
-
-    def page(self, query: Query) -> Page:
-        """The rows of ``query``'s page, in storing order (or ``query.sort``'s), and how many
-        match.
-
-        Filters but the text select rows in memory (:class:`FilterColumns`); the page's rows
-        are then read by id. A free-text filter is looked up in the text index (see the
-        module) and stops counting at :data:`TEXT_COUNT_CAP`.
-        """
-        keep = self._columns.mask(query)
-        if query.text is not None:
-            token = next(self._tokens)
-            self._masks[token] = keep
-            try:
-                return self._text_page(query, keep, token)
-            finally:
-                del self._masks[token]
-        if keep is None and query.sort is None:
-            total = self.count
-            ids = list(range(query.offset + 1, min(query.offset + query.limit, total) + 1))
-        else:
-            matching = np.arange(self.count) if keep is None else np.flatnonzero(keep)
-            if query.sort is not None:
-                matching = self._sorted(matching, query.sort)
-            total = int(matching.size)
-            ids = [int(i) + 1 for i in matching[query.offset:query.offset + query.limit]]
-        columns = ", ".join(LIST_COLUMNS)
-        found = self._all(f"SELECT {columns} FROM rows WHERE id IN ({', '.join('?' * len(ids))}) "
-                          "ORDER BY id", ids) if ids else []
-        by_id = {values[0]: dict(zip(LIST_COLUMNS, values, strict=True)) for values in found}
-        return Page([by_id[i] for i in ids if i in by_id], total, False, query.offset, query.limit)
-
-    def _text_page(self, query: Query, keep: np.ndarray | None, token: int) -> Page:
-        """The page of a free-text filter; the other filters' rows are ``keep`` (None: all),
-        which SQL reads as ``in_view(token, r.id)``."""
-        text = query.text or ""
-        where = "1" if keep is None else f"in_view({token}, r.id)"
-        if keep is not None and int(keep.sum()) <= FEW_ROWS:
-            ids = json.dumps([int(i) + 1 for i in np.flatnonzero(keep)])
-            return self._scan_page(query, "r.id IN (SELECT value FROM json_each(?))", [ids])
-        if self.text_search == "trigram":
-            indexed = text.replace("\x00", "\x01")  # as the index holds a NUL
-            match = trigram_query(indexed) if len(text) >= 3 else self._short_match(indexed)
-            if match is not None:
-                return self._indexed_page(query, match, where)
-        elif self.text_search == "words":
-            words = word_query(text)
-            if words is not None:
-                page = self._indexed_page(query, words, where)
-                if page.total:
-                    return page
-        return self._scan_page(query, where, [])
-
-    def _in_view(self, token: int, row: int) -> bool:
-        keep = self._masks[token]
-        return keep is None or bool(keep[row - 1])
-
-    def _short_match(self, text: str) -> str | None:
-        """The index query of a text of one or two characters: any trigram starting with it
-        (case folded as the index folds); ``'""'`` (no row) when none does, None when more
-        than :data:`MAX_SHORT_TERMS` do."""
-        start = self._folded(text)
-        last = start + "\U0010ffff" * (3 - len(start))  # every trigram is 3 characters
-        terms = self._all(f"SELECT term FROM {TERMS_TABLE} WHERE term >= ? AND term <= ? LIMIT ?",
-                          (start, last, MAX_SHORT_TERMS + 1))
-        if len(terms) > MAX_SHORT_TERMS:
-            return None
-        return " OR ".join(_phrase(term) for (term,) in terms) or '""'
-
-    def _folded(self, text: str) -> str:
-        """``text`` case folded by the trigram tokenizer itself (SQLite folds some letters
-        differently from Python's ``str.lower``)."""
-        with self._lock:
-            if self._fold is None:
-                self._fold = sqlite3.connect(":memory:", check_same_thread=False)
-                self._fold.executescript(
-                    "CREATE VIRTUAL TABLE f USING fts5(x, tokenize='trigram');"
-                    "CREATE VIRTUAL TABLE f_terms USING fts5vocab(f, 'instance');")
-            self._fold.execute("DELETE FROM f")
-            self._fold.execute("INSERT INTO f (x) VALUES (?)", (text + TEXT_PAD,))
-            first = self._fold.execute("SELECT term FROM f_terms WHERE offset = 0").fetchone()
-        return str(first[0])[:len(text)]
-
-    def _indexed_page(self, query: Query, match: str, where: str) -> Page:
-        """The page of a free-text filter through the store's text index (see the module);
-        ``where``: the other filters' condition on the index's rows ``r``."""
-        _, text, text_args = self._text_condition(query)
-        # CROSS JOIN keeps this order: the index, the rows' filters, then the stored text
-        base = (f"FROM {TEXT_TABLE} CROSS JOIN rows r ON r.record = {TEXT_TABLE}.rowid "
-                f"CROSS JOIN s.judgments j ON j.rowid = r.record WHERE {TEXT_TABLE} MATCH ? "
-                f"AND {where}{text}")
-        every = [match, *text_args]
-        total = int(self._one(f"SELECT count(*) FROM (SELECT 1 {base} LIMIT ?)",
-                              [*every, TEXT_COUNT_CAP])[0])
-        columns = ", ".join(f"r.{c}" for c in LIST_COLUMNS)
-        # judgments in the store's order, each one's rows by id from the rows_record index
-        # (record, then id): the rows' id order, with no sort of every match
-        order = _order_by(query.sort) or f"{TEXT_TABLE}.rowid"
-        found = self._all(f"SELECT {columns} {base} ORDER BY {order} "
-                          "LIMIT ? OFFSET ?", [*every, query.limit, query.offset])
-        rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
-        return Page(rows, total, total >= TEXT_COUNT_CAP, query.offset, query.limit)
-
-    def _scan_page(self, query: Query, where: str, args: list[Any]) -> Page:
-        """The page of a free-text filter by reading the text of every row that ``where``
-        (with ``args``) keeps."""
-        join, text, text_args = self._text_condition(query)
-        base = f"FROM rows r {join} WHERE {where}{text}"
-        total = int(self._one(f"SELECT count(*) FROM (SELECT 1 {base} LIMIT ?)",
-                              [*args, *text_args, TEXT_COUNT_CAP])[0])
-        columns = ", ".join(f"r.{c}" for c in LIST_COLUMNS)
-        found = self._all(f"SELECT {columns} {base} ORDER BY {_order_by(query.sort) or 'r.id'} "
-                          "LIMIT ? OFFSET ?",
-                          [*args, *text_args, query.limit, query.offset])
-        rows = [dict(zip(LIST_COLUMNS, values, strict=True)) for values in found]
-        return Page(rows, total, total >= TEXT_COUNT_CAP, query.offset, query.limit)
-
     def flipped(self, row_id: int) -> str | None:
         """``yes`` when the row is in a counterbalanced trial pair that flips, ``no`` in one
         that does not, None in none (the ``flipped`` filter)."""
@@ -356,85 +147,6 @@ class JudgmentIndex:
         """``yes`` when a report reads the row, ``no`` when not (the ``reportable`` filter)."""
         code = int(self._columns.reportable[row_id - 1])
         return next(word for word, c in REPORTABLE.items() if c == code)
-
-    # -- one judgment
-    def detail(self, row_id: int) -> dict[str, Any] | None:
-        """Everything known of one row's judgment, as titled sections of labelled fields
-        (see :mod:`assay.view._detail`); None when there is no such row."""
-        found = self._all(f"SELECT {', '.join(LIST_COLUMNS)}, record, part, detail FROM rows "
-                          "WHERE id = ?", (row_id,))
-        if not found:
-            return None
-        *values, record, part, detail = found[0]
-        listed = dict(zip(LIST_COLUMNS, values, strict=True))
-        partners = self._partners(listed)
-        if self.kind == "table":
-            table_row = json.loads(detail)
-            sections = table_sections(table_row)
-            judged = table_judged(table_row)
-            siblings: list[int] = []
-        else:
-            stored = self._all(f"SELECT {', '.join(_STORE_FIELDS)} FROM s.judgments WHERE rowid = ?",
-                               (record,))
-            fields = dict(zip(_STORE_FIELDS, stored[0], strict=True))
-            prompt = self._all("SELECT messages FROM s.prompts WHERE key = ?",
-                               (fields["key"],)) if self._prompts else []
-            fields["messages"] = prompt[0][0] if prompt else None
-            rows = json.loads(fields.pop("rows"))
-            for stored_row in rows:
-                if stored_row.pop(RAW_MARKER, None):
-                    stored_row["raw_response"] = fields["raw_response"]
-            sections = judgment_sections(rows[part], fields)
-            judged = store_judged(rows[part], self._shown_of([fields["key"]]).get(fields["key"]),
-                                  fields["messages"])
-            first = row_id - part  # a judgment's rows are indexed one after another
-            siblings = [first + i for i in range(len(rows)) if first + i != row_id]
-        return {"id": row_id, "row": listed, "judged": judged, "sections": sections,
-                "partners": partners, "same_call": siblings}
-
-    def _shown_of(self, keys: list[str]) -> dict[str, str]:
-        """Judgment key -> its ``shown`` record (JSON) in the store, for those that have one."""
-        if not self._shown or not keys:
-            return {}
-        found = self._all(f"SELECT key, shown FROM s.shown WHERE key IN ({', '.join('?' * len(keys))})",
-                          keys)
-        return {str(k): str(v) for k, v in found}
-
-    def compare(self, item: str, run: int | None = None) -> dict[str, Any] | None:
-        """One item's judgments side by side: the question, the reference, and per system its
-        answer and its scores in ``run`` (default: the first run judged); None when no row has
-        that item (:func:`assay.view._compare.compare_item`)."""
-        keep = self._columns.mask(Query({"item": (item,)}))
-        ids = [] if keep is None else [int(i) + 1 for i in np.flatnonzero(keep)]
-        if not ids:
-            return None
-        found = self._all(f"SELECT {', '.join(LIST_COLUMNS)}, record, detail FROM rows WHERE id IN "
-                          f"(SELECT value FROM json_each(?)) ORDER BY id", (json.dumps(ids),))
-        rows = [dict(zip(LIST_COLUMNS, values[:-2], strict=True)) for values in found]
-        if self.kind == "table":
-            judged = [table_judged(json.loads(values[-1])) for values in found]
-        else:
-            records = sorted({int(values[-2]) for values in found})
-            keys = dict(self._all("SELECT rowid, key FROM s.judgments WHERE rowid IN "
-                                  "(SELECT value FROM json_each(?))", (json.dumps(records),)))
-            shown = self._shown_of(sorted({str(k) for k in keys.values()}))
-            judged = [store_judged(row, shown.get(str(keys.get(values[-2]))), None)
-                      for row, values in zip(rows, found, strict=True)]
-        return compare_item(item, rows, judged, run)
-
-    def _partners(self, row: dict[str, Any]) -> list[dict[str, Any]]:
-        """The counterbalanced partners of a pairwise row: the same pair judged with the
-        arms shown the other way round."""
-        if row["opponent"] is None or row["position"] is None:
-            return []
-        found = self._all(
-            "SELECT id, position, run, score, failure_kind FROM rows WHERE item IS ? AND arm IS ? "
-            "AND opponent IS ? AND judge IS ? AND criterion IS ? AND position IS NOT ? "
-            "ORDER BY abs(coalesce(run, 0) - ?), id LIMIT 20",
-            (row["item"], row["arm"], row["opponent"], row["judge"], row["criterion"],
-             row["position"], row["run"] or 0))
-        names = ("id", "position", "run", "score", "failure_kind")
-        return [dict(zip(names, f, strict=True)) for f in found]
 
     def close(self) -> None:
         with self._lock:
@@ -451,58 +163,7 @@ class JudgmentIndex:
         self.close()
 
 
-def _order_by(sort: str | None) -> str | None:
-    """The SQL order of a sort (a name of :data:`assay.view._query.SORTABLE`, checked when the
-    query was parsed) over the index's rows ``r``: no value last, ties by id."""
-    if sort is None:
-        return None
-    name = sort.removeprefix("-")
-    direction = "DESC" if sort.startswith("-") else "ASC"
-    return f"r.{name} IS NULL, r.{name} {direction}, r.id"
-
-
 def _load(source: Path) -> Judgments:
     from assay.data.io import load
 
     return load(source)
-
-
-def ascii_lower(text: str) -> str:
-    """``text`` with its ASCII capitals in lower case, as SQLite's ``lower`` (without ICU)
-    writes it; other letters are left as they are.
-
-    >>> ascii_lower("ÉCLAIR Éclair")
-    'Éclair Éclair'
-    """
-    return text.translate(_ASCII_LOWER)
-
-
-_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
-
-
-def _phrase(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
-
-
-def trigram_query(text: str) -> str:
-    """The trigram index query of a text of three characters or more: the text as one
-    phrase (FTS5 syntax; the tokenizer turns it into its trigrams).
-
-    >>> trigram_query('say "hi" now')
-    '"say ""hi"" now"'
-    """
-    return _phrase(text)
-
-
-def word_query(text: str) -> str | None:
-    """The full-text query of a free-text filter: its text as one phrase, the last word a
-    prefix (FTS5 syntax); None when the text has no word (letters or digits) to look up.
-
-    >>> word_query('say "hi" to ev')
-    '"say ""hi"" to ev" *'
-    >>> word_query("%_") is None
-    True
-    """
-    if not re.search(r"[^\W_]", text):
-        return None
-    return '"' + text.replace('"', '""') + '" *'

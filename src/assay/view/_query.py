@@ -32,7 +32,7 @@ parameter       meaning
 ``q``           free text, case-insensitive for ASCII letters, anywhere in the judgment's
                 text (reasoning, raw reply, item, names, the stored JSON); in a run
                 store looked up in the store's trigram index (any length; see
-                :mod:`assay.view._index`)
+                :mod:`assay.view._pages`)
 ``offset``      first row shown (0-based), ``limit`` rows per page (at most 500)
 ``sort``        the column the rows are ordered by (:data:`SORTABLE`), ``-`` before it
                 for descending (``sort=-score``); rows without a value come last, ties
