@@ -28,7 +28,9 @@ components (a population of 400,000 questions, as the binary cells) and from a p
 of the same generator read by the planner's pairwise pilot (``plan_evaluation(table)``,
 assay's pairwise judge's layout, run = trial); achieved power is drawn at both. No run-shift
 cell: the win-rate report's test averages the runs and counts no run component, so there is
-no run-inclusive win-rate test to check a run-shift plan against.
+no run-inclusive win-rate test to check a run-shift plan against. In that table ``flips`` is
+the share of the pilot's counterbalanced judgments whose two orders disagree, ``ties`` the
+share of its verdicts that are ties, ``calls`` the planned judge calls (2 a judgment).
 
 Done when the achieved power is within 3 points of the target (0.80) in every cell. A second
 table plans for an interval of full width 0.1 instead (the cells without runs) and gives the
@@ -37,6 +39,7 @@ Bell-McCaffrey df, as ``assay compare`` makes it on a raw scale) reaches: the pl
 the expected width, so about half the replicates come out wider.
 
     nice -n 10 python bench/power_simulation.py --reps 10000   # results/power.txt (~1 min)
+    nice -n 10 python bench/power_simulation.py --reps 2000 --only pairwise   # ~2 min
 """
 
 from __future__ import annotations
