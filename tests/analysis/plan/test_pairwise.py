@@ -170,3 +170,14 @@ def test_win_rate_of_a_pointwise_table_is_refused():
         plan_evaluation(pilot_table(), difference=0.1, estimand="win_rate")
     with pytest.raises(ValueError, match="come from the pilot"):
         plan_evaluation(pairwise_table(), difference=0.1, win_rate=0.6)
+
+
+def test_positions_unknown_and_a_stated_run_shift_are_named():
+    frame = pairwise_table().frame.drop(columns=["position"])
+    est = pilot_components(Judgments(frame, {}))
+    # each of the four runs (trials) is one replicate: its order unknown, a note says so
+    assert (est.replicates, est.n_runs) == ("runs", 4)
+    assert any("positions unknown or mixed" in n for n in est.notes)
+    plan = plan_evaluation(pairwise_table(), difference=0.2, run_sd=0.05, runs=5)
+    assert plan.components.run == pytest.approx(0.0025)
+    assert any("counts no run shift" in n for n in plan.notes)
