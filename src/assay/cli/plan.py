@@ -19,21 +19,25 @@ FORMATS = ("text", "json")
 @app.command("plan")
 def plan_command(
     src: Annotated[list[Path] | None, typer.Argument(
-        help="A pilot: judgments files or run folders (as assay report reads them). Without "
-        "one, the plan rests on --sd or --p and the other assumptions.")] = None,
+        help="A pilot: judgments files or run folders (as assay report reads them), pointwise "
+        "or pairwise. Without one, the plan rests on --sd, --p or --win-rate and the other "
+        "assumptions.")] = None,
     difference: Annotated[float | None, typer.Option(
         help="The difference to detect (two-sided test at level 1 - conf), in the score's "
-        "[0, 1] units (the scale's map) or raw units for an interval scale.")] = None,
+        "[0, 1] units (the scale's map) or raw units for an interval scale; for a win rate, "
+        "its distance from 1/2.")] = None,
     width: Annotated[float | None, typer.Option(
         help="Instead of --difference: the full width (upper - lower) of the interval.")] = None,
     power: Annotated[float, typer.Option(help="Power wanted at --difference.")] = 0.8,
     conf: Annotated[float, typer.Option(help="Confidence level (1 - the test's level).")] = 0.95,
-    estimand: Annotated[str, typer.Option(
+    estimand: Annotated[str | None, typer.Option(
         help="difference: two systems' paired difference on the same questions; mean: one "
-        "system's mean.")] = "difference",
+        "system's mean; win_rate: one system's win rate against another from counterbalanced "
+        "pairwise judgments, against 1/2. Default win_rate for a pilot of pairwise judgments "
+        "(or with --win-rate or --tie-rate), else difference.")] = None,
     arms: Annotated[str | None, typer.Option(
-        help="The pilot's arms to plan for, A,B (a difference) or A (a mean); default the pair "
-        "(arm) whose scores vary most.")] = None,
+        help="The pilot's arms to plan for, A,B (a difference; for a win rate, A's against B) "
+        "or A (a mean); default the pair (arm) whose scores vary most.")] = None,
     judge: Annotated[str | None, typer.Option(help="The pilot's judge to read.")] = None,
     criterion: Annotated[str | None, typer.Option(help="The pilot's criterion to read.")] = None,
     sd: Annotated[float | None, typer.Option(
@@ -44,6 +48,12 @@ def plan_command(
     correlation: Annotated[float | None, typer.Option(
         help="No pilot: correlation between the two systems' scores on a question (default "
         "0, with a note).")] = None,
+    win_rate: Annotated[float | None, typer.Option(
+        help="No pilot, a win rate: the win rate its variance is taken at (default 1/2 + "
+        "--difference, or 1/2 for --width).")] = None,
+    tie_rate: Annotated[float | None, typer.Option(
+        help="No pilot, a win rate: the share of verdicts that are ties (default 0, the "
+        "largest variance).")] = None,
     icc: Annotated[float | None, typer.Option(
         help="Intra-cluster correlation of two single scores of one cluster (replaces the "
         "pilot's).")] = None,
@@ -60,7 +70,8 @@ def plan_command(
         help="Runs of the chosen design: passes over every question, each with its own shift.")]
     = 1,
     trials: Annotated[int, typer.Option(
-        help="Trials of the chosen design: repeated judgments per question and run.")] = 1,
+        help="Trials of the chosen design: repeated judgments per question and run (for a win "
+        "rate, counterbalanced judgments: both orders, 2 calls).")] = 1,
     usd_per_call: Annotated[float | None, typer.Option(
         help="USD of one judge call (else from --config and tokens, or the pilot's run "
         "store).")] = None,
@@ -92,18 +103,24 @@ def plan_command(
     Example: assay plan pilot/ --difference 0.05 --criterion correct --arms a,b
 
     Example: assay plan --difference 0.05 --p 0.7 --correlation 0.5 --icc 0.1 --cluster-size 5
+
+    Example: assay plan pairwise-pilot/ --difference 0.05 --arms new,baseline
+
+    Example: assay plan --estimand win_rate --difference 0.05 --tie-rate 0.2 --icc 0.1
+    --cluster-size 10
     """
     from assay.analysis.plan import pilot_call_cost, pilot_components, plan_evaluation
 
     formats = parse_formats(format_, FORMATS)
-    if estimand not in ("difference", "mean"):
-        raise ConfigError(f"--estimand {estimand!r}: expected difference or mean")
+    if estimand is not None and estimand not in ("difference", "mean", "win_rate"):
+        raise ConfigError(f"--estimand {estimand!r}: expected difference, mean or win_rate")
     if method not in ("t", "normal"):
         raise ConfigError(f"--method {method!r}: expected t or normal")
     if (difference is None) == (width is None):
         raise ConfigError("give exactly one target: --difference D or --width W")
     for name, value in (("--difference", difference), ("--width", width), ("--sd", sd),
-                        ("--p", p), ("--usd-per-call", usd_per_call)):
+                        ("--p", p), ("--win-rate", win_rate), ("--tie-rate", tie_rate),
+                        ("--usd-per-call", usd_per_call)):
         if value is not None and not math.isfinite(value):
             raise ConfigError(f"{name} {value}: expected a finite number")
     if "json" in formats:
@@ -123,7 +140,8 @@ def plan_command(
             judgments, difference=difference, width=width, power=power, conf=conf,
             estimand=estimand,  # type: ignore[arg-type]
             arms=arm_list, judge=judge, criterion=criterion, sd=sd, p=p,
-            correlation=correlation, icc=icc, within_share=within_share, run_sd=run_sd,
+            correlation=correlation, win_rate=win_rate, tie_rate=tie_rate, icc=icc,
+            within_share=within_share, run_sd=run_sd,
             cluster_size=cluster_size, size_cv=cluster_size_cv, runs=runs, trials=trials,
             calls=calls, usd_per_call=usd_per_call, calls_per_score=calls_per_score,
             method=method)  # type: ignore[arg-type]
@@ -142,14 +160,22 @@ def plan_command(
 
 def _option_words(message: str) -> str:
     """An analysis ValueError in the command line's words (``within_share`` -> ``--within-share``)."""
-    for name in ("within_share", "run_sd", "cluster_size", "size_cv", "usd_per_call",
-                 "calls_per_score", "correlation", "difference", "width", "power", "conf",
-                 "icc", "sd", "p"):
+    for name in ("within_share", "win_rate", "tie_rate", "run_sd", "cluster_size", "size_cv",
+                 "usd_per_call", "calls_per_score", "correlation", "difference", "width",
+                 "power", "conf", "icc", "sd", "p"):
         flag = "--cluster-size-cv" if name == "size_cv" else "--" + name.replace("_", "-")
         if message.startswith(f"{name} must"):
             return flag + message[len(name):]
     message = message.replace("sd (a scored outcome) and p", "--sd (a scored outcome) and --p")
-    message = message.replace("sd, p and correlation", "--sd, --p and --correlation")
+    message = message.replace("sd, p, correlation, win_rate and tie_rate",
+                              "--sd, --p, --correlation, --win-rate and --tie-rate")
+    message = message.replace("p and correlation describe", "--p and --correlation describe")
+    message = message.replace("give win_rate (and tie_rate), or sd",
+                              "give --win-rate (and --tie-rate), or --sd")
+    message = message.replace("give sd (of a graded preference) or win_rate and tie_rate",
+                              "give --sd (of a graded preference) or --win-rate and --tie-rate")
+    message = message.replace("win_rate and tie_rate describe", "--win-rate and --tie-rate describe")
+    message = message.replace("with the estimand win_rate", "with --estimand win_rate")
     return message
 
 

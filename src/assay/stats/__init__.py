@@ -95,6 +95,7 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "design_power",
         "design_variance",
         "paired_variance",
+        "preference_variance",
         "size_for_difference",
         "size_for_width",
         "variance_components",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 from statsmodels.stats.power import NormalIndPower, TTestPower
@@ -15,6 +16,7 @@ from assay.stats.power import (
     design_power,
     design_variance,
     paired_variance,
+    preference_variance,
     size_for_difference,
     size_for_width,
     variance_components,
@@ -146,3 +148,21 @@ def test_bad_arguments(bad):
     kw = dict(difference=0.1, power=0.8, conf=0.95) | bad
     with pytest.raises(ValueError):
         size_for_difference(variance_components(0.25), kw.pop("difference"), **kw)
+
+
+def test_preference_variance_hand_worked_and_by_enumeration():
+    # P = 0.6, 20% ties: wins 0.5, losses 0.3; E[s^2] = 0.5 + 0.2 / 4 = 0.55, Var = 0.55 - 0.36
+    assert_allclose(preference_variance(0.6, tie_rate=0.2), 0.19, rtol=1e-12)
+    assert_allclose(preference_variance(0.5), 0.25)  # no ties: the binary p (1 - p)
+    # the variance of the three-point distribution itself (numpy's weighted moments)
+    scores = np.array([0.0, 0.5, 1.0])
+    for p, t in ((0.6, 0.2), (0.3, 0.5), (0.5, 1.0), (0.9, 0.1)):
+        probs = np.array([1.0 - p - t / 2, t, p - t / 2])
+        mean = np.average(scores, weights=probs)
+        assert_allclose(mean, p)
+        assert_allclose(preference_variance(p, tie_rate=t),
+                        np.average((scores - mean) ** 2, weights=probs), atol=1e-15)
+    with pytest.raises(ValueError, match="tie_rate must be at most"):
+        preference_variance(0.9, tie_rate=0.3)  # losses would be 0.1 - 0.15 < 0
+    with pytest.raises(ValueError, match="win_rate"):
+        preference_variance(1.2)

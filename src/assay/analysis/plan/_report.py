@@ -4,10 +4,13 @@ trials.
 
 The ingredients come from a pilot table (:func:`~assay.analysis.plan._pilot.pilot_components`)
 or from stated assumptions (a score's SD or a binary rate, the correlation between the two
-systems' scores, the ICC, the within-question share, the run SD); any stated assumption
-replaces the pilot's estimate of it. The sizes are those of :mod:`assay.stats.power`: the
-t test on C - 1 degrees of freedom (Satterthwaite's with a run shift), the test the
-reports run on a paired difference.
+systems' scores, or a win rate and its tie rate; the ICC, the within-question share, the run
+SD); any stated assumption replaces the pilot's estimate of it. The sizes are those of
+:mod:`assay.stats.power`: the t test on C - 1 degrees of freedom (Satterthwaite's with a run
+shift), the test the reports run on a paired difference, and the win-rate report's test of
+win rate = 1/2 (the CR2 cluster t of the question-level win rates minus 1/2): a win rate is
+the one-sample mean of the questions' counterbalanced preferences, planned with the same
+design variance.
 """
 
 from __future__ import annotations
@@ -20,11 +23,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assay._display import Rendered
 from assay.analysis.composite import clean_record
-from assay.analysis.plan._pilot import PilotEstimate, pilot_call_cost, pilot_components
+from assay.analysis.plan._pilot import (
+    PilotEstimate,
+    pilot_call_cost,
+    pilot_components,
+    pilot_estimand,
+)
 from assay.stats.power import (
     DesignSize,
     VarianceComponents,
     paired_variance,
+    preference_variance,
     size_for_difference,
     size_for_width,
     variance_components,
@@ -34,6 +43,9 @@ if TYPE_CHECKING:
     from assay.data.table import Judgments
 
 __all__ = ["EvaluationPlan", "PlanRow", "plan_evaluation"]
+
+Estimand = Literal["difference", "mean", "win_rate"]
+ESTIMANDS = ("difference", "mean", "win_rate")
 
 TRADE_OFFS: tuple[tuple[int, int], ...] = ((1, 1), (2, 1), (5, 1), (10, 1), (1, 2), (1, 5),
                                            (1, 10))
@@ -52,7 +64,9 @@ class PlanRow:
     runs: int
     trials: int
     judge_calls: float
-    """questions x arms x runs x trials x calls per score."""
+    """questions x scores per trial x runs x trials x calls per score (scores per trial: 2
+    arms for a difference, 1 for a mean, the 2 orders of a counterbalanced judgment for a win
+    rate)."""
     usd: float | None
     """judge_calls x USD per call; None without a price."""
     power: float
@@ -71,11 +85,12 @@ class EvaluationPlan(Rendered):
     """What an evaluation needs; ``rows[0]`` is the chosen design, the others its trade-offs."""
 
     difference: float | None
-    """The difference to detect; None for a width target."""
+    """The difference to detect (for a win rate: its distance from 1/2); None for a width
+    target."""
     width: float | None
     power: float
     conf: float
-    estimand: Literal["difference", "mean"]
+    estimand: Estimand
     components: VarianceComponents
     """The variance of one score (one question, run and trial) split by its sources."""
     cluster_size: float
@@ -99,8 +114,14 @@ class EvaluationPlan(Rendered):
 
     @property
     def arms_scored(self) -> int:
-        """Arms judged on every question (2 for a difference)."""
-        return 2 if self.estimand == "difference" else 1
+        """Arms judged on every question (2 for a difference or a win rate)."""
+        return 1 if self.estimand == "mean" else 2
+
+    @property
+    def scores_per_trial(self) -> int:
+        """Table rows a question costs per run and trial: one per arm (a difference, a mean),
+        or one per order of a counterbalanced pairwise judgment (a win rate: 2)."""
+        return 1 if self.estimand == "mean" else 2
 
     @property
     def chosen(self) -> PlanRow:
@@ -124,7 +145,8 @@ class EvaluationPlan(Rendered):
             "power": self.power, "conf": self.conf, "estimand": self.estimand,
             "source": self.source, "components": asdict(self.components),
             "cluster_size": self.cluster_size, "size_cv": self.size_cv,
-            "arms_scored": self.arms_scored, "calls_per_score": self.calls_per_score,
+            "arms_scored": self.arms_scored, "scores_per_trial": self.scores_per_trial,
+            "calls_per_score": self.calls_per_score,
             "usd_per_call": self.usd_per_call, "method": self.method,
             "rows": [asdict(r) for r in self.rows],
             "cheapest": None if cheapest is None else cheapest.label
@@ -145,6 +167,34 @@ def _check(value: float | None, name: str, *, low: float = 0.0, high: float = ma
                          + (f" and <= {high:g}" if math.isfinite(high) else "")
                          + f", got {value!r}")
     return v
+
+
+def _assumed_preference(*, sd: float | None, p: float | None, win_rate: float | None,
+                        tie_rate: float | None, difference: float | None,
+                        correlation: float | None, notes: list[str]) -> float:
+    """The variance of one counterbalanced preference from the stated assumptions."""
+    if p is not None or correlation is not None:
+        raise ValueError("p and correlation describe pointwise scores: for a win rate give "
+                         "win_rate (and tie_rate), or sd")
+    if sd is not None:
+        if win_rate is not None or tie_rate is not None:
+            raise ValueError("give sd (of a graded preference) or win_rate and tie_rate, not "
+                             "both")
+        return float(sd) ** 2
+    if win_rate is None:
+        win_rate = 0.5 + (difference or 0.0)
+        notes.append(f"no win rate given: its variance is taken at {win_rate:g}"
+                     + (" (1/2 + the difference, the alternative)." if difference is not None
+                        else " (1/2, the largest variance)."))
+    if tie_rate is None:
+        notes.append("no tie rate given: taken as 0 (ties lower the variance, so the plan errs "
+                     "towards more questions).")
+    variance = preference_variance(win_rate, tie_rate=tie_rate or 0.0)
+    notes.append(f"the variance of one counterbalanced judgment is taken as that of one verdict, "
+                 f"P (1 - P) - ties / 4 = {variance:.4g}: an upper bound (a judge whose two "
+                 "orders disagree, or a position bias, averages some of it away); a pilot "
+                 "estimates it.")
+    return variance
 
 
 def _assumed(*, estimand: str, sd: float | None, p: float | None, difference: float | None,
@@ -182,9 +232,10 @@ def _override(base: VarianceComponents, *, icc: float | None, within_share: floa
 def plan_evaluation(
     judgments: Judgments | None = None, *,
     difference: float | None = None, width: float | None = None, power: float = 0.8,
-    conf: float = 0.95, estimand: Literal["difference", "mean"] = "difference",
+    conf: float = 0.95, estimand: Estimand | None = None,
     arms: Sequence[str] | None = None, judge: str | None = None, criterion: str | None = None,
     sd: float | None = None, p: float | None = None, correlation: float | None = None,
+    win_rate: float | None = None, tie_rate: float | None = None,
     icc: float | None = None, within_share: float | None = None, run_sd: float | None = None,
     cluster_size: float | None = None, size_cv: float | None = None, runs: int = 1,
     trials: int = 1, calls: Sequence[Mapping[str, Any]] = (), usd_per_call: float | None = None,
@@ -198,23 +249,36 @@ def plan_evaluation(
         A pilot table; without it the ingredients are the stated assumptions.
     difference, width : float
         Exactly one: the difference to detect (two-sided test at level 1 - conf with
-        `power`), or the full width of the interval at `conf`.
+        `power`; for a win rate, its distance from 1/2), or the full width of the interval
+        at `conf`.
     power, conf : float
         Default 0.8 and 0.95.
-    estimand : {"difference", "mean"}
-        Two systems' paired difference (default) or one system's mean.
+    estimand : {"difference", "mean", "win_rate"}, optional
+        Two systems' paired difference, one system's mean, or the win rate of one system
+        against another from counterbalanced pairwise judgments (tested against 1/2 as the
+        win-rate report tests it). Default: the win rate for a pilot whose (judge, criterion)
+        has only pairwise rows, or without a pilot when `win_rate` or `tie_rate` is given;
+        else the difference.
     arms, judge, criterion
-        Which arms and which (judge, criterion) of the pilot to plan for.
+        Which arms (for a win rate, the arm and its opponent) and which (judge, criterion)
+        of the pilot to plan for.
     sd, p, correlation, icc, within_share, run_sd
         Stated assumptions: a score's SD (scored) or mean (binary), the correlation between
         the two systems' question scores, the ICC of single scores, the share of a score's
         variance that is within-question (trial) noise, and the SD of a run's shift. With a
         pilot each replaces the pilot's estimate (sd and p are the pilot's, not options).
+    win_rate, tie_rate
+        Stated assumptions of a win rate without a pilot: the win rate P its variance is
+        taken at (default 1/2 + difference, or 1/2 for a width) and the share of ties t
+        (default 0): the variance of one counterbalanced judgment is taken as
+        :func:`assay.stats.power.preference_variance`, P (1 - P) - t / 4, an upper bound.
+        `sd` instead states a graded preference's SD.
     cluster_size, size_cv
         Mean questions per cluster and the coefficient of variation of cluster sizes
         (default the pilot's, else 1 and 0).
     runs, trials
-        The chosen design's runs and trials per question and run.
+        The chosen design's runs and trials per question and run (for a win rate a trial is
+        a counterbalanced judgment: both orders, 2 rows).
     calls, usd_per_call, calls_per_score
         The pilot's run-store call records (:func:`assay.data.run_store.judge_calls`), or a
         stated USD per judge call and calls per score (default the pilot's, else 1).
@@ -240,6 +304,14 @@ def plan_evaluation(
     ...                        cluster_size=5)
     >>> plan.chosen.questions, plan.chosen.clusters
     (885, 177)
+
+    A win rate of 0.6 against the baseline with 20% ties, under the normal: variance
+    0.24 - 0.05 = 0.19, n = 7.848879 x 0.19 / 0.1^2 = 149.1, 150 questions, 300 judge calls
+    (both orders of each):
+
+    >>> plan = plan_evaluation(difference=0.1, tie_rate=0.2, method="normal")
+    >>> plan.estimand, plan.chosen.questions, plan.chosen.judge_calls
+    ('win_rate', 150, 300.0)
     """
     notes: list[str] = []
     if (difference is None) == (width is None):
@@ -249,11 +321,14 @@ def plan_evaluation(
     _check(width, "width", open_low=True)
     for name, value in (("power", power), ("conf", conf)):
         _check(value, name, open_low=True, high=1.0 - 1e-12)
-    if estimand not in ("difference", "mean"):
-        raise ValueError(f"estimand must be 'difference' or 'mean', got {estimand!r}")
+    if estimand is not None and estimand not in ESTIMANDS:
+        raise ValueError(f"estimand must be 'difference', 'mean' or 'win_rate', got "
+                         f"{estimand!r}")
     _check(sd, "sd")
     _check(p, "p", high=1.0)
     _check(correlation, "correlation", low=-1.0, high=1.0)
+    _check(win_rate, "win_rate", high=1.0)
+    _check(tie_rate, "tie_rate", high=1.0)
     _check(icc, "icc", high=1.0)
     _check(within_share, "within_share", high=1.0)
     _check(run_sd, "run_sd")
@@ -264,10 +339,18 @@ def plan_evaluation(
     if int(runs) < 1 or int(trials) < 1:
         raise ValueError(f"runs and trials must be at least 1, got {runs}, {trials}")
     pilot = None
+    if estimand is None:
+        estimand = (pilot_estimand(judgments, judge=judge, criterion=criterion)
+                    if judgments is not None else
+                    "win_rate" if win_rate is not None or tie_rate is not None
+                    else "difference")  # type: ignore[assignment]
+    if estimand == "win_rate" and difference is not None and not abs(difference) < 0.5:
+        raise ValueError(f"difference must be below 1/2 in size for a win rate (its distance "
+                         f"from 1/2), got {difference!r}")
     if judgments is not None:
-        if sd is not None or p is not None or correlation is not None:
-            raise ValueError("sd, p and correlation come from the pilot table: leave them out "
-                             "when a table is given")
+        if any(v is not None for v in (sd, p, correlation, win_rate, tie_rate)):
+            raise ValueError("sd, p, correlation, win_rate and tie_rate come from the pilot "
+                             "table: leave them out when a table is given")
         pilot = pilot_components(judgments, arms=arms, estimand=estimand, judge=judge,
                                  criterion=criterion)
         notes.extend(pilot.notes)
@@ -279,8 +362,15 @@ def plan_evaluation(
             calls_per_score = cost.calls_per_score if calls_per_score is None else calls_per_score
             usd_per_call = cost.usd_per_call if usd_per_call is None else usd_per_call
     else:
-        total = _assumed(estimand=estimand, sd=sd, p=p, difference=difference,
-                         correlation=correlation, notes=notes)
+        if estimand != "win_rate" and (win_rate is not None or tie_rate is not None):
+            raise ValueError("win_rate and tie_rate describe pairwise preferences: plan them "
+                             "with the estimand win_rate")
+        total = (_assumed_preference(sd=sd, p=p, win_rate=win_rate, tie_rate=tie_rate,
+                                     difference=difference, correlation=correlation,
+                                     notes=notes)
+                 if estimand == "win_rate" else
+                 _assumed(estimand=estimand, sd=sd, p=p, difference=difference,
+                          correlation=correlation, notes=notes))
         base = variance_components(total)
         m = 1.0 if cluster_size is None else cluster_size
         cv = 0.0 if size_cv is None else size_cv
@@ -288,7 +378,7 @@ def plan_evaluation(
     if not components.total + components.run > 0.0:
         raise ValueError("every score is the same (variance 0): nothing to plan; state an sd "
                          "or p instead of the pilot's")
-    arms_scored = 2 if estimand == "difference" else 1
+    scores_per_trial = 1 if estimand == "mean" else 2
     per_score = 1.0 if calls_per_score is None else float(calls_per_score)
     if usd_per_call is None:
         notes.append("no price: give --usd-per-call, a judge config (--config) with prices and "
@@ -301,7 +391,7 @@ def plan_evaluation(
                                                 **kw)  # type: ignore[arg-type]
                             if difference is not None else
                             size_for_width(components, width, conf=conf, **kw))  # type: ignore[arg-type]
-        calls_total = float(size.questions * arms_scored * r * k) * per_score
+        calls_total = float(size.questions * scores_per_trial * r * k) * per_score
         return PlanRow(label=label, questions=size.questions, clusters=size.clusters, runs=r,
                        trials=k, judge_calls=calls_total,
                        usd=None if usd_per_call is None else calls_total * usd_per_call,
@@ -316,7 +406,16 @@ def plan_evaluation(
     if not rows[0].reachable:
         notes.append(f"with {runs} run(s) no number of questions reaches the target: a run's "
                      "shift is shared by every question, and only more runs average it away.")
-    if components.within > 0.0 and pilot is not None and pilot.n_runs > 1:
+    if estimand == "win_rate":
+        notes.append("a trial is one counterbalanced judgment (both orders, 2 rows): assay's "
+                     "pairwise judge counts orders in its trials setting, so set it to 2 x the "
+                     "trials planned.")
+        if components.run > 0.0:
+            notes.append("the win-rate report's test averages the runs and counts no run "
+                         "shift (the CR2 t over questions); the plan's power, with the run "
+                         "shift, is that of a test that does count it.")
+    if (components.within > 0.0 and pilot is not None and pilot.n_runs > 1
+            and pilot.replicates == "runs"):
         notes.append("the trials rows credit a trial with all the within-question variance the "
                      "pilot's runs show; a trial that re-judges the same answer averages only "
                      "the judge's share of it, so for such trials those rows are optimistic.")

@@ -112,33 +112,43 @@ def _calls(value: float) -> str:
 def format_evaluation_plan(plan: Any) -> str:
     """An :class:`~assay.analysis.plan.EvaluationPlan` as lines of text."""
     pilot = plan.pilot
-    what = plan.estimand
+    win = plan.estimand == "win_rate"
+    what = "win rate" if win else plan.estimand
     if pilot is not None:
-        subject = (" - ".join(pilot.arms) if plan.estimand == "difference" else pilot.arms[0])
+        subject = (" vs ".join(pilot.arms) if win else
+                   " - ".join(pilot.arms) if plan.estimand == "difference" else pilot.arms[0])
         subject += f" ({pilot.judge}/{pilot.criterion})"
     else:
-        subject = "two systems" if plan.estimand == "difference" else "one system"
+        subject = ("a system against a baseline" if win else
+                   "two systems" if plan.estimand == "difference" else "one system")
     if plan.target == "difference":
-        head = (f"Plan: detect a {what} of {plan.difference:g} ({subject}) with "
-                f"{plan.power:.0%} power, two-sided at conf {plan.conf:g}")
+        goal = (f"a win rate {abs(plan.difference):g} from 1/2" if win
+                else f"a {what} of {plan.difference:g}")
+        head = (f"Plan: detect {goal} ({subject}) with {plan.power:.0%} power, two-sided at "
+                f"conf {plan.conf:g}")
     else:
         head = (f"Plan: an interval of full width {plan.width:g} at conf {plan.conf:g} for the "
                 f"{what} ({subject})")
     out = [head]
     if pilot is not None:
+        replicates = ("counterbalanced judgment(s) a question" if pilot.replicates == "trials"
+                      else "run(s)")
         out.append(f"From the pilot: {pilot.n_items} items in {pilot.n_clusters} clusters, "
-                   f"{pilot.n_runs} run(s); observed {what} {pilot.mean:.4g}, working ICC "
-                   f"{pilot.icc:.3f}")
+                   f"{pilot.n_runs} {replicates}; observed {what} {pilot.mean:.4g}, working "
+                   f"ICC {pilot.icc:.3f}")
     else:
         out.append("From stated assumptions (no pilot table)")
     c = plan.components
-    out.append(f"Variance of one score: {c.total:.4g} = cluster {c.cluster:.4g} (ICC "
+    one = "one counterbalanced judgment" if win else "one score"
+    out.append(f"Variance of {one}: {c.total:.4g} = cluster {c.cluster:.4g} (ICC "
                f"{c.icc:.3f}) + question {c.question:.4g} + within {c.within:.4g}; run shift "
                f"{c.run:.4g} (SD {c.run ** 0.5:.4g})")
+    judged = ("both orders judged on every question (a trial: 2 rows)" if win
+              else f"{plan.arms_scored} arm(s) judged on every question")
     out.append(f"Clusters: {plan.cluster_size:.3g} questions each (size CV {plan.size_cv:.2f}); "
-               f"{plan.arms_scored} arm(s) judged on every question, {plan.calls_per_score:g} "
-               f"call(s) a score" + (f", ${plan.usd_per_call:.6g} a call"
-                                    if plan.usd_per_call is not None else ", no price"))
+               f"{judged}, {plan.calls_per_score:g} call(s) a {'row' if win else 'score'}"
+               + (f", ${plan.usd_per_call:.6g} a call"
+                  if plan.usd_per_call is not None else ", no price"))
     out.append(f"Test: {plan.method}")
     out.append("")
     ch = plan.chosen

@@ -8,5 +8,5 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     "._size": ["DesignSize", "design_df", "design_power", "size_for_difference",
                "size_for_width"],
     "._variance": ["VarianceComponents", "design_variance", "paired_variance",
-                   "variance_components"],
+                   "preference_variance", "variance_components"],
 })

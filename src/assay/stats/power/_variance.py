@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from assay.stats._validate import _check_positive, _check_probability
 
-__all__ = ["design_variance", "paired_variance", "variance_components"]
+__all__ = ["design_variance", "paired_variance", "preference_variance", "variance_components"]
 
 
 @dataclass(frozen=True)
@@ -145,6 +145,66 @@ def paired_variance(variance_a: float, variance_b: float, *, correlation: float 
     if not -1.0 <= r <= 1.0:
         raise ValueError(f"correlation must be in [-1, 1], got {correlation!r}")
     return max(va + vb - 2.0 * r * math.sqrt(va * vb), 0.0)
+
+
+def preference_variance(win_rate: float, *, tie_rate: float = 0.0) -> float:
+    r"""Variance of one pairwise preference score (1 win, 1/2 tie, 0 loss) at a win rate.
+
+    Parameters
+    ----------
+    win_rate : float
+        P in [0, 1], the expected score, P(win) + P(tie) / 2 (ties count half).
+    tie_rate : float, default 0.0
+        t, the share of verdicts that are ties; at most 2 min(P, 1 - P), so that
+        P(win) = P - t / 2 and P(loss) = 1 - P - t / 2 are not negative.
+
+    Returns
+    -------
+    float
+        Var(s) = P (1 - P) - t / 4.
+
+    Raises
+    ------
+    ValueError
+        `win_rate` outside [0, 1], or `tie_rate` negative or above 2 min(P, 1 - P).
+
+    Notes
+    -----
+    With w = P(win), t = P(tie): E[s] = w + t / 2 = P and E[s^2] = w + t / 4, so
+    Var(s) = w + t / 4 - P^2 = P - t / 4 - P^2 = P (1 - P) - t / 4: a tie is worth half a
+    win (the convention of AlpacaEval [2]_ and BenchmarkQED), and each tie takes a quarter
+    off the binary variance P (1 - P). It is the variance over questions and trials of one
+    verdict, the sigma^2 Miller [1]_ splits into its cluster, question and within parts
+    (:func:`variance_components`). A counterbalanced judgment averages the two orders,
+    s = (s_1 + s_2) / 2; by Cauchy-Schwarz Var(s) <= (Var(s_1) + Var(s_2)) / 2, which with a
+    position bias b (order means P + b and P - b) and the mean tie rate t is
+    P (1 - P) - b^2 - t / 4: this value bounds the counterbalanced judgment's variance from
+    above, equal to it when both orders agree on every question (a pilot estimates it
+    instead: :func:`assay.analysis.plan.pilot_components`).
+
+    References
+    ----------
+    .. [1] Miller, E. (2024). Adding error bars to evals: a statistical approach to
+           language model evaluations. arXiv:2411.00640.
+    .. [2] Dubois, Y., Galambosi, B., Liang, P. and Hashimoto, T. B. (2024).
+           Length-controlled AlpacaEval: a simple way to debias automatic evaluators.
+           arXiv:2404.04475.
+
+    Examples
+    --------
+    P = 0.6 with 20% ties: w = 0.5, E[s^2] = 0.5 + 0.2 / 4 = 0.55, Var = 0.55 - 0.36 = 0.19
+    = 0.24 - 0.05:
+
+    >>> round(preference_variance(0.6, tie_rate=0.2), 10)
+    0.19
+    """
+    p = _check_probability(win_rate, "win_rate")
+    t = _check_probability(tie_rate, "tie_rate")
+    if t > 2.0 * min(p, 1.0 - p) + 1e-12:
+        raise ValueError(f"tie_rate must be at most 2 min(win_rate, 1 - win_rate) = "
+                         f"{2.0 * min(p, 1.0 - p):g} (so that neither wins nor losses are "
+                         f"negative), got {tie_rate!r}")
+    return max(p * (1.0 - p) - t / 4.0, 0.0)
 
 
 def design_variance(components: VarianceComponents, *, clusters: float, cluster_size: float = 1.0,
