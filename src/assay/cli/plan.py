@@ -94,6 +94,7 @@ def plan_command(
     Example: assay plan --difference 0.05 --p 0.7 --correlation 0.5 --icc 0.1 --cluster-size 5
     """
     from assay.analysis.plan import pilot_call_cost, pilot_components, plan_evaluation
+    from assay.data.run_store import sources_judge_calls
 
     formats = parse_formats(format_, FORMATS)
     if estimand not in ("difference", "mean"):
@@ -113,7 +114,7 @@ def plan_command(
     if judgments is None and (judge or criterion or arms):
         raise ConfigError("--arms, --judge and --criterion choose from a pilot table: give one "
                           "(SRC)")
-    calls = _store_calls(judgments) if judgments is not None else []
+    calls = sources_judge_calls(judgments.sources) if judgments is not None else []
     if config is not None and usd_per_call is None:
         usd_per_call = _price(config, judge_model, tokens_in, tokens_out, judgments, calls,
                               dict(arms=arm_list, estimand=estimand, judge=judge,
@@ -151,13 +152,6 @@ def _option_words(message: str) -> str:
     message = message.replace("sd (a scored outcome) and p", "--sd (a scored outcome) and --p")
     message = message.replace("sd, p and correlation", "--sd, --p and --correlation")
     return message
-
-
-def _store_calls(judgments: Any) -> list[dict[str, Any]]:
-    from assay.data.run_store import STORE_FILENAME, judge_calls
-
-    stores = [s for s in judgments.sources if Path(s).name == STORE_FILENAME]
-    return [call for store in stores for call in judge_calls(store)]
 
 
 def _price(config: Path, model: str | None, tokens_in: float | None, tokens_out: float | None,
