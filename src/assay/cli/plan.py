@@ -159,15 +159,14 @@ def _price(config: Path, model: str | None, tokens_in: float | None, tokens_out:
            pilot_components: Any, pilot_call_cost: Any) -> float:
     """USD of one judge call: the config's price of the judge model times the tokens."""
     from assay.judge.config import load_config
-    from assay.llm.client_config import price_factor
+    from assay.llm.client_config import listed_cost
     from assay.llm.pricing import find_price
 
     cfg = load_config(config)
     if cfg.llm is None:
         raise ConfigError(f"--config {config}: no llm section, so no price")
     name = model or next((j.model for j in cfg.judges if j.model), None) or cfg.llm.model
-    price = find_price(cfg.llm.prices, name)
-    if price is None:
+    if find_price(cfg.llm.prices, name) is None:  # said before the tokens are looked for
         raise ConfigError(f"--config {config}: llm.prices has no price for model {name!r} "
                           "(add it, or '*')")
     if (tokens_in is None or tokens_out is None) and judgments is not None and calls:
@@ -181,4 +180,4 @@ def _price(config: Path, model: str | None, tokens_in: float | None, tokens_out:
             and tokens_in >= 0 and tokens_out >= 0):
         raise ConfigError("--config prices a call by its tokens: give --tokens-in and "
                           "--tokens-out (no pilot run store holds them)")
-    return float(price.cost(tokens_in, tokens_out)) * price_factor(cfg.llm)  # type: ignore[arg-type]
+    return float(listed_cost(cfg.llm, tokens_in, tokens_out, name))  # type: ignore[arg-type]
