@@ -189,6 +189,7 @@ def plan_evaluation(
     cluster_size: float | None = None, size_cv: float | None = None, runs: int = 1,
     trials: int = 1, calls: Sequence[Mapping[str, Any]] = (), usd_per_call: float | None = None,
     calls_per_score: float | None = None, method: Literal["t", "normal"] = "t",
+    pilot: PilotEstimate | None = None,
 ) -> EvaluationPlan:
     """Plan an evaluation: the questions, clusters, runs and trials that reach a target.
 
@@ -220,6 +221,10 @@ def plan_evaluation(
         stated USD per judge call and calls per score (default the pilot's, else 1).
     method : {"t", "normal"}
         The t test assay runs (default) or the normal approximation.
+    pilot : PilotEstimate, optional
+        ``pilot_components(judgments, arms=arms, estimand=estimand, judge=judge,
+        criterion=criterion)`` when the caller has read it already (``assay plan`` reads it to
+        price a call by the pilot's tokens); default read here.
 
     Returns
     -------
@@ -263,13 +268,13 @@ def plan_evaluation(
     _check(calls_per_score, "calls_per_score", open_low=True)
     if int(runs) < 1 or int(trials) < 1:
         raise ValueError(f"runs and trials must be at least 1, got {runs}, {trials}")
-    pilot = None
     if judgments is not None:
         if sd is not None or p is not None or correlation is not None:
             raise ValueError("sd, p and correlation come from the pilot table: leave them out "
                              "when a table is given")
-        pilot = pilot_components(judgments, arms=arms, estimand=estimand, judge=judge,
-                                 criterion=criterion)
+        if pilot is None:
+            pilot = pilot_components(judgments, arms=arms, estimand=estimand, judge=judge,
+                                     criterion=criterion)
         notes.extend(pilot.notes)
         base = pilot.components
         m = pilot.cluster_size if cluster_size is None else cluster_size
@@ -279,6 +284,7 @@ def plan_evaluation(
             calls_per_score = cost.calls_per_score if calls_per_score is None else calls_per_score
             usd_per_call = cost.usd_per_call if usd_per_call is None else usd_per_call
     else:
+        pilot = None
         total = _assumed(estimand=estimand, sd=sd, p=p, difference=difference,
                          correlation=correlation, notes=notes)
         base = variance_components(total)
