@@ -364,7 +364,8 @@ async def execute(
         store.set_scales(plan.scales())
         build_followups(plan, store)
         store.set_plan(plan.keys)
-        status = store.status()
+        # what is stored, read only for the offline judges (run_requests reads its own)
+        status = store.status() if any(part.offline for part in plan.judges) else {}
         offline_done = 0
         for part in plan.judges:
             if not part.offline:
