@@ -110,6 +110,7 @@ def plan_command(
     --cluster-size 10
     """
     from assay.analysis.plan import pilot_call_cost, pilot_components, plan_evaluation
+    from assay.data.run_store import sources_judge_calls
 
     formats = parse_formats(format_, FORMATS)
     if estimand is not None and estimand not in ("difference", "mean", "win_rate"):
@@ -130,11 +131,13 @@ def plan_command(
     if judgments is None and (judge or criterion or arms):
         raise ConfigError("--arms, --judge and --criterion choose from a pilot table: give one "
                           "(SRC)")
-    calls = _store_calls(judgments) if judgments is not None else []
+    calls = sources_judge_calls(judgments.sources) if judgments is not None else []
+    pilot = None
     if config is not None and usd_per_call is None:
-        usd_per_call = _price(config, judge_model, tokens_in, tokens_out, judgments, calls,
-                              dict(arms=arm_list, estimand=estimand, judge=judge,
-                                   criterion=criterion), pilot_components, pilot_call_cost)
+        usd_per_call, pilot = _price(
+            config, judge_model, tokens_in, tokens_out, judgments, calls,
+            dict(arms=arm_list, estimand=estimand, judge=judge, criterion=criterion),
+            pilot_components, pilot_call_cost)
     try:
         plan = plan_evaluation(
             judgments, difference=difference, width=width, power=power, conf=conf,
@@ -144,7 +147,7 @@ def plan_command(
             within_share=within_share, run_sd=run_sd,
             cluster_size=cluster_size, size_cv=cluster_size_cv, runs=runs, trials=trials,
             calls=calls, usd_per_call=usd_per_call, calls_per_score=calls_per_score,
-            method=method)  # type: ignore[arg-type]
+            method=method, pilot=pilot)  # type: ignore[arg-type]
     except ValueError as exc:
         raise ConfigError(_option_words(str(exc))) from None
     if "text" in formats:
@@ -179,29 +182,24 @@ def _option_words(message: str) -> str:
     return message
 
 
-def _store_calls(judgments: Any) -> list[dict[str, Any]]:
-    from assay.data.run_store import STORE_FILENAME, judge_calls
-
-    stores = [s for s in judgments.sources if Path(s).name == STORE_FILENAME]
-    return [call for store in stores for call in judge_calls(store)]
-
-
 def _price(config: Path, model: str | None, tokens_in: float | None, tokens_out: float | None,
            judgments: Any, calls: list[dict[str, Any]], choice: dict[str, Any],
-           pilot_components: Any, pilot_call_cost: Any) -> float:
-    """USD of one judge call: the config's price of the judge model times the tokens."""
+           pilot_components: Any, pilot_call_cost: Any) -> tuple[float, Any]:
+    """USD of one judge call: the config's price of the judge model times the tokens; and the
+    pilot's estimate when the tokens were read from it (None otherwise), so the plan does not
+    read the pilot again."""
     from assay.judge.config import load_config
-    from assay.llm.client_config import price_factor
+    from assay.llm.client_config import listed_cost
     from assay.llm.pricing import find_price
 
     cfg = load_config(config)
     if cfg.llm is None:
         raise ConfigError(f"--config {config}: no llm section, so no price")
     name = model or next((j.model for j in cfg.judges if j.model), None) or cfg.llm.model
-    price = find_price(cfg.llm.prices, name)
-    if price is None:
+    if find_price(cfg.llm.prices, name) is None:  # said before the tokens are looked for
         raise ConfigError(f"--config {config}: llm.prices has no price for model {name!r} "
                           "(add it, or '*')")
+    pilot = None
     if (tokens_in is None or tokens_out is None) and judgments is not None and calls:
         pilot = pilot_components(judgments, **choice)
         cost = pilot_call_cost(judgments, calls, judge=pilot.judge, criterion=pilot.criterion)
@@ -213,4 +211,4 @@ def _price(config: Path, model: str | None, tokens_in: float | None, tokens_out:
             and tokens_in >= 0 and tokens_out >= 0):
         raise ConfigError("--config prices a call by its tokens: give --tokens-in and "
                           "--tokens-out (no pilot run store holds them)")
-    return float(price.cost(tokens_in, tokens_out)) * price_factor(cfg.llm)  # type: ignore[arg-type]
+    return float(listed_cost(cfg.llm, tokens_in, tokens_out, name)), pilot  # type: ignore[arg-type]

@@ -23,7 +23,7 @@ import shutil
 import sqlite3
 import tempfile
 import urllib.parse
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -295,6 +295,17 @@ def judge_calls(store: str | Path) -> list[dict[str, Any]]:
         except (json.JSONDecodeError, ValueError, TypeError) as exc:
             raise InputError(str(path), f"holds a record that cannot be read ({exc})") from None
     return records
+
+
+def run_stores(sources: Iterable[str]) -> list[str]:
+    """The run stores (``judgments.sqlite``) among a judgments table's ``sources``, in order."""
+    return [s for s in sources if Path(s).name == STORE_FILENAME]
+
+
+def sources_judge_calls(sources: Iterable[str]) -> list[dict[str, Any]]:
+    """The :func:`judge_calls` of every run store among ``sources``, store after store (empty
+    without one)."""
+    return [call for store in run_stores(sources) for call in judge_calls(store)]
 
 
 def sequential_note(folder: str | Path) -> str | None:

@@ -39,10 +39,9 @@ from assay.llm import (
     RunStore,
     RunSummary,
     estimate_tokens,
-    find_price,
     run_requests,
 )
-from assay.llm.client_config import price_factor
+from assay.llm.client_config import listed_cost
 
 if TYPE_CHECKING:
     from assay.judge.config import AssayConfig
@@ -190,8 +189,7 @@ class Plan:
                 tokens_in += round(later * per_call / max(1, len(part.requests)))
                 tokens_out += REPLY_TOKENS_ESTIMATE * later
             models = {r.model for r in part.requests} or {None}
-            price = None if llm is None else find_price(llm.prices, *models, llm.model)
-            usd = None if price is None else price.cost(tokens_in, tokens_out) * price_factor(llm)
+            usd = None if llm is None else listed_cost(llm, tokens_in, tokens_out, *models, llm.model)
             out.append(
                 PlanLine(
                     part.judge.name,
@@ -366,7 +364,8 @@ async def execute(
         store.set_scales(plan.scales())
         build_followups(plan, store)
         store.set_plan(plan.keys)
-        status = store.status()
+        # what is stored, read only for the offline judges (run_requests reads its own)
+        status = store.status() if any(part.offline for part in plan.judges) else {}
         offline_done = 0
         for part in plan.judges:
             if not part.offline:

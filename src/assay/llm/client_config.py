@@ -197,6 +197,20 @@ def price_factor(config: ClientConfig | None) -> float:
     return 1.0 - config.batch_discount
 
 
+def listed_cost(config: ClientConfig, tokens_in: float, tokens_out: float,
+                *models: str | None) -> float | None:
+    """USD of ``tokens_in`` prompt and ``tokens_out`` completion tokens at ``config``'s price of
+    the first of ``models`` its ``prices`` list (else ``"*"``, :func:`find_price`), times
+    :func:`price_factor`; None when no price applies (never $0).
+
+    >>> cfg = ClientConfig(model="m", prices={"m": Price(input=2.5, output=10.0)}, transport="batch")
+    >>> listed_cost(cfg, 1000, 200, "m"), listed_cost(cfg, 1000, 200, "other") is None
+    (0.00225, True)
+    """
+    price = find_price(config.prices, *models)
+    return None if price is None else price.cost(tokens_in, tokens_out) * price_factor(config)
+
+
 def client_problems(config: ClientConfig, models: Sequence[str] = (), *,
                     credentials: bool = True) -> list[str]:
     """What stops a client for ``config`` from running, one line each (empty when nothing).

@@ -175,8 +175,7 @@ def describe_baselines(config: BaselinesConfig, targets: Sequence[GEvalTarget], 
     ('geval', 1, 20, True)
     """
     from assay.llm import estimate_tokens
-    from assay.llm.client_config import price_factor
-    from assay.llm.pricing import find_price
+    from assay.llm.client_config import listed_cost
     from assay.pipeline.describe import BaselineLine
 
     if "geval" not in config.methods or config.llm is None:
@@ -190,8 +189,7 @@ def describe_baselines(config: BaselinesConfig, targets: Sequence[GEvalTarget], 
     asked = [*first, *second]
     tokens_in = sum(estimate_tokens("".join(t for _, t in r.messages)) for r in asked)
     tokens_out = len(asked) * settings.max_tokens
-    price = find_price(config.llm.prices, model)
-    usd = None if price is None else price.cost(tokens_in, tokens_out) * price_factor(config.llm)
+    usd = listed_cost(config.llm, tokens_in, tokens_out, model)
     return (BaselineLine("geval", model, len(first), len(second), tokens_in, tokens_out, usd),)
 
 

@@ -240,6 +240,7 @@ def plan_evaluation(
     cluster_size: float | None = None, size_cv: float | None = None, runs: int = 1,
     trials: int = 1, calls: Sequence[Mapping[str, Any]] = (), usd_per_call: float | None = None,
     calls_per_score: float | None = None, method: Literal["t", "normal"] = "t",
+    pilot: PilotEstimate | None = None,
 ) -> EvaluationPlan:
     """Plan an evaluation: the questions, clusters, runs and trials that reach a target.
 
@@ -284,6 +285,10 @@ def plan_evaluation(
         stated USD per judge call and calls per score (default the pilot's, else 1).
     method : {"t", "normal"}
         The t test assay runs (default) or the normal approximation.
+    pilot : PilotEstimate, optional
+        ``pilot_components(judgments, arms=arms, estimand=estimand, judge=judge,
+        criterion=criterion)`` when the caller has read it already (``assay plan`` reads it to
+        price a call by the pilot's tokens); default read here.
 
     Returns
     -------
@@ -338,7 +343,6 @@ def plan_evaluation(
     _check(calls_per_score, "calls_per_score", open_low=True)
     if int(runs) < 1 or int(trials) < 1:
         raise ValueError(f"runs and trials must be at least 1, got {runs}, {trials}")
-    pilot = None
     if estimand is None:
         estimand = (pilot_estimand(judgments, judge=judge, criterion=criterion)
                     if judgments is not None else
@@ -351,8 +355,9 @@ def plan_evaluation(
         if any(v is not None for v in (sd, p, correlation, win_rate, tie_rate)):
             raise ValueError("sd, p, correlation, win_rate and tie_rate come from the pilot "
                              "table: leave them out when a table is given")
-        pilot = pilot_components(judgments, arms=arms, estimand=estimand, judge=judge,
-                                 criterion=criterion)
+        if pilot is None:
+            pilot = pilot_components(judgments, arms=arms, estimand=estimand, judge=judge,
+                                     criterion=criterion)
         notes.extend(pilot.notes)
         base = pilot.components
         m = pilot.cluster_size if cluster_size is None else cluster_size
@@ -362,6 +367,7 @@ def plan_evaluation(
             calls_per_score = cost.calls_per_score if calls_per_score is None else calls_per_score
             usd_per_call = cost.usd_per_call if usd_per_call is None else usd_per_call
     else:
+        pilot = None
         if estimand != "win_rate" and (win_rate is not None or tie_rate is not None):
             raise ValueError("win_rate and tie_rate describe pairwise preferences: plan them "
                              "with the estimand win_rate")

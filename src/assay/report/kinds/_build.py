@@ -32,10 +32,9 @@ class Made:
 def answer(judgments: Judgments, options: opt.AnswerOptions) -> Made:
     """The answer (the registry adds the other reports the data support, as it knows them)."""
     from assay.analysis.answer import answer as answer_of
-    from assay.data.run_store import STORE_FILENAME, judge_calls
+    from assay.data.run_store import sources_judge_calls
 
-    stores = [s for s in judgments.sources if Path(s).name == STORE_FILENAME]
-    calls = [call for store in stores for call in judge_calls(store)]
+    calls = sources_judge_calls(judgments.sources)
     return Made(answer_of(judgments, conf=options.conf, calls=calls))
 
 
@@ -48,10 +47,10 @@ def scores(judgments: Judgments, options: opt.ScoresOptions) -> Made:
 def cost(judgments: Judgments, options: opt.CostOptions) -> Made:
     """The judges' spend from the run stores among the sources, and the systems' cost."""
     from assay.analysis.cost import cost_summary
-    from assay.data.run_store import STORE_FILENAME, judge_calls
+    from assay.data.run_store import run_stores, sources_judge_calls
 
-    stores = [s for s in judgments.sources if Path(s).name == STORE_FILENAME]
-    calls = [call for store in stores for call in judge_calls(store)]
+    stores = run_stores(judgments.sources)
+    calls = sources_judge_calls(stores)
     caption = f"judges' calls from {', '.join(stores)}" if stores else ""
     return Made(cost_summary(judgments, calls), caption)
 
@@ -280,12 +279,12 @@ def ensemble_support(judgments: Judgments) -> str | None:
 
 def cost_support(judgments: Judgments) -> str | None:
     """Why the cost report cannot be made (no cost column with a value, no run store)."""
-    from assay.data.run_store import STORE_FILENAME
+    from assay.data.run_store import run_stores
 
     frame = judgments.frame
     if any(c in frame and frame[c].notna().any() for c in ("usd", "tokens_in", "tokens_out")):
         return None
-    if any(Path(s).name == STORE_FILENAME for s in judgments.sources):
+    if run_stores(judgments.sources):
         return None
     return ("no cost to report: the judgments carry no usd or tokens column with a value, and "
             "no run store holds the judges' calls (assay report RUN_FOLDER)")
