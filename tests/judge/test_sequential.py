@@ -145,3 +145,19 @@ def test_comparisons_refuse_what_a_bounded_sequence_cannot_watch():
     alone = _Part(_Judge("m/rubric", {"q": Scale.parse("binary")}), [{"arm": "a", "item": "q1"}])
     with pytest.raises(ConfigError, match="no two arms to compare"):
         comparisons(_Plan(alone))
+
+
+def test_a_metric_judge_is_watched_under_the_judge_column_its_rows_are_stored_with():
+    """A metric judge stores each metric's rows with the metric's name as ``judge`` (not the
+    judge's own name): the comparisons must name it so, or a look never finds a row."""
+    from assay.judge.sequential import comparisons
+
+    scales = {"exact_match": Scale.parse("binary"), "token_f1": Scale.parse("range:0,1")}
+    metas = [{"arm": a, "item": "q1", "judge": m, "criterion": m} for a in ("a", "b") for m in scales]
+    watched = comparisons(_Plan(_Part(_Judge("metric", scales), metas)))
+    assert [c.label for c in watched] == ["exact_match exact_match: a - b", "token_f1 token_f1: a - b"]
+    rows = [{"item": "q1", "arm": "a", "judge": "token_f1", "criterion": "token_f1", "score": 0.75},
+            {"item": "q1", "arm": "b", "judge": "token_f1", "criterion": "token_f1", "score": 0.25}]
+    seen = look(rows, scales, watched, ["q1"], StoppingRule("decided", None, 0.95, 0, None), number=1)
+    assert [c.n_clusters for c in seen.comparisons] == [0, 1]
+    assert seen.comparisons[1].estimate == pytest.approx(0.5)  # 0.75 - 0.25, by hand
