@@ -35,7 +35,13 @@ from assay.judge.config import parse_config
 from assay.judge.judges._protocol import JudgeInputs, reply_row
 from assay.judge.judges.verdicts import MetricVerdict
 from assay.judge.plan import JudgePlan, Plan
-from assay.judge.sequential import SequentialRun, StoppingRule, execute_sequential
+from assay.judge.sequential import (
+    SequentialRun,
+    StoppingRule,
+    cluster_order,
+    execute_sequential,
+    restricted,
+)
 from assay.llm import ChatRequest, Reply
 
 REPLAYED = {"judge-lenient": "quality", "judge-pairwise": "preference"}
@@ -112,9 +118,7 @@ def run_sequential(example: Path, out: Path, rule: StoppingRule) -> DemoSequenti
     ``out`` (a run folder; a rerun with the same rule resumes from its store)."""
     plan, usd = replay_plan(example)
     run = asyncio.run(execute_sequential(plan, out, rule))
-    from assay.judge.sequential import restricted
-
-    judged = set(restricted(plan, _judged_clusters(out)).keys)
+    judged = set(restricted(plan, cluster_order(plan, rule.seed)[:run.clusters]).keys)
     return DemoSequential(run=run, folder=out,
                           usd_not_spent=sum(v for k, v in usd.items() if k not in judged))
 
@@ -123,7 +127,7 @@ def sequential_lines(example: Path, out: Path, rule: StoppingRule) -> list[str]:
     """Run the replayed judgments sequentially into ``out/sequential/RULE`` and say how it went:
     a title, what was simulated, then ``assay judge --until``'s own lines (whether it stopped
     early, why, what was not made, each comparison's interval), what the simulation priced the
-    judgments not made at, and the note ``assay report`` prints for the run folder."""
+    judgments not made at, and the ``assay report`` command of the clusters judged."""
     from assay.data.run_store import sequential_note
     from assay.judge.sequential import ended_lines
 
@@ -146,12 +150,6 @@ def sequential_lines(example: Path, out: Path, rule: StoppingRule) -> list[str]:
         lines.append(f"the clusters judged, reported (with a note that the run stopped early): "
                      f"assay report {shlex.quote(str(folder))} --kind scores")
     return lines
-
-
-def _judged_clusters(out: Path) -> list[str]:
-    record = json.loads((out / "sequential.json").read_text(encoding="utf-8"))
-    looks = record.get("looks") or []
-    return list(record["order"][:looks[-1]["clusters"]]) if looks else []
 
 
 def _plain(value: Any) -> Any:
