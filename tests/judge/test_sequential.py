@@ -161,3 +161,23 @@ def test_a_metric_judge_is_watched_under_the_judge_column_its_rows_are_stored_wi
     seen = look(rows, scales, watched, ["q1"], StoppingRule("decided", None, 0.95, 0, None), number=1)
     assert [c.n_clusters for c in seen.comparisons] == [0, 1]
     assert seen.comparisons[1].estimate == pytest.approx(0.5)  # 0.75 - 0.25, by hand
+
+
+def test_a_metric_run_is_watched_end_to_end(demo_example, tmp_path):
+    """``assay judge --until`` over offline metric judges (the demo's answers): every look sees
+    the clusters judged (it saw none, and ran to the end, before the judge column was read)."""
+    import asyncio
+
+    from assay.demo.judging import write_metric_inputs
+    from assay.judge.config import load_config
+    from assay.judge.inputs import load_inputs
+    from assay.judge.plan import build_plan
+    from assay.judge.sequential import execute_sequential
+
+    _, path = write_metric_inputs(demo_example, tmp_path / "in")
+    config = load_config(path)
+    plan = build_plan(config, load_inputs(config))
+    run = asyncio.run(execute_sequential(plan, tmp_path / "run", stopping_rule(None, until="width=1.2")))
+    assert run.stopped_early and run.clusters < run.clusters_total == 40
+    assert len(run.looks[-1].comparisons) == 4 * 3  # four metrics, three pairs of systems
+    assert all(x.n_clusters == x_look.clusters for x_look in run.looks for x in x_look.comparisons)
