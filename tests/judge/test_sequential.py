@@ -145,3 +145,39 @@ def test_comparisons_refuse_what_a_bounded_sequence_cannot_watch():
     alone = _Part(_Judge("m/rubric", {"q": Scale.parse("binary")}), [{"arm": "a", "item": "q1"}])
     with pytest.raises(ConfigError, match="no two arms to compare"):
         comparisons(_Plan(alone))
+
+
+def test_a_metric_judge_is_watched_under_the_judge_column_its_rows_are_stored_with():
+    """A metric judge stores each metric's rows with the metric's name as ``judge`` (not the
+    judge's own name): the comparisons must name it so, or a look never finds a row."""
+    from assay.judge.sequential import comparisons
+
+    scales = {"exact_match": Scale.parse("binary"), "token_f1": Scale.parse("range:0,1")}
+    metas = [{"arm": a, "item": "q1", "judge": m, "criterion": m} for a in ("a", "b") for m in scales]
+    watched = comparisons(_Plan(_Part(_Judge("metric", scales), metas)))
+    assert [c.label for c in watched] == ["exact_match exact_match: a - b", "token_f1 token_f1: a - b"]
+    rows = [{"item": "q1", "arm": "a", "judge": "token_f1", "criterion": "token_f1", "score": 0.75},
+            {"item": "q1", "arm": "b", "judge": "token_f1", "criterion": "token_f1", "score": 0.25}]
+    seen = look(rows, scales, watched, ["q1"], StoppingRule("decided", None, 0.95, 0, None), number=1)
+    assert [c.n_clusters for c in seen.comparisons] == [0, 1]
+    assert seen.comparisons[1].estimate == pytest.approx(0.5)  # 0.75 - 0.25, by hand
+
+
+def test_a_metric_run_is_watched_end_to_end(demo_example, tmp_path):
+    """``assay judge --until`` over offline metric judges (the demo's answers): every look sees
+    the clusters judged (it saw none, and ran to the end, before the judge column was read)."""
+    import asyncio
+
+    from assay.demo.judging import write_metric_inputs
+    from assay.judge.config import load_config
+    from assay.judge.inputs import load_inputs
+    from assay.judge.plan import build_plan
+    from assay.judge.sequential import execute_sequential
+
+    _, path = write_metric_inputs(demo_example, tmp_path / "in")
+    config = load_config(path)
+    plan = build_plan(config, load_inputs(config))
+    run = asyncio.run(execute_sequential(plan, tmp_path / "run", stopping_rule(None, until="width=1.2")))
+    assert run.stopped_early and run.clusters < run.clusters_total == 40
+    assert len(run.looks[-1].comparisons) == 4 * 3  # four metrics, three pairs of systems
+    assert all(x.n_clusters == x_look.clusters for x_look in run.looks for x in x_look.comparisons)

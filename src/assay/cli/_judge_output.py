@@ -18,7 +18,7 @@ from assay.cli._terminal import say
 
 if TYPE_CHECKING:
     from assay.judge.plan import Plan, PlanLine
-    from assay.judge.sequential import Look, SequentialRun, StoppingRule
+    from assay.judge.sequential import SequentialRun, StoppingRule
     from assay.llm import Progress, RunSummary
 
 
@@ -91,10 +91,10 @@ def print_plan(plan: Plan, folder: Path, *, cache: str | None, missing: Sequence
         say(batch_words(llm.batch_discount))
     say(cache_line(plan, folder, cache))
     if rule is not None:
-        from assay.judge.sequential import cluster_order, comparisons
+        from assay.judge.sequential import cluster_order, comparisons, rule_words
 
         clusters = len(cluster_order(plan, rule.seed))
-        say(f"sequential ({_rule_words(rule)}): {clusters} clusters in a random order "
+        say(f"sequential ({rule_words(rule)}): {clusters} clusters in a random order "
             f"(seed {rule.seed}), a look every {rule.per_look(clusters)}; stops once the rule is met for "
             f"{len(comparisons(plan))} comparisons: the totals above are at most")
     for line in missing:
@@ -137,7 +137,7 @@ def run_with_progress(plan: Plan, folder: Path, *, retry_failed: bool, display: 
         if rule is None:
             return asyncio.run(execute(plan, folder, retry_failed=retry_failed, progress=progress,
                                        cache=cache, max_failures=max_failures))
-        from assay.judge.sequential import execute_sequential
+        from assay.judge.sequential import execute_sequential, look_line
 
         return asyncio.run(execute_sequential(plan, folder, rule, retry_failed=retry_failed,
                                               progress=progress, cache=cache, max_failures=max_failures,
@@ -233,42 +233,10 @@ def print_interrupted(plan: Plan, folder: Path, resume: str) -> None:
         f"({failed} failed); resume with: {resume}", error=True)
 
 
-def look_line(seen: Look) -> str:
-    """One look of a sequential run, one line."""
-    decided = sum(c.decided for c in seen.comparisons)
-    widest = max(c.width for c in seen.comparisons)
-    return (f"look {seen.number}: {seen.clusters} clusters judged; {decided} of {len(seen.comparisons)} "
-            f"comparisons decided, widest interval {widest:.3f} (each at {seen.conf_each:.4g})"
-            + ("; the rule is met" if seen.stop else ""))
-
-
-def _rule_words(rule: StoppingRule) -> str:
-    """The rule, its level and its confidence sequence, as the output names them."""
-    return f"--until {rule.words}, conf {rule.conf:g}, {rule.method} confidence sequence"
-
-
 def print_sequential(run: SequentialRun) -> None:
     """How a sequential run ended: whether the rule stopped it early, each comparison's interval
-    at the last look, and what was not bought."""
-    rule = run.rule
-    what = ("every comparison is decided (its interval excludes 0)" if rule.width is None
-            else f"every interval is narrower than {rule.width:g}")
-    last = run.looks[-1] if run.looks else None
-    if run.stopped_early:
-        say(f"stopped early by the rule ({_rule_words(rule)}): {what} after look "
-            f"{len(run.looks)}, {run.clusters} of {run.clusters_total} clusters judged (random order, seed "
-            f"{rule.seed}); the plan is those clusters' judgments")
-        saved = run.planned_total - run.summary.planned
-        usd = "cost unknown (a model has no price)" if run.usd_saved is None else f"~${run.usd_saved:.4f}"
-        say(f"saved: {saved} of {run.planned_total} planned judgments not made ({run.summary.planned} in the "
-            f"clusters judged, {run.summary.calls} calls made by this run), {usd} by the dry-run estimate")
-    elif last is not None and run.clusters == run.clusters_total:
-        say(f"sequential ({_rule_words(rule)}): judged every cluster "
-            f"({run.clusters}, {len(run.looks)} looks); the rule was "
-            + ("met at the last look" if last.stop else "not met: nothing was saved"))
-    if last is None:
-        return
-    for c in last.comparisons:
-        state = "decided" if c.decided else "undecided"
-        say(f"  {c.comparison.label}: {c.estimate:+.3f} [{c.lower:+.3f}, {c.upper:+.3f}] {state} "
-            f"({c.n_clusters} clusters; anytime-valid at {last.conf_each:.4g})")
+    at the last look, and what was not bought (:func:`~assay.judge.sequential.ended_lines`)."""
+    from assay.judge.sequential import ended_lines
+
+    for line in ended_lines(run):
+        say(line)

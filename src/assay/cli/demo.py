@@ -15,16 +15,27 @@ def demo_command(
     out: Annotated[Path, typer.Option("--out", help="Folder to write the example and reports into.")]
     = Path("assay-demo"),
     seed: Annotated[int, typer.Option(help="Seed of the simulated evaluation.")] = 7,
+    until: Annotated[
+        str | None,
+        typer.Option("--until", metavar="RULE",
+                     help="Also show sequential judging (assay judge --until RULE: decided or width=W) on "
+                     "the demo's design: the simulated judge-lenient and judge-pairwise verdicts are "
+                     "replayed by offline judges through assay judge --until's own loop, which says "
+                     "whether it stopped early, why, and the judgments it did not make."),
+    ] = None,
 ) -> None:
     """Run assay end to end on a bundled, simulated evaluation (offline, no API key).
 
-    Example: assay demo --out demo-out
+    Example: assay demo --out demo-out; assay demo --out demo-out --until width=1.2
     """
     from assay.cli._terminal import status
     from assay.demo.run import run_demo
+    from assay.judge.sequential import stopping_rule
 
+    if until is not None:
+        stopping_rule(None, until=until)  # a bad rule exits 2 in one line, before anything is written
     with status("assay demo") as show:
-        run_demo(out, seed=seed, console=console, progress=show)
+        run_demo(out, seed=seed, console=console, progress=show, until=until)
         show("indexing the judgments for assay view")
         _index_for_view(out)
 

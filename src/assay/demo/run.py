@@ -29,12 +29,24 @@ from assay.report.kinds import (
 
 
 def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None,
-             progress: Callable[[str], None] | None = None) -> Path:
+             progress: Callable[[str], None] | None = None, until: str | None = None) -> Path:
     """Simulate an evaluation into ``out/example``, load it back like a user's run folder,
     write every report the data support, and print the answer and what was written.
 
     ``progress`` is told each step as it starts (the command shows it as a spinner; it is
-    not part of the output). Returns the output folder."""
+    not part of the output). ``until`` (``decided`` or ``width=W``, as ``assay judge
+    --until``) also replays the simulated LLM judges' verdicts through sequential judging
+    (:mod:`assay.demo.sequential`) and says where it stopped and what it saved. Returns the
+    output folder.
+
+    Raises
+    ------
+    ConfigError
+        A bad ``until`` (the message of ``assay judge --until``), before anything is written.
+    """
+    from assay.judge.sequential import stopping_rule
+
+    rule = stopping_rule(None, until=until) if until is not None else None
     console = console or Console()
     step = progress or (lambda text: None)
     out = Path(out)
@@ -66,13 +78,25 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None,
     metric_scores = out / "metric_scores.json"
     metric_scores.write_text(metric_outcome.made["scores"].result.to_json() + "\n",
                              encoding="utf-8")
+    sequential: list[str] = []
+    if rule is not None:
+        from assay.demo.sequential import SEQUENTIAL_REPORT, sequential_lines
+
+        step(f"judging the simulated verdicts sequentially (--until {rule.words})")
+        sequential = sequential_lines(example, out, rule)
+        (out / SEQUENTIAL_REPORT).write_text("\n".join(sequential) + "\n", encoding="utf-8")
 
     say(KINDS["answer"].title, title=True)
     say(str(outcome.made["answer"].result))
+    if sequential:
+        say("")
+        say(sequential[0], title=True)
+        for line in sequential[1:]:
+            say(line)
     table = out / "judgments.parquet"
     say(f"\nWritten into {out} (simulated data: {example.name}/README.md says how):")
     for line in _written(out, example, table, [*written, *files], pages, judged,
-                         metric_scores, n_invalid=len(judgments.invalid)):
+                         metric_scores, n_invalid=len(judgments.invalid), sequential=bool(sequential)):
         say(f"  {line}")
     say(f"\nTo print every report: assay report {_shell_word(table)} --kind all")
     say(f"Open the HTML dashboard: {pages[0]}")
@@ -83,7 +107,7 @@ def run_demo(out: str | Path, *, seed: int = 7, console: Console | None = None,
 
 def _written(out: Path, example: Path, table: Path, files: Sequence[Path],
              pages: Sequence[Path], judged: Path, metric_scores: Path, *,
-             n_invalid: int) -> list[str]:
+             n_invalid: int, sequential: bool = False) -> list[str]:
     """What the demo wrote, a line per folder or kind of file (counted from ``files``)."""
     def count(paths: Sequence[Path], what: str) -> str:
         return f"{len(paths)} {what}" if len(paths) != 1 else f"1 {what.rstrip('s')}"
@@ -117,6 +141,11 @@ def _written(out: Path, example: Path, table: Path, files: Sequence[Path],
                      f"per report ({count(html, 'pages')}; opens from disk, offline)")
     lines.append(f"{judged.relative_to(out)}/, {metric_scores.name}  the offline metric judges' "
                  f"run folder (assay judge) and their scores")
+    if sequential:
+        from assay.demo.sequential import SEQUENTIAL_FOLDER, SEQUENTIAL_REPORT
+
+        lines.append(f"{SEQUENTIAL_FOLDER}/, {SEQUENTIAL_REPORT}  the sequential run of the replayed "
+                     "verdicts (a run folder per rule, its looks in sequential.json) and how it ended")
     return lines
 
 

@@ -24,6 +24,7 @@ from assay.notebook._llm import LLM
 if TYPE_CHECKING:
     import pandas as pd
 
+    from assay.judge.sequential import SequentialRun
     from assay.llm import RunSummary
 
 T = TypeVar("T")
@@ -46,6 +47,9 @@ class NotebookRun:
 
     folder: Path
     summary: RunSummary
+    sequential: SequentialRun | None = None
+    """With ``until=``: how the sequential run went (its rule, looks, whether it stopped early,
+    the clusters judged and the judgments not made); None otherwise."""
 
 
 def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -74,20 +78,34 @@ def answers_file(frame: pd.DataFrame, path: Path, keys: Keys, what: str) -> None
 def run_judge(section: Mapping[str, Any], answers: Mapping[str, pd.DataFrame], *, llm: LLM,
               store: str | Path | None, question_set: str, keys: Keys,
               extra_files: Mapping[str, pd.DataFrame] | None = None,
-              inputs: Mapping[str, Any] | None = None, verbose: bool = True) -> NotebookRun:
+              inputs: Mapping[str, Any] | None = None, verbose: bool = True,
+              until: str | None = None) -> NotebookRun:
     """Run one judge ``section`` over ``answers`` (method -> frame) into a run folder.
 
     ``store`` is the run folder (created; a call again with the same folder resumes: nothing
     stored is asked again); None for a new temporary folder. ``extra_files`` are more JSON
     files to write into the folder's ``inputs`` (assertions), ``inputs`` more keys of the
-    config's ``inputs`` section. Prints the run's line and its token totals when ``verbose``.
+    config's ``inputs`` section. ``until`` (``decided`` or ``width=W``, as ``assay judge
+    --until``) writes the config's ``sequential`` section and runs the plan in batches of
+    clusters until the rule is met (:func:`~assay.judge.sequential.execute_sequential`). Prints
+    the run's line and its token totals when ``verbose`` (with ``until``, first the lines
+    ``assay judge --until`` prints: whether it stopped early, why, and what was saved).
+
+    Raises
+    ------
+    ConfigError
+        A bad ``until`` (the message of ``assay judge --until``), or a plan the rule cannot
+        watch (:func:`~assay.judge.sequential.comparisons`).
     """
     from assay.config.dotenv import dotenv_paths, load_dotenv
     from assay.judge.config import load_config
     from assay.judge.inputs import load_inputs
     from assay.judge.plan import build_plan, execute
     from assay.judge.qed_files import write_assertion_csvs, write_qed_csvs
+    from assay.judge.sequential import ended_lines, execute_sequential, stopping_rule
 
+    if until is not None:
+        stopping_rule(None, until=until)  # a bad rule fails here, before any folder is written
     folder = Path(store) if store is not None else Path(tempfile.mkdtemp(prefix="assay-notebook-"))
     folder.mkdir(parents=True, exist_ok=True)
     load_dotenv(dotenv_paths(None))  # keys from ./.env, never over a variable already set
@@ -106,15 +124,25 @@ def run_judge(section: Mapping[str, Any], answers: Mapping[str, pd.DataFrame], *
                    "answer_text_key": keys.answer_text, **(inputs or {})},
         "judges": [dict(section)],
     }
+    if until is not None:
+        config["sequential"] = {"until": until}  # so ``assay judge RUN/assay.yaml --out RUN`` resumes it
     path = folder / CONFIG_NAME
     path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
     cfg = load_config(path)
     loaded = load_inputs(cfg)
     plan = build_plan(cfg, loaded)
-    summary = run_sync(execute(plan, folder))
+    rule = stopping_rule(cfg.sequential)
+    sequential = None
+    if rule is None:
+        summary = run_sync(execute(plan, folder))
+    else:
+        sequential = run_sync(execute_sequential(plan, folder, rule))
+        summary = sequential.summary
     write_qed_csvs(plan, loaded, folder)
     write_assertion_csvs(plan, folder, loaded)
     if verbose:
+        for line in ended_lines(sequential) if sequential is not None else []:
+            print(line)
         failed = summary.failed_stored if summary.failed_stored is not None else summary.failed
         print(f"{summary.done} judged ({summary.failed} failed, {summary.cached} from cache), "
               f"{summary.skipped} already stored, {summary.calls} calls -> {folder}")
@@ -126,7 +154,7 @@ def run_judge(section: Mapping[str, Any], answers: Mapping[str, pd.DataFrame], *
         if summary.stopped is not None:
             print(f"warning: the run stopped early ({summary.stopped}); call again to resume",
                   file=sys.stderr)
-    return NotebookRun(folder, summary)
+    return NotebookRun(folder, summary, sequential)
 
 
 def read_csv(folder: Path, name: str, columns: list[str] | None = None) -> pd.DataFrame:

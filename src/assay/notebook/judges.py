@@ -19,6 +19,16 @@ A failed judgment (no valid verdict after the retries) is left out of the frame,
 the printed line and kept in the store; calling again with the same ``store`` asks nothing
 stored again. Answers frames have one row per question: ``question_id_key``,
 ``question_text_key`` and ``answer_text_key`` name their columns.
+
+:func:`judge_pairwise` and :func:`judge_assertions` take ``until="decided"`` or
+``until="width=W"``: sequential judging, as ``assay judge --until`` (the same rule, order and
+confidence sequences, :mod:`assay.judge.sequential`): the questions are judged in a seeded
+random order of clusters (each question its own cluster) and the run stops once every
+comparison between the methods is decided (or every interval is narrower than W). The printed
+lines say whether it stopped early, why, and what was saved; the frame holds the questions
+judged, and ``frame.attrs["sequential"]`` is the :class:`~assay.judge.sequential.SequentialRun`.
+The other three functions have no ``until``: a differential or hierarchical judge has a second
+stage built from the first, and a reference judge scores one method (no comparison to decide).
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.errors import ConfigError
 from assay.notebook._llm import LLM
-from assay.notebook._run import Keys, read_csv, run_judge
+from assay.notebook._run import Keys, NotebookRun, read_csv, run_judge
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,6 +49,14 @@ Criteria = Sequence[str | Mapping[str, Any]] | None
 
 def _criteria(criteria: Criteria) -> dict[str, Any]:
     return {} if criteria is None else {"criteria": [c if isinstance(c, str) else dict(c) for c in criteria]}
+
+
+def _frame(run: NotebookRun, name: str) -> pd.DataFrame:
+    """The run's CSV ``name``, with ``attrs["sequential"]`` the sequential run (``until=`` only)."""
+    frame = read_csv(run.folder, name)
+    if run.sequential is not None:
+        frame.attrs["sequential"] = run.sequential
+    return frame
 
 
 def _names(*names: str) -> None:
@@ -51,7 +69,7 @@ def judge_pairwise(df_base: pd.DataFrame, df_other: pd.DataFrame, *, llm: LLM, c
                    question_set: str = "all", store: str | Path | None = None,
                    question_id_key: str = "question_id", question_text_key: str = "question",
                    answer_text_key: str = "answer", joint: bool = False,
-                   verbose: bool = True) -> pd.DataFrame:
+                   verbose: bool = True, until: str | None = None) -> pd.DataFrame:
     """Pairwise win rates of ``df_other`` against ``df_base`` (BenchmarkQED's ``get_pairwise_scores``).
 
     Parameters
@@ -69,19 +87,28 @@ def judge_pairwise(df_base: pd.DataFrame, df_other: pd.DataFrame, *, llm: LLM, c
         The run folder; a call again with it resumes. None: a new temporary folder.
     joint : bool, default False
         All criteria in one call per trial.
+    until : str, optional
+        ``"decided"`` or ``"width=W"``: judge the questions in a random order and stop once
+        the rule is met for every criterion (``assay judge --until``; see the module docstring).
 
     Returns
     -------
     pandas.DataFrame
-        ``win_rates.csv``'s rows (see the module docstring).
+        ``win_rates.csv``'s rows (see the module docstring); with ``until``, those of the
+        questions judged, and ``attrs["sequential"]`` how the sequential run went.
+
+    Raises
+    ------
+    ConfigError
+        A bad ``until`` (the message of ``assay judge --until``).
     """
     _names(base_name, other_name)
     section = {"kind": "pairwise", "base": base_name, "others": [other_name], "trials": trials,
                "joint": joint, **_criteria(criteria)}
     run = run_judge(section, {base_name: df_base, other_name: df_other}, llm=llm, store=store,
                     question_set=question_set, keys=Keys(question_id_key, question_text_key, answer_text_key),
-                    verbose=verbose)
-    return read_csv(run.folder, "win_rates.csv")
+                    verbose=verbose, until=until)
+    return _frame(run, "win_rates.csv")
 
 
 def judge_differential(df_base: pd.DataFrame, df_other: pd.DataFrame, *, llm: LLM, criteria: Criteria = None,
@@ -126,7 +153,8 @@ def judge_reference(df_reference: pd.DataFrame, df_generated: pd.DataFrame, *, l
 
 
 def _assertions(answers: Mapping[str, pd.DataFrame], assertions: pd.DataFrame, section: dict[str, Any], *,
-                llm: LLM, store: str | Path | None, question_set: str, keys: Keys, verbose: bool) -> Path:
+                llm: LLM, store: str | Path | None, question_set: str, keys: Keys, verbose: bool,
+                until: str | None = None) -> NotebookRun:
     if "assertions" not in assertions.columns:
         from assay.errors import InputError
 
@@ -136,26 +164,28 @@ def _assertions(answers: Mapping[str, pd.DataFrame], assertions: pd.DataFrame, s
     run = run_judge(section, dict(answers), llm=llm, store=store, question_set=question_set, keys=keys,
                     extra_files={f"{question_set}_assertions.json": frame},
                     inputs={"assertions_path": "{input_dir}/{question_set}_assertions.json"},
-                    verbose=verbose)
-    return run.folder
+                    verbose=verbose, until=until)
+    return run
 
 
 def judge_assertions(answers: Mapping[str, pd.DataFrame], assertions: pd.DataFrame, *, llm: LLM,
                      trials: int = 2, pass_threshold: float = 0.5, question_set: str = "all",
                      store: str | Path | None = None, question_id_key: str = "question_id",
                      question_text_key: str = "question", answer_text_key: str = "answer",
-                     verbose: bool = True) -> pd.DataFrame:
+                     verbose: bool = True, until: str | None = None) -> pd.DataFrame:
     """Assertion scores of each method's answers (BenchmarkQED's ``run_assertion_evaluation``).
 
     ``answers`` maps a method's name to its answers frame; ``assertions`` has a row per
     question: ``question_id_key`` and ``assertions`` (a list of ``{"statement": ..., "rank":
     ...}``), as BenchmarkQED's assertion files. Returns ``assertion_scores_by_assertion.csv``;
     ``assertion_scores_by_question.csv``, ``assertion_scores_summary.csv`` and (two or more
-    methods) ``significance_summary.csv`` are in the run folder."""
+    methods) ``significance_summary.csv`` are in the run folder. ``until`` (two or more methods):
+    sequential judging, as :func:`judge_pairwise`'s, each pair of methods a comparison."""
     section = {"kind": "assertion", "label": "assertion", "trials": trials, "pass_threshold": pass_threshold}
-    folder = _assertions(answers, assertions, section, llm=llm, store=store, question_set=question_set,
-                         keys=Keys(question_id_key, question_text_key, answer_text_key), verbose=verbose)
-    return read_csv(folder, "assertion_scores_by_assertion.csv")
+    run = _assertions(answers, assertions, section, llm=llm, store=store, question_set=question_set,
+                      keys=Keys(question_id_key, question_text_key, answer_text_key), verbose=verbose,
+                      until=until)
+    return _frame(run, "assertion_scores_by_assertion.csv")
 
 
 def judge_assertions_hierarchical(answers: Mapping[str, pd.DataFrame], assertions: pd.DataFrame, *,
@@ -172,6 +202,6 @@ def judge_assertions_hierarchical(answers: Mapping[str, pd.DataFrame], assertion
     files, ``hierarchical_assertion_scores.csv`` per trial among them, are in the run folder)."""
     section = {"kind": "assertion_hierarchical", "label": f"hierarchical-{mode}", "mode": mode,
                "trials": trials, "pass_threshold": pass_threshold, "supporting_key": supporting_key}
-    folder = _assertions(answers, assertions, section, llm=llm, store=store, question_set=question_set,
-                         keys=Keys(question_id_key, question_text_key, answer_text_key), verbose=verbose)
-    return read_csv(folder, "hierarchical_scores_by_assertion.csv")
+    run = _assertions(answers, assertions, section, llm=llm, store=store, question_set=question_set,
+                      keys=Keys(question_id_key, question_text_key, answer_text_key), verbose=verbose)
+    return read_csv(run.folder, "hierarchical_scores_by_assertion.csv")

@@ -11,4 +11,5 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     "._loop": ["SequentialRun", "execute_sequential"],
     "._rule": ["Comparison", "StoppingRule", "cluster_order", "comparisons", "parse_until",
                "restricted", "stopping_rule"],
+    "._words": ["ended_lines", "look_line", "rule_words"],
 })

@@ -20,7 +20,7 @@ from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.judge.config import SequentialConfig
-    from assay.judge.plan import Plan
+    from assay.judge.plan import JudgePlan, Plan
 
 BOUNDED = ("binary", "range", "ordinal")
 """Scale kinds with a map to [0, 1] (what a bounded confidence sequence needs)."""
@@ -154,12 +154,20 @@ def comparisons(plan: Plan) -> list[Comparison]:
                             for r in part.requests})
         else:
             pairs = list(combinations(sorted({str(r.meta["arm"]) for r in part.requests}), 2))
-        out += [Comparison(part.judge.name, criterion, a, b, pairwise)
-                for criterion in scales for a, b in pairs]
+        out += [Comparison(judge, criterion, a, b, pairwise)
+                for criterion in scales for judge in _judge_columns(part, criterion) for a, b in pairs]
     if not out:
         raise ConfigError("--until: the plan has no two arms to compare (a sequential run stops "
                           "when the comparisons are decided)")
     return out
+
+
+def _judge_columns(part: JudgePlan, criterion: str) -> list[str]:
+    """The ``judge`` column the rows of ``criterion`` are stored under: the judge's name, or
+    what its requests name (a metric judge stores each metric under the metric's own name)."""
+    names = {str(r.meta.get("judge", part.judge.name)) for r in part.requests
+             if r.meta.get("criterion", criterion) == criterion}
+    return sorted(names) or [part.judge.name]
 
 
 def request_cluster(meta: dict[str, object]) -> str:
