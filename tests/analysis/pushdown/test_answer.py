@@ -16,10 +16,10 @@ import pytest
 import assay
 from assay.analysis.answer import answer
 from assay.analysis.pushdown import engine_answer, engine_table_facts, open_table
+from assay.analysis.pushdown._table import ENGINE_SCALES
 from assay.cli import main
 from assay.report.kinds._available import table_facts
 from assay.report.kinds._registry import with_available
-from assay.analysis.pushdown._table import ENGINE_SCALES
 from tests.analysis.pushdown._tables import HUMAN_SCALES, assert_same, humans_table
 from tests.cli.test_answer_first import _table as new_users_table
 

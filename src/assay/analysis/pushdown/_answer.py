@@ -12,11 +12,12 @@ falls on a rounding boundary (0.7055) prints the same digits on both paths. The 
 reach Python; a table of R runs sends 1/R of its rows' worth of numbers.
 
 The failures of each judge, the systems' dollars, the counts and which other reports the
-data support (:func:`engine_table_facts`) are queries too. Two parts of the pandas answer
-are not made here and each is named by one line instead (``Answer.left_out``): the win rates of pairwise
-judgments (rows with an opponent) with their position flips, the agreement between
-judges of a criterion (or with human labels), and what humans would say (PPI++ from the
-human labels; a table without human labels gets the pandas answer's line saying so).
+data support (:func:`engine_table_facts`) are queries too, and what humans would say (PPI++
+from the human labels) is the pandas code on the engine's means per unit
+(:mod:`assay.analysis.pushdown._humans`). Two parts of the pandas answer are not made here
+and each is named by one line instead (``Answer.left_out``): the win rates of pairwise
+judgments (rows with an opponent) with their position flips, and the agreement between
+judges of a criterion (or with human labels).
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
     """:func:`~assay.analysis.answer.answer` of an engine table, the same numbers.
 
     The pairwise judgments' win rates and the agreement between judges are left out, each
-    named by a line of ``left_out`` (see the module docstring); a table without them gets the pandas answer.
+    named by a line of ``left_out`` (see the module docstring); a table without them gets the
+    pandas answer, what humans would say included.
     The other reports the data support are not named here:
     ``assay.report.kinds._registry.with_available`` adds them from
     :func:`engine_table_facts`.

@@ -9,9 +9,12 @@ human labels only, the sum and count of the values per (criterion, judge, arm, o
 cluster, item) and Python folds the humans together, orients the pairwise units and
 hands the means to :func:`~assay.analysis.answer._humans.human_lines_of_units`, the pandas
 answer's own code (and so :func:`~assay.analysis.human.human_calibrated_units`, the same
-PPI++). Size of the pull: one row per (judge, system, opponent, item) of those criteria,
-i.e. their rows divided by the runs (and positions) - never more than the verdicts' pull of
-the question means, and nothing of the criteria without human labels.
+PPI++). Size of the pull: one row per (judge, system, opponent, item) of those criteria
+(six short columns), i.e. their rows divided by the runs (and positions) - never more than
+the verdicts' pull of the question means, and nothing of the criteria without human labels:
+bench/bench_scale.py's 30 M rows (600,000 questions, 5 systems, 10 runs) with human labels
+on its criterion would send 3 M rows for its judge (a tenth of the table) plus one per
+labelled unit; without human labels, as there, nothing but the (criterion, judge) pairs.
 """
 
 from __future__ import annotations
