@@ -80,7 +80,8 @@ def _units(table: EngineTable, criteria: list[str]) -> tuple[pd.DataFrame, pd.Da
     frame["s"] = np.asarray(got["s"], dtype=np.float64)
     frame["n"] = np.asarray(got["n"], dtype=np.float64)
     frame["rank"] = np.arange(len(frame))
-    frame["judge"] = frame["judge"].where(~frame["judge"].map(is_human), _HUMANS)
+    humans = [j for j in pd.unique(frame["judge"]) if is_human(j)]  # the rule, once a name
+    frame["judge"] = frame["judge"].where(~frame["judge"].isin(humans), _HUMANS)
     paired = frame["opponent"].ne("").to_numpy()
     if not paired.all():
         pointwise = _means(frame[~paired], ["criterion", "judge", "item", "cluster", "arm"])
