@@ -48,6 +48,54 @@ def rich_table(*, seed: int = 3, n_items: int = 120, runs: int = 5) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
+HUMAN_SCALES = {"ok": Scale.parse("binary"), "pref": Scale.parse("range:0,1")}
+
+
+def humans_table(*, seed: int = 5) -> pd.DataFrame:
+    """A judge and two humans on 60 items in 12 unequal clusters, three arms, where a
+    reduction per judge would go wrong: ``ok`` (binary, 3 runs, failures) labelled by
+    ``human:a`` on items 0-19 (run 1) and ``human:b`` on items 10-29 (runs 1 and 2), so
+    items 10-19 have three human rows of two humans; ``pref`` (range 0-1, pairs A-B and
+    B-C shown both ways, two trials) with human preferences on items 0-24, some given as
+    B over A (to be oriented, 1 - value); ``len`` (interval) and dev-split rows with human
+    labels, which the estimates leave out. ``labelled``: items 0-29 for ``ok``, 0-24 for
+    ``pref``."""
+    rng = np.random.default_rng(seed)
+    rows: list[dict[str, Any]] = []
+    for i in range(60):
+        base = dict(item=f"q{i:02d}", cluster=f"c{min(i // 3, 11):02d}",
+                    split="dev" if i >= 56 else "test")
+        for arm, p in (("A", 0.55), ("B", 0.7), ("C", 0.8)):
+            right = rng.random() < p
+            for run in (1, 2, 3):
+                failed = rng.random() < 0.05
+                rows.append(dict(base, arm=arm, run=run, judge="j", criterion="ok",
+                                 score=None if failed else float(rng.random() < (
+                                     0.9 if right else 0.3 if arm != "B" else 0.7)),
+                                 failure_kind="parse_error" if failed else None))
+                rows.append(dict(base, arm=arm, run=run, judge="j", criterion="len",
+                                 score=float(rng.integers(10, 200))))
+            for human, items, runs in (("human:a", range(20), (1,)),
+                                       ("human:b", range(10, 30), (1, 2))):
+                if i in items or i >= 56:
+                    for run in runs:
+                        rows.append(dict(base, arm=arm, run=run, judge=human, criterion="ok",
+                                         score=float(right ^ (rng.random() < 0.1))))
+            if i < 25 or i >= 56:
+                rows.append(dict(base, arm=arm, run=1, judge="human:a", criterion="len",
+                                 score=float(rng.integers(10, 200))))
+        for a, b in (("A", "B"), ("B", "C")):
+            for trial, (arm, opponent) in enumerate(((a, b), (b, a), (a, b), (b, a))):
+                rows.append(dict(base, arm=arm, opponent=opponent, position=1 + trial % 2,
+                                 run=1 + trial // 2, judge="j", criterion="pref",
+                                 score=float(rng.choice([0.0, 0.5, 1.0]))))
+            if i < 25 or i >= 56:
+                arm, opponent = (b, a) if i % 3 == 0 else (a, b)
+                rows.append(dict(base, arm=arm, opponent=opponent, run=1, judge="human:b",
+                                 criterion="pref", score=float(rng.choice([0.0, 0.5, 1.0]))))
+    return pd.DataFrame(rows)
+
+
 def write(frame: pd.DataFrame, path: Path, fmt: str) -> Path:
     """``frame`` as one file, a folder of files, or a hive-partitioned dataset."""
     if fmt == "parquet":

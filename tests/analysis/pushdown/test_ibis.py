@@ -220,3 +220,21 @@ def test_the_answer_equals_the_pandas_paths(backend, tmp_path):
     loaded = assay.load(tmp_path / "t.parquet")
     made = with_available(engine_answer(table), engine_table_facts(table))
     assert_same(made.to_dict(), with_available(answer(loaded), table_facts(loaded)).to_dict())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_answers_human_block_equals_the_pandas_paths(backend, tmp_path):
+    from assay.analysis.answer import answer
+    from assay.analysis.pushdown import engine_answer
+    from tests.analysis.pushdown._tables import HUMAN_SCALES, humans_table
+
+    frame = sorted_rows(humans_table())  # the engine's order of a table's rows
+    table = open_table("judgments", scales=HUMAN_SCALES,
+                       engine=IbisEngine(database(frame, tmp_path, backend)))
+    frame.to_parquet(tmp_path / "t.parquet", index=False)
+    made = engine_answer(table).to_dict()
+    expected = answer(assay.load(tmp_path / "t.parquet", scales=HUMAN_SCALES)).to_dict()
+    assert len(made["humans"]) == 8
+    assert_same([made["humans"], made["humans_note"]],
+                [expected["humans"], expected["humans_note"]])

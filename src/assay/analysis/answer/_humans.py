@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING
 from assay.analysis.answer._result import HumanLine
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from assay.analysis.human import HumanEstimate
     from assay.data.table import Judgments
 
-__all__ = ["human_lines"]
+__all__ = ["human_lines", "human_lines_of_units"]
 
 NO_HUMANS = ("no human labels: rows with judge `human` or `human:<id>` on a random subset "
              "of the items give the human metric (--kind human)")
@@ -20,14 +22,26 @@ NO_HUMANS = ("no human labels: rows with judge `human` or `human:<id>` on a rand
 
 def human_lines(judgments: Judgments, *, conf: float) -> tuple[tuple[HumanLine, ...], str]:
     """The lines of the block, and a note naming why there are none (or what they rest on)."""
-    from assay.analysis.human import human_calibrated
+    from assay.analysis.human._pairwise import preference_units
+    from assay.analysis.human._report import pointwise_units
     from assay.analysis.judges._human import is_human
-    from assay.errors import DesignError
 
     if not judgments.frame["judge"].astype(str).map(is_human).any():
         return (), NO_HUMANS
+    return human_lines_of_units(pointwise_units(judgments), preference_units(judgments),
+                                conf=conf)
+
+
+def human_lines_of_units(units: pd.DataFrame, preferences: pd.DataFrame, *,
+                         conf: float) -> tuple[tuple[HumanLine, ...], str]:
+    """:func:`human_lines` of a table holding human labels, from its units (those of
+    :func:`~assay.analysis.human._report.human_calibrated_units`): the engine paths send
+    them reduced to one row per unit."""
+    from assay.analysis.human._report import human_calibrated_units
+    from assay.errors import DesignError
+
     try:  # the report's own support check, so its units are built once
-        report = human_calibrated(judgments, conf=conf)
+        report = human_calibrated_units(units, preferences, conf=conf)
     except DesignError as error:
         return (), str(error)
     lines = tuple([*(_line("system", r) for r in report.arms),

@@ -54,7 +54,8 @@ if TYPE_CHECKING:
     from assay.data.table import Judgments
     from assay.stats import PPIResult
 
-__all__ = ["HumanEstimate", "HumanReport", "human_calibrated", "human_support"]
+__all__ = ["HumanEstimate", "HumanReport", "human_calibrated", "human_calibrated_units",
+           "human_support", "pointwise_units"]
 
 _UNSCALED = ("interval", "nominal")
 
@@ -120,7 +121,7 @@ class HumanReport(Rendered):
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
 
-def _units(judgments: Judgments) -> pd.DataFrame:
+def pointwise_units(judgments: Judgments) -> pd.DataFrame:
     """Reportable pointwise rows with a [0, 1] value: criterion, judge, item, cluster, arm,
     value."""
     frame = judgments.frame
@@ -144,7 +145,7 @@ def _human_criteria(units: pd.DataFrame) -> list[str]:
 def human_support(judgments: Judgments) -> str | None:
     """Why the human report cannot be made (no criterion with both human labels and a judge's
     scores on a scale with a map to [0, 1], pointwise or pairwise), or None."""
-    return _support(_units(judgments), preference_units(judgments))
+    return _support(pointwise_units(judgments), preference_units(judgments))
 
 
 def _support(units: pd.DataFrame, preferences: pd.DataFrame) -> str | None:
@@ -177,12 +178,31 @@ def human_calibrated(judgments: Judgments, *, conf: float = 0.95) -> HumanReport
     DesignError
         The table has no such criterion (:func:`human_support`).
     """
+    return human_calibrated_units(pointwise_units(judgments), preference_units(judgments),
+                                  conf=conf)
+
+
+def human_calibrated_units(units: pd.DataFrame, preferences: pd.DataFrame, *,
+                           conf: float = 0.95) -> HumanReport:
+    """:func:`human_calibrated` of the table's :func:`pointwise_units` and
+    :func:`~assay.analysis.human._pairwise.preference_units`.
+
+    Only means of their ``value`` per (criterion, judge, arm, item) (pointwise) and per
+    (criterion, judge, first, second, item) (pairwise), over every human judge together,
+    and their order of first appearance enter the estimates, so the frames may hold one row
+    per such unit instead of the rows (the engine paths send that,
+    :mod:`assay.analysis.pushdown._humans`).
+
+    Raises
+    ------
+    DesignError
+        The frames have no criterion with both human labels and a judge's scores.
+    """
     from assay.errors import DesignError
     from assay.stats.ppi import ppi_mean_clustered, ppi_paired_difference
 
     if not 0 < conf < 1:
         raise ValueError(f"conf must be in (0, 1), got {conf!r}")
-    units, preferences = _units(judgments), preference_units(judgments)
     reason = _support(units, preferences)
     if reason is not None:
         raise DesignError(reason)

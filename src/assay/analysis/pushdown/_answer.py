@@ -12,11 +12,12 @@ falls on a rounding boundary (0.7055) prints the same digits on both paths. The 
 reach Python; a table of R runs sends 1/R of its rows' worth of numbers.
 
 The failures of each judge, the systems' dollars, the counts and which other reports the
-data support (:func:`engine_table_facts`) are queries too. Two parts of the pandas answer
-are not made here and each is named by one line instead (``Answer.left_out``): the win rates of pairwise
-judgments (rows with an opponent) with their position flips, the agreement between
-judges of a criterion (or with human labels), and what humans would say (PPI++ from the
-human labels; a table without human labels gets the pandas answer's line saying so).
+data support (:func:`engine_table_facts`) are queries too, and what humans would say (PPI++
+from the human labels) is the pandas code on the engine's means per unit
+(:mod:`assay.analysis.pushdown._humans`). Two parts of the pandas answer are not made here
+and each is named by one line instead (``Answer.left_out``): the win rates of pairwise
+judgments (rows with an opponent) with their position flips, and the agreement between
+judges of a criterion (or with human labels).
 """
 
 from __future__ import annotations
@@ -26,17 +27,14 @@ from typing import Any
 import numpy as np
 
 from assay.analysis.answer._facts import ASSERTION_CRITERIA, COST_COLUMNS, TableFacts
-from assay.analysis.answer._humans import NO_HUMANS
 from assay.analysis.answer._result import Answer, Spend, TrustCheck, Verdict
-from assay.analysis.judges._human import is_human
+from assay.analysis.pushdown._humans import engine_human_lines
 from assay.analysis.pushdown._table import VIEW, EngineTable, text_sql
 
 __all__ = ["engine_answer", "engine_table_facts"]
 
 PAIRWISE_LEFT_OUT = ("the win rates and position flips of {n} pairwise judgments (rows with an "
                      "opponent): made by the pandas engine only (--engine pandas)")
-HUMANS_LEFT_OUT = ("what humans would say (the judges corrected by the human labels, PPI++): "
-                   "made by the pandas engine only (--engine pandas)")
 AGREEMENT_LEFT_OUT = ("the agreement between the judges of {criteria} (and with human labels): "
                       "measured by the pandas engine only (--engine pandas)")
 
@@ -45,7 +43,8 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
     """:func:`~assay.analysis.answer.answer` of an engine table, the same numbers.
 
     The pairwise judgments' win rates and the agreement between judges are left out, each
-    named by a line of ``left_out`` (see the module docstring); a table without them gets the pandas answer.
+    named by a line of ``left_out`` (see the module docstring); a table without them gets the
+    pandas answer, what humans would say included.
     The other reports the data support are not named here:
     ``assay.report.kinds._registry.with_available`` adds them from
     :func:`engine_table_facts`.
@@ -67,9 +66,7 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
         "ORDER BY criterion")]
     if shared:
         left_out.append(AGREEMENT_LEFT_OUT.format(criteria=", ".join(map(repr, shared))))
-    humans = any(is_human(j) for (j,) in table.query(f"SELECT DISTINCT judge FROM {VIEW}"))
-    if humans:
-        left_out.append(HUMANS_LEFT_OUT)
+    humans, humans_note = engine_human_lines(table, conf=conf)
     ((n, items, clusters, runs, judges),) = table.query(
         f"SELECT count(*), count(DISTINCT item), count(DISTINCT cluster), count(DISTINCT run), "
         f"count(DISTINCT judge) FROM {VIEW} WHERE reportable")
@@ -81,7 +78,7 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
         n_judgments=int(n), n_systems=int(systems), n_items=int(items),
         n_clusters=int(clusters), n_runs=int(runs), n_judges=int(judges), conf=conf,
         read_notes=tuple(table.notes), notes=tuple(dict.fromkeys(notes)),
-        left_out=tuple(left_out), humans_note=None if humans else NO_HUMANS)
+        left_out=tuple(left_out), humans=humans, humans_note=humans_note)
 
 
 def _pointwise_verdicts(table: EngineTable, *, conf: float) -> list[Verdict]:
