@@ -24,9 +24,9 @@ def human_lines(judgments: Judgments, *, conf: float) -> tuple[tuple[HumanLine, 
     """The lines of the block, and a note naming why there are none (or what they rest on)."""
     from assay.analysis.human._pairwise import preference_units
     from assay.analysis.human._report import pointwise_units
-    from assay.analysis.judges._human import is_human
+    from assay.analysis.judges._human import human_mask
 
-    if not judgments.frame["judge"].astype(str).map(is_human).any():
+    if not human_mask(judgments.frame["judge"]).any():
         return (), NO_HUMANS
     return human_lines_of_units(pointwise_units(judgments), preference_units(judgments),
                                 conf=conf)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from assay.analysis.judges._human import is_human
+from assay.analysis.judges._human import human_mask
 
 if TYPE_CHECKING:
     from assay.analysis.human._report import HumanEstimate
@@ -61,7 +61,7 @@ def preference_criteria(units: pd.DataFrame) -> list[str]:
     if units.empty:
         return []
     both = units.groupby("criterion", sort=False)["judge"].agg(
-        lambda j: bool(j.map(is_human).any() and (~j.map(is_human)).any()))
+        lambda j: bool(human_mask(j).any() and (~human_mask(j)).any()))
     return [str(c) for c, ok in both.items() if ok]
 
 
@@ -75,7 +75,7 @@ def win_rate_estimates(units: pd.DataFrame, *, conf: float, notes: list[str],
     out: list[HumanEstimate] = []
     for criterion in preference_criteria(units):
         rows = units[units["criterion"] == criterion]
-        human = rows["judge"].map(is_human)
+        human = human_mask(rows["judge"])
         keys = ["first", "second", "item"]
         labels = rows[human].groupby(keys, sort=False)["value"].mean()
         clusters = rows.drop_duplicates("item").set_index("item")["cluster"]

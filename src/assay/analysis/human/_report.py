@@ -48,7 +48,7 @@ from assay.analysis.human._pairwise import (
     preference_units,
     win_rate_estimates,
 )
-from assay.analysis.judges._human import is_human
+from assay.analysis.judges._human import human_mask
 
 if TYPE_CHECKING:
     from assay.data.table import Judgments
@@ -138,7 +138,7 @@ def pointwise_units(judgments: Judgments) -> pd.DataFrame:
 
 def _human_criteria(units: pd.DataFrame) -> list[str]:
     both = units.groupby("criterion", sort=False)["judge"].agg(
-        lambda j: bool(j.map(is_human).any() and (~j.map(is_human)).any()))
+        lambda j: bool(human_mask(j).any() and (~human_mask(j)).any()))
     return [str(c) for c, ok in both.items() if ok]
 
 
@@ -150,7 +150,7 @@ def human_support(judgments: Judgments) -> str | None:
 
 def _support(units: pd.DataFrame, preferences: pd.DataFrame) -> str | None:
     """:func:`human_support` of the pointwise and the pairwise units."""
-    if not (units["judge"].map(is_human).any() or preferences["judge"].map(is_human).any()):
+    if not (human_mask(units["judge"]).any() or human_mask(preferences["judge"]).any()):
         return ("no human labels: rows with judge `human` or `human:<id>` on a subset of "
                 "the items give the human-calibrated estimates")
     if not (_human_criteria(units) or preference_criteria(preferences)):
@@ -212,7 +212,7 @@ def human_calibrated_units(units: pd.DataFrame, preferences: pd.DataFrame, *,
     pairs: list[HumanEstimate] = []
     for criterion in _human_criteria(units):
         rows = units[units["criterion"] == criterion]
-        human = rows["judge"].map(is_human)
+        human = human_mask(rows["judge"])
         labels = rows[human].groupby(["arm", "item"], sort=False)["value"].mean()
         clusters = rows.drop_duplicates("item").set_index("item")["cluster"]
         for judge, mine in rows[~human].groupby("judge", sort=False):

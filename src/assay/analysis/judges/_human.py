@@ -29,7 +29,7 @@ import pandas as pd
 
 from assay.stats.agreement import cohen_kappa
 
-__all__ = ["HumanAgreement", "human_agreement", "is_human"]
+__all__ = ["HumanAgreement", "human_agreement", "human_mask", "is_human"]
 
 _MATCH = ["criterion", "item", "arm", "opponent", "position"]
 _CATEGORICAL = {"binary", "ordinal", "nominal"}
@@ -69,6 +69,17 @@ def is_human(judge: Any) -> bool:
     return text == "human" or text.startswith("human:")
 
 
+def human_mask(judges: pd.Series) -> pd.Series:
+    """:func:`is_human` of every row of ``judges``, the rule applied once per distinct name
+    (a table has a handful of judges and up to millions of rows).
+
+    >>> human_mask(pd.Series(["human", "gpt", "human:ann", "gpt", None])).tolist()
+    [True, False, True, False, False]
+    """
+    humans = [name for name in pd.unique(judges) if is_human(name)]
+    return judges.isin(humans)
+
+
 def human_agreement(frame: pd.DataFrame, scales: dict[str, Any], *, conf: float,
                     notes: list[str]) -> list[HumanAgreement]:
     """Every non-human judge against the human labels of its criterion (module docstring).
@@ -79,7 +90,7 @@ def human_agreement(frame: pd.DataFrame, scales: dict[str, Any], *, conf: float,
     """
     from assay.analysis.scores import _row
 
-    human = frame["judge"].map(is_human)
+    human = human_mask(frame["judge"])
     if not human.any() or human.all():
         return []
     out: list[HumanAgreement] = []
