@@ -42,6 +42,8 @@ __all__ = ["FORMULA_START", "RESTORE_PATTERN", "csv_text", "restore_cell", "safe
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a cell as a formula."""
+_SUSPECT = frozenset((*FORMULA_START, "'"))
+"""First characters of a cell :func:`safe_cell` may change (the rest it returns unread)."""
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 RESTORE_PATTERN = "^'+[=+\\-@\t\r]"
 """A cell :func:`safe_cell` prefixed: one or more ``'`` then a formula's first character
@@ -75,7 +77,7 @@ def safe_cell(value: Any) -> Any:
     >>> safe_cell(-1.5), safe_cell("-1.5"), safe_cell(None), safe_cell("'=x"), safe_cell("'x")
     (-1.5, '-1.5', None, "''=x", "'x")
     """
-    if isinstance(value, str) and value.lstrip("'").startswith(FORMULA_START) \
+    if isinstance(value, str) and value[:1] in _SUSPECT and value.lstrip("'").startswith(FORMULA_START) \
             and not _NUMBER.fullmatch(value):
         return "'" + value
     return value

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import functools
-import json
 import os
 import shlex
 import subprocess
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from assay._secrets import chat_completions_url, split_query
 from assay.errors import ConfigError
-from assay.llm._wire import connection_cause, unreachable_reason
+from assay.llm._wire import body_bytes, connection_cause, unreachable_reason
 from assay.llm.client_config import ClientConfig, is_azure, request_base_url
 
 if TYPE_CHECKING:
@@ -282,7 +281,7 @@ class DirectTransport:
 
     async def post(self, body: dict[str, Any]) -> HTTPReply:
         try:
-            async with self._session.post(self._url, data=json.dumps(body).encode(),
+            async with self._session.post(self._url, data=body_bytes(body),
                                           proxy=self._proxy) as response:
                 return HTTPReply(response.status, response.headers, await self._read(response))
         except self._errors as exc:

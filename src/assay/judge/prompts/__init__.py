@@ -24,6 +24,7 @@ import contextlib
 import functools
 import hashlib
 import re
+import secrets
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2 import nodes
 from jinja2.sandbox import SecurityError
 
 from assay._templates import sandbox, template_line, template_refusal
@@ -100,19 +102,58 @@ def _variables(text: str) -> tuple[str, ...]:
     return tuple(sorted(meta.find_undeclared_variables(_ENV.parse(text))))
 
 
-def _render(text: str, variables: dict[str, Any], memo: dict[str, str]) -> str:
-    """Fill one template, reusing the text for variables already seen (a judge's system prompt
-    reads only its criteria, the same for thousands of requests)."""
-    values = [variables.get(name) for name in _variables(text)]
-    if not _plain(values):  # a repr that may not tell two values apart: no memo
+_SLOT_TOKEN = secrets.token_hex(16)
+_SLOT = re.compile(f"\x00{_SLOT_TOKEN}:([0-9]+)\x00")
+_SLOT_STATEMENTS = (nodes.Output, nodes.If, nodes.For, nodes.Assign, nodes.Break, nodes.Continue)
+"""The statements a template with slots may hold: none that captures, filters or escapes
+what it prints (``{% filter %}``, ``{% set x %}...{% endset %}``, macros, ``{% autoescape %}``),
+nor one that reads another template."""
+
+
+@functools.lru_cache(maxsize=256)
+def _slots(text: str) -> tuple[str, ...]:
+    """The variables a template only prints as they are: every use is a ``{{ name }}`` of its
+    own (no filter, attribute or test, never in a condition or a loop, never assigned), in a
+    template of :data:`_SLOT_STATEMENTS` only. Their text goes into the output unchanged
+    (``str`` of the value, no autoescape), so the rest of the output does not depend on them."""
+    tree = _ENV.parse(text)
+    if any(not isinstance(node, _SLOT_STATEMENTS) for node in tree.find_all(nodes.Stmt)):
+        return ()
+    printed = {id(child) for output in tree.find_all(nodes.Output) for child in output.nodes
+               if isinstance(child, nodes.Name) and child.ctx == "load"}
+    names = {node.name for node in tree.find_all(nodes.Name) if id(node) in printed}
+    for node in tree.find_all(nodes.Name):
+        if id(node) not in printed:
+            names.discard(node.name)
+    return tuple(sorted(names.intersection(_variables(text))))
+
+
+def _render(text: str, variables: dict[str, Any], memo: dict[tuple[str, str], list[str | int]]) -> str:
+    """Fill one template, reusing its text for the variables already seen: its output with
+    each slot (:func:`_slots`: the question and answers of a judge's user prompt) left as a
+    marker is kept per value of the other variables (the criteria, the same for thousands of
+    requests), and the slots' text is put in. The result is the template's output exactly:
+    only text values fill a slot, and a template or value the memo cannot tell apart (a value
+    whose ``repr`` is not its content, a variable not given) is rendered whole."""
+    slots = _slots(text)
+    names = _variables(text)
+    values = [variables.get(name) for name in slots]
+    fixed = [variables.get(name) for name in names if name not in slots]
+    if (any(type(v) is not str for v in values) or not _plain(fixed)
+            or any(name not in variables for name in names)):
         return _template(text).render(**variables).strip()
-    key = repr(values)
-    done = memo.get(key)
-    if done is None:
-        done = _template(text).render(**variables).strip()
+    key = (text, repr(fixed))
+    pieces = memo.get(key)
+    if pieces is None:
+        marked = {**variables, **{name: f"\x00{_SLOT_TOKEN}:{n}\x00" for n, name in enumerate(slots)}}
+        parts: list[str | int] = _SLOT.split(_template(text).render(**marked))
+        for n in range(1, len(parts), 2):
+            parts[n] = int(parts[n])
+        pieces = parts
         if len(memo) < 1024:
-            memo[key] = done
-    return done
+            memo[key] = pieces
+    out = [values[p] if type(p) is int else p for p in pieces]
+    return "".join(out).strip()  # type: ignore[arg-type]
 
 
 def _plain(value: Any) -> bool:
@@ -157,7 +198,8 @@ class Prompt:
     """Where the two templates were read (named in errors)."""
     verbatim: frozenset[str] = field(default=frozenset(), repr=False)
     """The messages sent exactly as rendered (:func:`read_verbatim`); the others are stripped."""
-    _memo: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _memo: dict[tuple[str, str], list[str | int]] = field(default_factory=dict, init=False, repr=False,
+                                                          compare=False)
 
     def __post_init__(self) -> None:
         check_sandboxed(self.system, self.sources[0])
@@ -171,7 +213,8 @@ class Prompt:
             system = (render_message(self.system, variables, True) if "system" in self.verbatim
                       else _render(self.system, variables, self._memo))
         with render_errors(self.sources[1], variables):
-            user = render_message(self.user, variables, "user" in self.verbatim)
+            user = (render_message(self.user, variables, True) if "user" in self.verbatim
+                    else _render(self.user, variables, self._memo))
         return RenderedPrompt(system=system, user=user)
 
 
