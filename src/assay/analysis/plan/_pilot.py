@@ -100,6 +100,21 @@ class CallCost:
     """Mean tokens per call."""
 
 
+
+def _one_judge_criterion(rows: pd.DataFrame, judge: str | None, criterion: str | None,
+                         kind: str) -> tuple[str, str]:
+    """The one (judge, criterion) of ``rows`` that ``judge`` and ``criterion`` (None: any)
+    select; refused when none or more than one does (``kind``: "" or "pairwise ")."""
+    keys = list(dict.fromkeys(map(tuple, rows[["judge", "criterion"]].to_numpy())))
+    chosen = [k for k in keys if (judge is None or k[0] == judge)
+              and (criterion is None or k[1] == criterion)]
+    if len(chosen) != 1:
+        listed = ", ".join(f"{j}/{c}" for j, c in keys)
+        what = "no" if not chosen else "more than one"
+        raise DesignError(f"{what} {kind}(judge, criterion) of the table matches: name one "
+                          f"with --judge and --criterion (the table has {listed})")
+    return chosen[0]
+
 def _units(judgments: Judgments, judge: str | None, criterion: str | None
            ) -> tuple[pd.DataFrame, str, str, bool]:
     frame = judgments.frame
@@ -119,15 +134,7 @@ def _units(judgments: Judgments, judge: str | None, criterion: str | None
         raise DesignError("the table has no reportable pointwise scores to plan from"
                           + (": its rows are pairwise preferences, plan their win rate with "
                              "--estimand win_rate" if pairwise else ""))
-    keys = list(dict.fromkeys(map(tuple, out[["judge", "criterion"]].to_numpy())))
-    chosen = [k for k in keys if (judge is None or k[0] == judge)
-              and (criterion is None or k[1] == criterion)]
-    if len(chosen) != 1:
-        listed = ", ".join(f"{j}/{c}" for j, c in keys)
-        what = "no" if not chosen else "more than one"
-        raise DesignError(f"{what} (judge, criterion) of the table matches: name one with "
-                          f"--judge and --criterion (the table has {listed})")
-    j, c = chosen[0]
+    j, c = _one_judge_criterion(out, judge, criterion, "")
     units = out[(out["judge"] == j) & (out["criterion"] == c)]
     scale = judgments.scale(c)
     return units, j, c, scale.kind == "binary" or bool(np.isin(units["value"], (0.0, 1.0)).all())
@@ -209,15 +216,7 @@ def _pairwise_trials(judgments: Judgments, judge: str | None, criterion: str | N
     trials = trials[trials["score"].notna()]
     if trials.empty:
         raise DesignError("the table's pairwise rows have no scored trial to plan from")
-    keys = list(dict.fromkeys(map(tuple, trials[["judge", "criterion"]].to_numpy())))
-    chosen = [k for k in keys if (judge is None or k[0] == judge)
-              and (criterion is None or k[1] == criterion)]
-    if len(chosen) != 1:
-        listed = ", ".join(f"{j}/{c}" for j, c in keys)
-        what = "no" if not chosen else "more than one"
-        raise DesignError(f"{what} pairwise (judge, criterion) of the table matches: name one "
-                          f"with --judge and --criterion (the table has {listed})")
-    j, c = chosen[0]
+    j, c = _one_judge_criterion(trials, judge, criterion, "pairwise ")
     return trials[(trials["judge"] == j) & (trials["criterion"] == c)], j, c, notes
 
 
