@@ -157,13 +157,26 @@ def _failure_checks(table: EngineTable) -> list[TrustCheck]:
 
 def _spend(table: EngineTable) -> Spend | None:
     """The systems' dollars as :func:`~assay.analysis.cost.cost_summary` counts them: each
-    answer (item, arm, run) once, with the cost of its first row; None without a dollar."""
+    answer (item, arm, run) once, with the cost of its first row; None without a dollar.
+
+    An answer has several rows only where they differ in judge, criterion, opponent or
+    position: the checks of :func:`~assay.analysis.pushdown.open_table` refuse two rows of
+    one judgment key. So a table of one (judge, criterion) and no opponent or position
+    (a benchmark export) has a row per answer and is summed as it is; numbering each
+    answer's rows by a window over the whole table (the other tables) costs as much as the
+    rest of the answer at 30 M rows."""
     costed = " OR ".join(f"{c} IS NOT NULL" for c in COST_COLUMNS)
-    rows = table.query(
-        f"WITH answers AS (SELECT arm, usd, tokens_in, tokens_out, __file, __row, "
-        f"row_number() OVER (PARTITION BY item, arm, run ORDER BY __file, __row) AS k "
-        f"FROM {VIEW}) SELECT arm, sum(usd), count(usd) FROM answers "
-        f"WHERE k = 1 AND ({costed}) GROUP BY arm ORDER BY {table.first_row}")
+    ((kinds, paired),) = table.query(
+        f"SELECT count(*), count(opponent) + count(position) FROM (SELECT DISTINCT judge, "
+        f"criterion, opponent, position FROM {VIEW}) AS k")
+    if int(kinds) <= 1 and not paired:  # a row per answer
+        answers = f"{VIEW} WHERE ({costed})"
+    else:
+        answers = (f"(SELECT arm, usd, tokens_in, tokens_out, __file, __row, row_number() OVER "
+                   f"(PARTITION BY item, arm, run ORDER BY __file, __row) AS k FROM {VIEW}) "
+                   f"AS numbered WHERE k = 1 AND ({costed})")
+    rows = table.query(f"SELECT arm, sum(usd), count(usd) FROM {answers} GROUP BY arm "
+                       f"ORDER BY {table.first_row}")
     systems = tuple((str(arm), float(usd), float(usd) / int(counted) if counted else None)
                     for arm, usd, counted in rows if usd is not None)
     if not systems:
