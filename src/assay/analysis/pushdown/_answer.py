@@ -33,6 +33,9 @@ from assay.analysis.pushdown._table import VIEW, EngineTable, text_sql
 
 __all__ = ["engine_answer", "engine_table_facts"]
 
+BATCH_ROWS = 1 << 20
+"""Rows per Arrow batch of the question means."""
+
 PAIRWISE_LEFT_OUT = ("the win rates and position flips of {n} pairwise judgments (rows with an "
                      "opponent): made by the pandas engine only (--engine pandas)")
 HUMANS_LEFT_OUT = ("what humans would say (the judges corrected by the human labels, PPI++): "
@@ -100,23 +103,7 @@ def _pointwise_verdicts(table: EngineTable, *, conf: float) -> list[Verdict]:
     groups = {(j, c): rest for j, c, *rest in table.query(
         f"SELECT judge, criterion, count(*), count(DISTINCT item), count(DISTINCT cluster), "
         f"count(DISTINCT run), min(score), max(score) {where} GROUP BY judge, criterion")}
-    weight = "sum(weight)" if "weight" in table.columns else "avg(weight)"
-    means = table.engine.numpy(
-        f"SELECT judge AS g1, criterion AS g2, arm AS g3, cluster, item, "
-        f"sum(weight * score) / sum(weight) AS m, {weight} AS w {where} AND score IS NOT NULL "
-        f"GROUP BY judge, criterion, arm, cluster, item ORDER BY g1, g2, g3, {table.first_row}")
-    keys = list(zip(*(np.asarray(means[g], dtype=object).tolist() for g in ("g1", "g2", "g3")),
-                    strict=True))
-    bounds: dict[tuple[Any, ...], tuple[int, int]] = {}
-    start = 0
-    for position in range(1, len(keys) + 1):
-        if position == len(keys) or keys[position] != keys[start]:
-            bounds[keys[start]] = (start, position)
-            start = position
-    cluster = np.asarray(means["cluster"], dtype=object)
-    item = np.asarray(means["item"], dtype=object)
-    m = np.asarray(means["m"], dtype=np.float64)
-    w = np.asarray(means["w"], dtype=np.float64)
+    bounds, cluster, item, m, w = _question_means(table, where)
     by_group: dict[tuple[Any, Any], list[ArmItems]] = {}
     for judge, criterion, arm, total, scored, last_run, _, _ in arms:
         lo, hi = bounds.get((judge, criterion, arm), (0, 0))
@@ -136,6 +123,48 @@ def _pointwise_verdicts(table: EngineTable, *, conf: float) -> list[Verdict]:
             n_judgments=int(n), n_items=int(items), n_clusters=int(clusters),
             n_runs=int(runs)))
     return out
+
+
+def _question_means(table: EngineTable, where: str) -> tuple[
+        dict[tuple[Any, ...], tuple[int, int]], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each system's question means: (judge, criterion, arm) -> its rows (lo, hi) of the
+    codes of the clusters, of the items, the means and the weights, in order of first
+    appearance within each system.
+
+    The labels come through Arrow and are coded there (one integer per distinct label, the
+    same for every system), not as a Python string per question: the verdicts only match
+    questions and group clusters, which codes do as the labels would, and at 30 M rows the
+    3 M questions' five string columns held about 1 GB of Python objects.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    weight = "sum(weight)" if "weight" in table.columns else "avg(weight)"
+    batches = [b for b in table.engine.batches(
+        f"SELECT judge AS g1, criterion AS g2, arm AS g3, cluster, item, "
+        f"sum(weight * score) / sum(weight) AS m, {weight} AS w {where} AND score IS NOT NULL "
+        f"GROUP BY judge, criterion, arm, cluster, item ORDER BY g1, g2, g3, {table.first_row}",
+        BATCH_ROWS) if b.num_rows]
+    if not batches:
+        empty = np.zeros(0, dtype=np.int64)
+        return {}, empty, empty, empty.astype(np.float64), empty.astype(np.float64)
+    data = pa.Table.from_batches(batches)
+    del batches
+
+    def coded(name: str) -> tuple[np.ndarray, list[Any]]:
+        encoded = pc.dictionary_encode(data.column(name).combine_chunks(), null_encoding="encode")
+        return (np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64),
+                encoded.dictionary.to_pylist())
+
+    (judge, judges), (criterion, criteria), (arm, arms) = (coded(g) for g in ("g1", "g2", "g3"))
+    group = (judge * len(criteria) + criterion) * len(arms) + arm  # one code per system
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(group)) + 1])
+    ends = np.append(starts[1:], len(group))
+    bounds = {(judges[judge[lo]], criteria[criterion[lo]], arms[arm[lo]]): (int(lo), int(hi))
+              for lo, hi in zip(starts, ends, strict=True)}
+    cluster, item = coded("cluster")[0], coded("item")[0]
+    m, w = (np.asarray(data.column(c).to_numpy(), dtype=np.float64) for c in ("m", "w"))
+    return bounds, cluster, item, m, w
 
 
 def _failure_checks(table: EngineTable) -> list[TrustCheck]:
