@@ -35,6 +35,8 @@ __all__ = ["engine_answer", "engine_table_facts"]
 
 BATCH_ROWS = 1 << 20
 """Rows per Arrow batch of the question means."""
+GROUPS = "answer_groups"
+"""The table of the answer's counts per group of rows (:func:`_groups_sql`)."""
 
 PAIRWISE_LEFT_OUT = ("the win rates and position flips of {n} pairwise judgments (rows with an "
                      "opponent): made by the pandas engine only (--engine pandas)")
@@ -57,34 +59,54 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
         raise ValueError(f"conf must be in (0, 1), got {conf}")
     notes: list[str] = []
     left_out: list[str] = []
+    table.engine.materialize(GROUPS, _groups_sql(table))
     ((held_back, pairwise),) = table.query(
-        f"SELECT count_if(NOT reportable), count_if(reportable AND opponent IS NOT NULL) "
-        f"FROM {VIEW}")
+        f"SELECT coalesce(sum(CASE WHEN NOT reportable THEN n END), 0), coalesce(sum(CASE WHEN "
+        f"reportable AND opponent IS NOT NULL THEN n END), 0) FROM {GROUPS}")
     if held_back:
         notes.append(f"{held_back} rows of the dev or calibration split are left out.")
     verdicts = _pointwise_verdicts(table, conf=conf)
     if pairwise:
         left_out.append(PAIRWISE_LEFT_OUT.format(n=pairwise))
     shared = [str(c) for (c,) in table.query(
-        f"SELECT criterion FROM {VIEW} GROUP BY criterion HAVING count(DISTINCT judge) >= 2 "
+        f"SELECT criterion FROM {GROUPS} GROUP BY criterion HAVING count(DISTINCT judge) >= 2 "
         "ORDER BY criterion")]
     if shared:
         left_out.append(AGREEMENT_LEFT_OUT.format(criteria=", ".join(map(repr, shared))))
-    humans = any(is_human(j) for (j,) in table.query(f"SELECT DISTINCT judge FROM {VIEW}"))
+    humans = any(is_human(j) for (j,) in table.query(f"SELECT DISTINCT judge FROM {GROUPS}"))
     if humans:
         left_out.append(HUMANS_LEFT_OUT)
-    ((n, items, clusters, runs, judges),) = table.query(
-        f"SELECT count(*), count(DISTINCT item), count(DISTINCT cluster), count(DISTINCT run), "
-        f"count(DISTINCT judge) FROM {VIEW} WHERE reportable")
+    ((n, judges),) = table.query(
+        f"SELECT coalesce(sum(n), 0), count(DISTINCT judge) FROM {GROUPS} WHERE reportable")
+    ((items, clusters, runs),) = table.query(
+        f"SELECT count(DISTINCT item), count(DISTINCT cluster), count(DISTINCT run) "
+        f"FROM {VIEW} WHERE reportable")
     ((systems,),) = table.query(
-        f"SELECT count(*) FROM (SELECT arm AS s FROM {VIEW} WHERE reportable AND arm IS NOT NULL "
-        f"UNION SELECT opponent AS s FROM {VIEW} WHERE reportable AND opponent IS NOT NULL) AS u")
+        f"SELECT count(*) FROM (SELECT arm AS s FROM {GROUPS} WHERE reportable AND arm IS NOT "
+        f"NULL UNION SELECT opponent AS s FROM {GROUPS} WHERE reportable AND opponent IS NOT "
+        "NULL) AS u")
+    trust, spend = _failure_checks(table), _spend(table)
+    table.engine.release((GROUPS,))
     return Answer(
-        verdicts=tuple(verdicts), trust=tuple(_failure_checks(table)), spend=_spend(table),
+        verdicts=tuple(verdicts), trust=tuple(trust), spend=spend,
         n_judgments=int(n), n_systems=int(systems), n_items=int(items),
         n_clusters=int(clusters), n_runs=int(runs), n_judges=int(judges), conf=conf,
         read_notes=tuple(table.notes), notes=tuple(dict.fromkeys(notes)),
         left_out=tuple(left_out), humans_note=None if humans else NO_HUMANS)
+
+
+def _groups_sql(table: EngineTable) -> str:
+    """The rows' counts per (judge, criterion, arm, opponent, reportable, whether the row has
+    a cost): every count of the answer but the distinct questions, clusters and runs, and
+    the systems' dollars where a row is an answer, in one pass over the table (a few groups)
+    instead of one pass each."""
+    costed = " OR ".join(f"{c} IS NOT NULL" for c in COST_COLUMNS)
+    return (f"SELECT judge, criterion, arm, opponent, reportable, ({costed}) AS costed, "
+            f"count(*) AS n, count(score) AS scored, "
+            f"max(CASE WHEN score IS NOT NULL THEN run END) AS last_run, min(score) AS low, "
+            f"max(score) AS high, count(position) AS positioned, sum(usd) AS usd, "
+            f"count(usd) AS priced, {table.first_row} AS f FROM {VIEW} "
+            f"GROUP BY judge, criterion, arm, opponent, reportable, ({costed})")
 
 
 def _pointwise_verdicts(table: EngineTable, *, conf: float) -> list[Verdict]:
@@ -95,14 +117,17 @@ def _pointwise_verdicts(table: EngineTable, *, conf: float) -> list[Verdict]:
     from assay.analysis.answer._verdicts import ArmItems, _units, verdict_from_items
 
     where = f"FROM {VIEW} WHERE reportable AND opponent IS NULL"
+    pointwise = f"FROM {GROUPS} WHERE reportable AND opponent IS NULL"
     arms = table.query(
-        f"SELECT judge, criterion, arm, count(*), count(score), "
-        f"max(CASE WHEN score IS NOT NULL THEN run END), "
-        f"min({table.first_row}) OVER (PARTITION BY judge, criterion) AS g, "
-        f"{table.first_row} AS f {where} GROUP BY judge, criterion, arm ORDER BY g, f")
-    groups = {(j, c): rest for j, c, *rest in table.query(
-        f"SELECT judge, criterion, count(*), count(DISTINCT item), count(DISTINCT cluster), "
-        f"count(DISTINCT run), min(score), max(score) {where} GROUP BY judge, criterion")}
+        f"SELECT judge, criterion, arm, sum(n), sum(scored), max(last_run), "
+        f"min(min(f)) OVER (PARTITION BY judge, criterion) AS g, min(f) AS f1 {pointwise} "
+        f"GROUP BY judge, criterion, arm ORDER BY g, f1")
+    counts = {(j, c): rest for j, c, *rest in table.query(
+        f"SELECT judge, criterion, sum(n), min(low), max(high) {pointwise} "
+        "GROUP BY judge, criterion")}
+    distinct = {(j, c): rest for j, c, *rest in table.query(
+        f"SELECT judge, criterion, count(DISTINCT item), count(DISTINCT cluster), "
+        f"count(DISTINCT run) {where} GROUP BY judge, criterion")}
     bounds, cluster, item, m, w = _question_means(table, where)
     by_group: dict[tuple[Any, Any], list[ArmItems]] = {}
     for judge, criterion, arm, total, scored, last_run, _, _ in arms:
@@ -115,7 +140,8 @@ def _pointwise_verdicts(table: EngineTable, *, conf: float) -> list[Verdict]:
             runs=int(last_run) if last_run is not None else 0))
     out = []
     for (judge, criterion), systems in by_group.items():
-        n, items, clusters, runs, low, high = groups[(judge, criterion)]
+        (n, low, high), (items, clusters, runs) = counts[(judge, criterion)], distinct[
+            (judge, criterion)]
         scale = table.scale(str(criterion))
         out.append(verdict_from_items(
             str(judge), str(criterion), scale, _units(scale.kind), systems, conf=conf,
@@ -191,8 +217,8 @@ def _failure_checks(table: EngineTable) -> list[TrustCheck]:
 
     out = []
     for judge, n, scored in table.query(
-            f"SELECT judge, count(*), count(score) FROM {VIEW} WHERE reportable "
-            f"GROUP BY judge ORDER BY {table.first_row}"):
+            f"SELECT judge, sum(n), sum(scored) FROM {GROUPS} WHERE reportable "
+            f"GROUP BY judge ORDER BY min(f)"):
         if is_human(judge):
             continue
         failed = int(n - scored)
@@ -212,18 +238,20 @@ def _spend(table: EngineTable) -> Spend | None:
     (a benchmark export) has a row per answer and is summed as it is; numbering each
     answer's rows by a window over the whole table (the other tables) costs as much as the
     rest of the answer at 30 M rows."""
-    costed = " OR ".join(f"{c} IS NOT NULL" for c in COST_COLUMNS)
     ((kinds, paired),) = table.query(
-        f"SELECT count(*), count(opponent) + count(position) FROM (SELECT DISTINCT judge, "
-        f"criterion, opponent, position FROM {VIEW}) AS k")
-    if int(kinds) <= 1 and not paired:  # a row per answer
-        answers = f"{VIEW} WHERE ({costed})"
+        f"SELECT count(*), coalesce(sum(opponents + positioned), 0) FROM (SELECT judge, "
+        f"criterion, count(opponent) AS opponents, sum(positioned) AS positioned FROM {GROUPS} "
+        f"GROUP BY judge, criterion) AS k")
+    if int(kinds) <= 1 and not paired:  # a row per answer: the groups' sums
+        rows = table.query(f"SELECT arm, sum(usd), sum(priced) FROM {GROUPS} WHERE costed "
+                           "GROUP BY arm ORDER BY min(f)")
     else:
-        answers = (f"(SELECT arm, usd, tokens_in, tokens_out, __file, __row, row_number() OVER "
-                   f"(PARTITION BY item, arm, run ORDER BY __file, __row) AS k FROM {VIEW}) "
-                   f"AS numbered WHERE k = 1 AND ({costed})")
-    rows = table.query(f"SELECT arm, sum(usd), count(usd) FROM {answers} GROUP BY arm "
-                       f"ORDER BY {table.first_row}")
+        costed = " OR ".join(f"{c} IS NOT NULL" for c in COST_COLUMNS)
+        rows = table.query(
+            f"SELECT arm, sum(usd), count(usd) FROM (SELECT arm, usd, tokens_in, tokens_out, "
+            f"__file, __row, row_number() OVER (PARTITION BY item, arm, run ORDER BY __file, "
+            f"__row) AS k FROM {VIEW}) AS numbered WHERE k = 1 AND ({costed}) GROUP BY arm "
+            f"ORDER BY {table.first_row}")
     systems = tuple((str(arm), float(usd), float(usd) / int(counted) if counted else None)
                     for arm, usd, counted in rows if usd is not None)
     if not systems:
