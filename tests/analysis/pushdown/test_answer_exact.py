@@ -15,11 +15,14 @@ from assay.analysis.pushdown import engine_answer, open_table
 from tests.analysis.pushdown._tables import SCALES, assert_same, rich_table, write
 
 
-def _ragged(seed: int, *, weighted: bool, shuffled: bool):
+def _ragged(seed: int, *, weighted: bool, shuffled: bool, single: bool = False):
     """rich_table with a sixth of the questions of two systems gone (every row of them: the
     questions a system never answered), with ``shuffled`` the rows in random order, with
-    ``weighted`` a weight per row."""
+    ``weighted`` a weight per row; with ``single`` one judge's one criterion alone (a row per
+    answer, as a benchmark export has), its dev split kept."""
     frame = rich_table(seed=seed, n_items=90, runs=3)
+    if single:
+        frame = frame[frame["criterion"] == "correct"].reset_index(drop=True)
     rng = np.random.default_rng(seed)
     dropped = {(f"q{i}", arm) for arm in ("mid", "zeta") for i in range(90) if rng.random() < 1 / 6}
     gone = np.array([key in dropped for key in zip(frame["item"], frame["arm"], strict=True)])
@@ -32,11 +35,14 @@ def _ragged(seed: int, *, weighted: bool, shuffled: bool):
     return frame
 
 
-@pytest.mark.parametrize(("fmt", "weighted", "shuffled"), [
-    ("parquet", False, False), ("parquet", False, True), ("parquet", True, True),
-    ("folder", False, False), ("folder", True, False)])  # pandas reads a folder's files apart
-def test_ragged_shuffled_tables_get_the_pandas_answer_exactly(weighted, shuffled, fmt, tmp_path):
-    frame = _ragged(5, weighted=weighted, shuffled=shuffled)
+@pytest.mark.parametrize(("fmt", "weighted", "shuffled", "single"), [
+    ("parquet", False, False, False), ("parquet", False, True, False),
+    ("parquet", True, True, False), ("folder", False, False, False),
+    ("folder", True, False, False),  # pandas reads a folder's files apart: not shuffled
+    ("parquet", False, True, True), ("folder", True, False, True)])
+def test_ragged_shuffled_tables_get_the_pandas_answer_exactly(weighted, shuffled, single, fmt,
+                                                               tmp_path):
+    frame = _ragged(5, weighted=weighted, shuffled=shuffled, single=single)
     path = write(frame, tmp_path, fmt)
     made = engine_answer(open_table(path, scales=SCALES)).to_dict()
     expected = answer(assay.load(path, scales=SCALES)).to_dict()
@@ -50,7 +56,7 @@ def test_ragged_shuffled_tables_get_the_pandas_answer_exactly(weighted, shuffled
     expected["trust"] = [t for t in expected["trust"] if t["check"] == "failures"]
     expected["notes"] = [n for n in expected["notes"] if "pairwise" not in n
                          and not n.startswith("position:")]
-    assert [v["criterion"] for v in made["verdicts"]] == ["correct", "quality"]
+    assert [v["criterion"] for v in made["verdicts"]] == ["correct"] + ["quality"] * (not single)
     assert {len(v["pairs"]) for v in made["verdicts"]} == {3}
     assert made["spend"]["systems"] and made["n_judgments"] == int(reportable.sum())
     # the dollars are summed by DuckDB in its own order; every other number to the last bit

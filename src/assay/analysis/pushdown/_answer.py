@@ -65,7 +65,7 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
         f"reportable AND opponent IS NOT NULL THEN n END), 0) FROM {GROUPS}")
     if held_back:
         notes.append(f"{held_back} rows of the dev or calibration split are left out.")
-    verdicts = _pointwise_verdicts(table, conf=conf)
+    verdicts, distinct = _pointwise_verdicts(table, conf=conf)
     if pairwise:
         left_out.append(PAIRWISE_LEFT_OUT.format(n=pairwise))
     shared = [str(c) for (c,) in table.query(
@@ -78,9 +78,12 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
         left_out.append(HUMANS_LEFT_OUT)
     ((n, judges),) = table.query(
         f"SELECT coalesce(sum(n), 0), count(DISTINCT judge) FROM {GROUPS} WHERE reportable")
-    ((items, clusters, runs),) = table.query(
-        f"SELECT count(DISTINCT item), count(DISTINCT cluster), count(DISTINCT run) "
-        f"FROM {VIEW} WHERE reportable")
+    if not pairwise and len(distinct) == 1:  # the reportable rows are one (judge, criterion)'s
+        ((items, clusters, runs),) = distinct.values()
+    else:
+        ((items, clusters, runs),) = table.query(
+            f"SELECT count(DISTINCT item), count(DISTINCT cluster), count(DISTINCT run) "
+            f"FROM {VIEW} WHERE reportable")
     ((systems,),) = table.query(
         f"SELECT count(*) FROM (SELECT arm AS s FROM {GROUPS} WHERE reportable AND arm IS NOT "
         f"NULL UNION SELECT opponent AS s FROM {GROUPS} WHERE reportable AND opponent IS NOT "
@@ -109,9 +112,11 @@ def _groups_sql(table: EngineTable) -> str:
             f"GROUP BY judge, criterion, arm, opponent, reportable, ({costed})")
 
 
-def _pointwise_verdicts(table: EngineTable, *, conf: float) -> list[Verdict]:
+def _pointwise_verdicts(table: EngineTable, *, conf: float) -> tuple[
+        list[Verdict], dict[tuple[Any, Any], list[Any]]]:
     """A verdict per (judge, criterion) of the pointwise reportable rows, from each system's
-    question means (the order of first appearance kept at each level, as pandas groups)."""
+    question means (the order of first appearance kept at each level, as pandas groups),
+    and each (judge, criterion)'s distinct questions, clusters and runs."""
     import pandas as pd
 
     from assay.analysis.answer._verdicts import ArmItems, _units, verdict_from_items
@@ -148,7 +153,7 @@ def _pointwise_verdicts(table: EngineTable, *, conf: float) -> list[Verdict]:
             low=None if low is None else float(low), high=None if high is None else float(high),
             n_judgments=int(n), n_items=int(items), n_clusters=int(clusters),
             n_runs=int(runs)))
-    return out
+    return out, distinct
 
 
 def _question_means(table: EngineTable, where: str) -> tuple[
