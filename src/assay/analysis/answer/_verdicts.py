@@ -87,7 +87,9 @@ def pointwise_verdicts(judgments: Judgments, frame: pd.DataFrame, *, conf: float
 class ArmItems:
     """One system's scored questions under a (judge, criterion): its question means and
     weights (:func:`~assay.analysis.scores.weighted_item_means`, indexed by cluster and
-    item in order of first appearance), and its counts of scores and failures."""
+    item in order of first appearance; the engine indexes them by integer codes of the
+    labels, one per label, which match and group as the labels do), and its counts of
+    scores and failures."""
 
     arm: str
     items: pd.Series
