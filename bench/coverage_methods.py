@@ -37,6 +37,8 @@ from assay.stats import (
     cluster_bootstrap_weights,
     cluster_t_interval,
     korn_graubard_interval,
+    korn_graubard_jeffreys_interval,
+    korn_graubard_midp_interval,
     korn_graubard_wilson_interval,
     mover_difference_interval,
     paired_difference_interval,
@@ -278,6 +280,50 @@ def auto_paired_kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     return out
 
 
+SPARSE_VARIANTS = {"midp": korn_graubard_midp_interval,
+                   "jeffreys": korn_graubard_jeffreys_interval}
+"""Run F (issue 26, session 4): binomial intervals on the Korn-Graubard n* tried in the
+sparse branch in place of Clopper-Pearson."""
+
+
+def _auto_sparse_variant(kind: str) -> Callable[[Chunk, int, Context], Labelled]:
+    interval = SPARSE_VARIANTS[kind]
+
+    def run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+        """``auto`` with only its sparse branch (two-sided Korn-Graubard Clopper-Pearson, in
+        a design not flagged, 0 < r < 1) on the variant's interval on the same n*; the
+        fallback at r = 0 or 1 and every other branch unchanged."""
+        out = auto_run(chunk, j, ctx)
+        if out[4][0] != "korn_graubard_clopper_pearson":
+            return out
+        res = interval(chunk.sums_a[j], chunk.sizes[j], conf=CONF)
+        return res.estimate, res.lower, res.upper, 1.0, (res.method,)
+    return run
+
+
+def _auto_paired_sparse_variant(kind: str) -> Callable[[Chunk, int, Context], Labelled]:
+    interval = SPARSE_VARIANTS[kind]
+
+    def run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+        """``auto_paired`` with its sparse MOVER built on the arms' variant intervals (the
+        residual correlation as ``sparse_difference``)."""
+        out = auto_paired_run(chunk, j, ctx)
+        if out[4][0] != "mover_korn_graubard":
+            return out
+        sums_a, sums_b, sizes = chunk.sums_a[j], chunk.sums_b[j], chunk.sizes[j]
+        ia = interval(sums_a, sizes, conf=CONF)
+        ib = interval(sums_b, sizes, conf=CONF)
+        e_a, e_b = sums_a - ia.estimate * sizes, sums_b - ib.estimate * sizes
+        scale = math.sqrt(float(e_a @ e_a) * float(e_b @ e_b))
+        rho = min(max(float(e_a @ e_b) / scale, -1.0), 1.0) if scale > 0.0 else 0.0
+        res = mover_difference_interval((ia.estimate, ia.lower, ia.upper),
+                                        (ib.estimate, ib.lower, ib.upper),
+                                        correlation=rho, conf=CONF)
+        return (res.estimate, max(res.lower, -1.0), min(res.upper, 1.0), 1.0,
+                (f"mover_{ia.method}",))
+    return run
+
+
 def _arm_runs_material(chunk: Chunk, j: int) -> bool:
     cells = chunk.runs_a[j]
     res = two_way_cluster_variance(cells, chunk.sizes[j])
@@ -455,5 +501,9 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("paired_mover_wilson", "difference", paired_mover_wilson),
     Method("auto_kg_wilson", "accuracy", auto_kg_wilson, slow=True),
     Method("auto_paired_kg_wilson", "difference", auto_paired_kg_wilson),
+    *(Method(f"auto_kg_{k}", "accuracy", _auto_sparse_variant(k), slow=True)
+      for k in SPARSE_VARIANTS),
+    *(Method(f"auto_paired_kg_{k}", "difference", _auto_paired_sparse_variant(k))
+      for k in SPARSE_VARIANTS),
 )}
 
