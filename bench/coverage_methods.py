@@ -29,7 +29,7 @@ from assay.analysis.benchmark._accuracy import (
     run_material,
     two_way_bounds,
 )
-from assay.analysis.benchmark._contrasts import sparse_difference
+from assay.analysis.benchmark._contrasts import MOVER_METHOD, sparse_difference
 from assay.analysis.benchmark._design import Design, choose_method, design_of, is_sparse
 from assay.stats import (
     beta_binomial_bayes_interval,
@@ -208,7 +208,8 @@ def paired_two_way(chunk: Chunk, j: int, ctx: Context) -> Result:
 
 
 def paired_mover(chunk: Chunk, j: int, ctx: Context) -> Result:
-    """MOVER from the arms' Korn-Graubard intervals with their residual correlation."""
+    """MOVER from the arms' intervals on the Korn-Graubard n* with their residual correlation
+    (the report's ``sparse_difference``: mid-p since run F, Clopper-Pearson before)."""
     sums_a, sums_b = chunk.sums_a[j], chunk.sums_b[j]
     res = sparse_difference(sums_a, sums_b, chunk.sizes[j], conf=CONF, force=True)
     assert res is not None
@@ -275,7 +276,7 @@ def auto_kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Labelled:
 def auto_paired_kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     """Exploration: ``auto_paired`` with its sparse MOVER built on Wilson intervals."""
     out = auto_paired_run(chunk, j, ctx)
-    if out[4][0] == "mover_korn_graubard":
+    if out[4][0] == MOVER_METHOD:
         return (*paired_mover_wilson(chunk, j, ctx)[:3], 1.0, ("mover_korn_graubard_wilson",))
     return out
 
@@ -283,7 +284,18 @@ def auto_paired_kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Labelled:
 SPARSE_VARIANTS = {"midp": korn_graubard_midp_interval,
                    "jeffreys": korn_graubard_jeffreys_interval}
 """Run F (issue 26, session 4): binomial intervals on the Korn-Graubard n* tried in the
-sparse branch in place of Clopper-Pearson."""
+sparse branch in place of Clopper-Pearson (the mid-p one is now the report's for a sparse
+pair; ``auto_paired_kg_cp`` keeps the rule before, Clopper-Pearson, to compare)."""
+
+
+def _midp_if_sparse(sums: FloatArray, sizes: FloatArray, *, conf: float):
+    """Mid-p on n* for a sparse arm (``is_sparse``), Clopper-Pearson on n* for the other."""
+    return (korn_graubard_midp_interval if is_sparse(sums, sizes)
+            else korn_graubard_interval)(sums, sizes, conf=conf)
+
+
+PAIRED_VARIANTS = {**SPARSE_VARIANTS, "cp": korn_graubard_interval,
+                   "midp_sparse_arm": _midp_if_sparse}
 
 
 def _auto_sparse_variant(kind: str) -> Callable[[Chunk, int, Context], Labelled]:
@@ -302,13 +314,13 @@ def _auto_sparse_variant(kind: str) -> Callable[[Chunk, int, Context], Labelled]
 
 
 def _auto_paired_sparse_variant(kind: str) -> Callable[[Chunk, int, Context], Labelled]:
-    interval = SPARSE_VARIANTS[kind]
+    interval = PAIRED_VARIANTS[kind]
 
     def run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
         """``auto_paired`` with its sparse MOVER built on the arms' variant intervals (the
         residual correlation as ``sparse_difference``)."""
         out = auto_paired_run(chunk, j, ctx)
-        if out[4][0] != "mover_korn_graubard":
+        if out[4][0] != MOVER_METHOD:
             return out
         sums_a, sums_b, sizes = chunk.sums_a[j], chunk.sums_b[j], chunk.sizes[j]
         ia = interval(sums_a, sizes, conf=CONF)
@@ -320,7 +332,7 @@ def _auto_paired_sparse_variant(kind: str) -> Callable[[Chunk, int, Context], La
                                         (ib.estimate, ib.lower, ib.upper),
                                         correlation=rho, conf=CONF)
         return (res.estimate, max(res.lower, -1.0), min(res.upper, 1.0), 1.0,
-                (f"mover_{ia.method}",))
+                (f"mover_kg_{kind}",))
     return run
 
 
@@ -388,7 +400,7 @@ def auto_paired_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     if not choice.widened:
         sparse = sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes, conf=CONF)
         if sparse is not None:
-            return sparse.estimate, sparse.lower, sparse.upper, 1.0, ("mover_korn_graubard",)
+            return sparse.estimate, sparse.lower, sparse.upper, 1.0, (sparse.method,)
         material = _pair_runs_material(chunk, j)
         labels = (_runtest(material),)
         if material:
@@ -504,6 +516,6 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     *(Method(f"auto_kg_{k}", "accuracy", _auto_sparse_variant(k), slow=True)
       for k in SPARSE_VARIANTS),
     *(Method(f"auto_paired_kg_{k}", "difference", _auto_paired_sparse_variant(k))
-      for k in SPARSE_VARIANTS),
+      for k in PAIRED_VARIANTS),
 )}
 
