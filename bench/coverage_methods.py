@@ -281,6 +281,8 @@ def auto_paired_kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     return out
 
 
+
+
 SPARSE_VARIANTS = {"midp": korn_graubard_midp_interval,
                    "jeffreys": korn_graubard_jeffreys_interval}
 """Run F (issue 26, session 4): binomial intervals on the Korn-Graubard n* tried in the
@@ -311,6 +313,18 @@ def _auto_sparse_variant(kind: str) -> Callable[[Chunk, int, Context], Labelled]
         res = interval(chunk.sums_a[j], chunk.sizes[j], conf=CONF)
         return res.estimate, res.lower, res.upper, 1.0, (res.method,)
     return run
+
+
+def auto_sparse_cr2(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Diagnostic (run F5): ``auto`` with its two-sided sparse branch given the logit CR2 t
+    (Bell-McCaffrey df at the working ICC, as ``cr2``) instead: does any interval centred on
+    r cover in the replicates the sparse test picks?"""
+    out = auto_run(chunk, j, ctx)
+    if out[4][0] != "korn_graubard_clopper_pearson":
+        return out
+    res = cluster_t_interval(chunk.sums_a[j], chunk.sizes[j], conf=CONF, variance="CR2",
+                             sumsq=chunk.sumsq_a[j])
+    return res.estimate, res.lower, res.upper, 1.0, ("sparse_as_logit_cluster_robust_t",)
 
 
 def _auto_paired_sparse_variant(kind: str) -> Callable[[Chunk, int, Context], Labelled]:
@@ -515,6 +529,7 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("auto_paired_kg_wilson", "difference", auto_paired_kg_wilson),
     *(Method(f"auto_kg_{k}", "accuracy", _auto_sparse_variant(k), slow=True)
       for k in SPARSE_VARIANTS),
+    Method("auto_sparse_cr2", "accuracy", auto_sparse_cr2, slow=True),
     *(Method(f"auto_paired_kg_{k}", "difference", _auto_paired_sparse_variant(k))
       for k in PAIRED_VARIANTS),
 )}
