@@ -29,7 +29,7 @@ from assay.analysis.benchmark._accuracy import (
     run_material,
     two_way_bounds,
 )
-from assay.analysis.benchmark._contrasts import sparse_difference
+from assay.analysis.benchmark._contrasts import MOVER_METHOD, sparse_difference
 from assay.analysis.benchmark._design import Design, choose_method, design_of, is_sparse
 from assay.stats import (
     beta_binomial_bayes_interval,
@@ -37,6 +37,8 @@ from assay.stats import (
     cluster_bootstrap_weights,
     cluster_t_interval,
     korn_graubard_interval,
+    korn_graubard_jeffreys_interval,
+    korn_graubard_midp_interval,
     korn_graubard_wilson_interval,
     mover_difference_interval,
     paired_difference_interval,
@@ -206,7 +208,8 @@ def paired_two_way(chunk: Chunk, j: int, ctx: Context) -> Result:
 
 
 def paired_mover(chunk: Chunk, j: int, ctx: Context) -> Result:
-    """MOVER from the arms' Korn-Graubard intervals with their residual correlation."""
+    """MOVER from the arms' intervals on the Korn-Graubard n* with their residual correlation
+    (the report's ``sparse_difference``: mid-p since run F, Clopper-Pearson before)."""
     sums_a, sums_b = chunk.sums_a[j], chunk.sums_b[j]
     res = sparse_difference(sums_a, sums_b, chunk.sizes[j], conf=CONF, force=True)
     assert res is not None
@@ -273,9 +276,78 @@ def auto_kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Labelled:
 def auto_paired_kg_wilson(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     """Exploration: ``auto_paired`` with its sparse MOVER built on Wilson intervals."""
     out = auto_paired_run(chunk, j, ctx)
-    if out[4][0] == "mover_korn_graubard":
+    if out[4][0] == MOVER_METHOD:
         return (*paired_mover_wilson(chunk, j, ctx)[:3], 1.0, ("mover_korn_graubard_wilson",))
     return out
+
+
+
+
+SPARSE_VARIANTS = {"midp": korn_graubard_midp_interval,
+                   "jeffreys": korn_graubard_jeffreys_interval}
+"""Run F (issue 26, session 4): binomial intervals on the Korn-Graubard n* tried in the
+sparse branch in place of Clopper-Pearson (the mid-p one is now the report's for a sparse
+pair; ``auto_paired_kg_cp`` keeps the rule before, Clopper-Pearson, to compare)."""
+
+
+def _midp_if_sparse(sums: FloatArray, sizes: FloatArray, *, conf: float):
+    """Mid-p on n* for a sparse arm (``is_sparse``), Clopper-Pearson on n* for the other."""
+    return (korn_graubard_midp_interval if is_sparse(sums, sizes)
+            else korn_graubard_interval)(sums, sizes, conf=conf)
+
+
+PAIRED_VARIANTS = {**SPARSE_VARIANTS, "cp": korn_graubard_interval,
+                   "midp_sparse_arm": _midp_if_sparse}
+
+
+def _auto_sparse_variant(kind: str) -> Callable[[Chunk, int, Context], Labelled]:
+    interval = SPARSE_VARIANTS[kind]
+
+    def run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+        """``auto`` with only its sparse branch (two-sided Korn-Graubard Clopper-Pearson, in
+        a design not flagged, 0 < r < 1) on the variant's interval on the same n*; the
+        fallback at r = 0 or 1 and every other branch unchanged."""
+        out = auto_run(chunk, j, ctx)
+        if out[4][0] != "korn_graubard_clopper_pearson":
+            return out
+        res = interval(chunk.sums_a[j], chunk.sizes[j], conf=CONF)
+        return res.estimate, res.lower, res.upper, 1.0, (res.method,)
+    return run
+
+
+def auto_sparse_cr2(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Diagnostic (run F5): ``auto`` with its two-sided sparse branch given the logit CR2 t
+    (Bell-McCaffrey df at the working ICC, as ``cr2``) instead: does any interval centred on
+    r cover in the replicates the sparse test picks?"""
+    out = auto_run(chunk, j, ctx)
+    if out[4][0] != "korn_graubard_clopper_pearson":
+        return out
+    res = cluster_t_interval(chunk.sums_a[j], chunk.sizes[j], conf=CONF, variance="CR2",
+                             sumsq=chunk.sumsq_a[j])
+    return res.estimate, res.lower, res.upper, 1.0, ("sparse_as_logit_cluster_robust_t",)
+
+
+def _auto_paired_sparse_variant(kind: str) -> Callable[[Chunk, int, Context], Labelled]:
+    interval = PAIRED_VARIANTS[kind]
+
+    def run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+        """``auto_paired`` with its sparse MOVER built on the arms' variant intervals (the
+        residual correlation as ``sparse_difference``)."""
+        out = auto_paired_run(chunk, j, ctx)
+        if out[4][0] != MOVER_METHOD:
+            return out
+        sums_a, sums_b, sizes = chunk.sums_a[j], chunk.sums_b[j], chunk.sizes[j]
+        ia = interval(sums_a, sizes, conf=CONF)
+        ib = interval(sums_b, sizes, conf=CONF)
+        e_a, e_b = sums_a - ia.estimate * sizes, sums_b - ib.estimate * sizes
+        scale = math.sqrt(float(e_a @ e_a) * float(e_b @ e_b))
+        rho = min(max(float(e_a @ e_b) / scale, -1.0), 1.0) if scale > 0.0 else 0.0
+        res = mover_difference_interval((ia.estimate, ia.lower, ia.upper),
+                                        (ib.estimate, ib.lower, ib.upper),
+                                        correlation=rho, conf=CONF)
+        return (res.estimate, max(res.lower, -1.0), min(res.upper, 1.0), 1.0,
+                (f"mover_kg_{kind}",))
+    return run
 
 
 def _arm_runs_material(chunk: Chunk, j: int) -> bool:
@@ -342,7 +414,7 @@ def auto_paired_pretest(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     if not choice.widened:
         sparse = sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes, conf=CONF)
         if sparse is not None:
-            return sparse.estimate, sparse.lower, sparse.upper, 1.0, ("mover_korn_graubard",)
+            return sparse.estimate, sparse.lower, sparse.upper, 1.0, (sparse.method,)
         material = _pair_runs_material(chunk, j)
         labels = (_runtest(material),)
         if material:
@@ -455,5 +527,10 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("paired_mover_wilson", "difference", paired_mover_wilson),
     Method("auto_kg_wilson", "accuracy", auto_kg_wilson, slow=True),
     Method("auto_paired_kg_wilson", "difference", auto_paired_kg_wilson),
+    *(Method(f"auto_kg_{k}", "accuracy", _auto_sparse_variant(k), slow=True)
+      for k in SPARSE_VARIANTS),
+    Method("auto_sparse_cr2", "accuracy", auto_sparse_cr2, slow=True),
+    *(Method(f"auto_paired_kg_{k}", "difference", _auto_paired_sparse_variant(k))
+      for k in PAIRED_VARIANTS),
 )}
 

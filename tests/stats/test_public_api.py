@@ -40,7 +40,8 @@ def test_all_is_sorted_and_complete() -> None:
                  "Diversity", "EnsembleWeights", "PercentileBands",
                  "RankingStability", "STRATEGIES", "equal_allocation", "proportional_allocation",
                  "sample_indices", "DesignSize", "VarianceComponents", "cr2_weighted_means",
-                 "korn_graubard_wilson_interval"}
+                 "korn_graubard_wilson_interval",
+                 "korn_graubard_jeffreys_interval", "korn_graubard_midp_interval"}
     assert set(api.__all__) == expected
     for name in api.__all__:
         assert getattr(api, name) is not None

@@ -112,6 +112,10 @@ METHOD_WORDS: dict[str, str] = {
     "percentile_bootstrap_over_run_means": "percentile bootstrap over the trial means",
     "korn_graubard_clopper_pearson": "Clopper-Pearson on the effective number of items",
     "korn_graubard_wilson": "Wilson score interval on the effective number of items",
+    "korn_graubard_midp": "mid-p interval on the effective number of items",
+    "korn_graubard_jeffreys": "Jeffreys interval on the effective number of items",
+    "mover_korn_graubard_midp": ("MOVER from the two arms' intervals on the effective number "
+                                 "of items (mid-p for a sparse arm)"),
     "beta_binomial_bayes": "beta-binomial Bayes (credible interval)",
     "cr2_bayes_hull": "the wider of the cluster-robust and Bayes intervals",
     "logit_cluster_robust_t_independent_df": ("cluster-robust t interval (CR2) on the logit "

@@ -67,6 +67,8 @@ __getattr__, __dir__, _lazy_all = _attach(__name__, {
         "cr2_weighted_means",
         "effective_clusters",
         "korn_graubard_interval",
+        "korn_graubard_jeffreys_interval",
+        "korn_graubard_midp_interval",
         "korn_graubard_wilson_interval",
         "pass_hat_k",
         "pass_hat_k_per_item",

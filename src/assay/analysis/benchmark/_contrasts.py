@@ -32,12 +32,18 @@ from assay.stats.contrasts import (
 )
 from assay.stats.intervals import (
     korn_graubard_interval,
+    korn_graubard_midp_interval,
     run_variance_component,
     two_way_cluster_variance,
 )
 
 FloatArray = npt.NDArray[np.float64]
 Record = dict[str, Any]
+MOVER_METHOD = "mover_korn_graubard_midp"
+"""The ``method`` of a sparse pair's interval: MOVER on the arms' intervals on n*, mid-p for
+a sparse arm (:func:`sparse_difference`)."""
+SPARSE_PAIR_COVERAGE = "96-97.5%"
+"""The grid's coverage of that interval in its sparse cells (run F), quoted in the note."""
 
 MAX_T_DRAWS = 100_000
 """Draws of the multivariate t for the max-t critical value (hr_report, "Rankings")."""
@@ -104,7 +110,8 @@ class PairedData:
     """y_iar, shape (I, A, R): the run component of a difference."""
     auto: bool = False
     """The auto rule in a design it does not widen: a sparse pair gets the MOVER interval
-    from the arms' Korn-Graubard intervals, a positive run component the cluster-run t."""
+    from the arms' intervals on the Korn-Graubard n* (mid-p for a sparse arm), a positive
+    run component the cluster-run t."""
 
     @classmethod
     def of(cls, data: BenchData, *, effective: float | None = None,
@@ -167,16 +174,26 @@ class RunDifference:
 
 def sparse_difference(sums_1: FloatArray, sums_2: FloatArray, sizes: FloatArray, *,
                       conf: float, force: bool = False) -> IntervalResult | None:
-    """MOVER from the Korn-Graubard intervals of two arms when either is sparse.
+    """MOVER from the arms' intervals on the Korn-Graubard n* when either arm is sparse.
 
+    A sparse arm (:func:`~assay.analysis.benchmark._design.is_sparse`) enters with its mid-p
+    interval on n* (:func:`~assay.stats.korn_graubard_midp_interval`, two-sided also at
+    accuracy 0 or 1), the other arm with Clopper-Pearson on n*
+    (:func:`~assay.stats.korn_graubard_interval`). Until issue 26's fourth session both arms
+    entered with Clopper-Pearson, whose MOVER covered 97.2-98.6% in the grid's sparse cells
+    (`ext-0.02-small`, `ext-0.98`, `ext-0.02`); mid-p for a sparse arm brings them to
+    95.95-97.50% (two seeds of 2,000 replicates), and mid-p for both arms too would take
+    `ext-0.02-0.04` (0.02 against a non-sparse 0.04) to 93.05%, below the band (run F,
+    ``bench/results/coverage_grid.txt``).
     The correlation of the two estimates is that of their linearised cluster residuals
-    S_ca - r_a n_c (0 when either arm has no spread). None when neither arm is sparse
-    (:func:`~assay.analysis.benchmark._design.is_sparse`) and not `force`.
+    S_ca - r_a n_c (0 when either arm has no spread). None when neither arm is sparse and
+    not `force`.
     """
-    if not (force or is_sparse(sums_1, sizes) or is_sparse(sums_2, sizes)):
+    sparse_1, sparse_2 = is_sparse(sums_1, sizes), is_sparse(sums_2, sizes)
+    if not (force or sparse_1 or sparse_2):
         return None
-    kg_1 = korn_graubard_interval(sums_1, sizes, conf=conf)
-    kg_2 = korn_graubard_interval(sums_2, sizes, conf=conf)
+    kg_1 = _arm_interval(sums_1, sizes, sparse=sparse_1, conf=conf)
+    kg_2 = _arm_interval(sums_2, sizes, sparse=sparse_2, conf=conf)
     e_1 = sums_1 - kg_1.estimate * sizes
     e_2 = sums_2 - kg_2.estimate * sizes
     scale = math.sqrt(float(e_1 @ e_1) * float(e_2 @ e_2))
@@ -185,7 +202,15 @@ def sparse_difference(sums_1: FloatArray, sums_2: FloatArray, sizes: FloatArray,
                                        (kg_2.estimate, kg_2.lower, kg_2.upper),
                                        correlation=rho, conf=conf)
     return replace(result, lower=_clip(result.lower), upper=_clip(result.upper),
-                   method="mover_korn_graubard")
+                   method=MOVER_METHOD)
+
+
+def _arm_interval(sums: FloatArray, sizes: FloatArray, *, sparse: bool,
+                  conf: float) -> IntervalResult:
+    """An arm's part of a sparse pair's MOVER: mid-p on n* when the arm is sparse, else
+    Clopper-Pearson on n* (:func:`sparse_difference`)."""
+    interval = korn_graubard_midp_interval if sparse else korn_graubard_interval
+    return interval(sums, sizes, conf=conf)
 
 
 def run_difference(one_way: IntervalResult, cells: FloatArray, sizes: FloatArray, *,
@@ -235,9 +260,10 @@ def contrasts_section(paired: PairedData, arms: Sequence[str], pairs: list[tuple
             notes.append(
                 f"{name}: one arm's rarer outcome sits in too few clusters for a t interval "
                 f"(in assay's coverage simulation at accuracy 0.02 the t interval of the "
-                f"difference covered 90%): its interval combines the two arms' Korn-Graubard "
-                f"intervals by MOVER (Newcombe 1998; Zou and Donner 2008), conservative there "
-                f"(97%).")
+                f"difference covered 90%): its interval combines the two arms' intervals on "
+                f"the Korn-Graubard effective n (mid-p for a sparse arm, Clopper-Pearson for "
+                f"the other) by MOVER (Newcombe 1998; Zou and Donner 2008), which covered "
+                f"{SPARSE_PAIR_COVERAGE} there.")
         elif runs is not None:
             ri = runs.interval
             record.update(lower=ri.lower, upper=ri.upper, method=RUN_METHOD,
@@ -351,7 +377,7 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
         notes.append(
             f"{len(special)} of {n_pairs} pairwise differences are sparse or carry a positive "
             f"run component: their simultaneous intervals are their own (MOVER on "
-            f"Korn-Graubard, or the cluster-run t) at the Bonferroni level 1 - (1 - conf) / "
+            f"mid-p Korn-Graubard, or the cluster-run t) at the Bonferroni level 1 - (1 - conf) / "
             f"{n_pairs}, and the max-t part runs at "
             f"{1.0 - (1.0 - conf) * n_varying / n_pairs:.4g}.")
     return base, notes
@@ -360,7 +386,7 @@ def simultaneous_section(paired: PairedData, arms: Sequence[str], *, conf: float
 def _special_pairs(paired: PairedData, pairs: list[tuple[int, int]], *,
                    conf: float) -> dict[int, IntervalResult]:
     """Under the auto rule, the pairs whose contrast is not the CR2 t, with their interval at
-    `conf`: MOVER on Korn-Graubard for a sparse pair, the cluster-run t for a positive run
+    `conf`: MOVER on mid-p Korn-Graubard for a sparse pair, the cluster-run t for a positive run
     component (as :func:`contrasts_section` chooses)."""
     out: dict[int, IntervalResult] = {}
     if not paired.auto:

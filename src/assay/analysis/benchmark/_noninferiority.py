@@ -76,7 +76,7 @@ class _Contrast:
 
         At level 0.5 (the top of the p-value search) the bound is the estimate itself. Under
         the auto rule the bound follows the contrasts' interval: the lower end of the MOVER
-        Korn-Graubard interval at confidence 1 - 2 level for a sparse pair, of the CR2 t with
+        (mid-p Korn-Graubard) interval at confidence 1 - 2 level for a sparse pair, of the CR2 t with
         the run component added when it is positive; else the paired CR2 t.
         """
         if level >= 0.5:

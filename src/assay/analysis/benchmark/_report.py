@@ -226,7 +226,8 @@ def benchmark_report(
         and 30 effective clusters, else the cluster-robust t (CR2) on the logit scale, and
         widens the intervals of a design with few effective clusters of unequal size.
         Elsewhere it gives an arm whose rarer outcome sits in few clusters the
-        Korn-Graubard interval (a pair with such an arm MOVER on Korn-Graubard), and an arm
+        Korn-Graubard interval (a pair with such an arm MOVER on the arms'
+        mid-p intervals on the Korn-Graubard n*), and an arm
         or pair whose run component is material the two-way (cluster x run) interval; see
         docs/statistics.md. Below 5 runs "auto" gives a descriptive report (no intervals); a
         method named explicitly is used at any number of runs (the interval is over items,

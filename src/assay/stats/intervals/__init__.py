@@ -1,7 +1,7 @@
 """Intervals for a proportion or a mean over clustered items: the ratio estimator, the
 cluster-robust t (CR1, and CR2 with Bell-McCaffrey degrees of freedom), the effective
-number of clusters, Korn-Graubard, the beta-binomial Bayes interval, the cluster bootstrap
-(percentile, BCa, studentised) and pass^k.
+number of clusters, Korn-Graubard (Clopper-Pearson, Wilson, mid-p and Jeffreys on n*), the
+beta-binomial Bayes interval, the cluster bootstrap (percentile, BCa, studentised) and pass^k.
 """
 
 from assay._lazy import attach as _attach
@@ -10,6 +10,7 @@ __getattr__, __dir__, __all__ = _attach(__name__, {
     "._analytic": ["cluster_t_interval", "korn_graubard_interval", "korn_graubard_wilson_interval",
                      "ratio_estimate"],
     "._bayes": ["beta_binomial_bayes_interval"],
+    "._effective_n": ["korn_graubard_jeffreys_interval", "korn_graubard_midp_interval"],
     "._cr2": [
         "bell_mccaffrey_df",
         "cr2_ratio_estimate",
