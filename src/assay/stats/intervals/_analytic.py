@@ -10,6 +10,7 @@ bootstrap in :mod:`assay.stats.intervals._bootstrap`.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -403,26 +404,53 @@ def korn_graubard_wilson_interval(
     >>> round(res.n, 4), round(res.lower, 4), round(res.upper, 4)
     (3.1401, 0.1291, 0.8709)
     """
-    conf = _check_conf(conf)
-    est, df = _kg_design(sums, sizes, design_df)
-    r, variance, total, c = est.estimate, est.variance, est.n, est.n_clusters
-    q = (1.0 + conf) / 2.0
-    n_eff = _kg_effective_n(r, variance, total, df, q)
-    z = float(norm_ppf(q))
+    design = kg_two_sided(sums, sizes, conf, design_df)
+    r, n_eff = design.estimate.estimate, design.n_eff
+    z = float(norm_ppf(design.q))
     z2n = z * z / n_eff
     centre = (r + z2n / 2.0) / (1.0 + z2n)
     half = z * math.sqrt(r * (1.0 - r) / n_eff + z2n / (4.0 * n_eff)) / (1.0 + z2n)
-    return IntervalResult(
-        estimate=r,
-        lower=min(max(centre - half, 0.0), r),
-        upper=max(min(centre + half, 1.0), r),
-        standard_error=est.standard_error,
-        method="korn_graubard_wilson",
-        conf=conf,
-        df=df,
-        n=n_eff,
-        n_clusters=c,
-    )
+    return design.result(max(centre - half, 0.0), min(centre + half, 1.0), "korn_graubard_wilson")
+
+
+@dataclass(frozen=True)
+class KGTwoSided:
+    """What a two-sided interval on the Korn-Graubard effective n needs: the checked ratio
+    estimate, the design df, q = (1 + conf) / 2, n* at q and x = r n*
+    (:func:`kg_two_sided`)."""
+
+    estimate: RatioEstimate
+    df: float
+    conf: float
+    q: float
+    n_eff: float
+    x: float
+
+    def result(self, lower: float, upper: float, method: str) -> IntervalResult:
+        """The interval [lower, upper], widened to hold r, with the design's fields."""
+        r = self.estimate.estimate
+        return IntervalResult(
+            estimate=r,
+            lower=min(lower, r),
+            upper=max(upper, r),
+            standard_error=self.estimate.standard_error,
+            method=method,
+            conf=self.conf,
+            df=self.df,
+            n=self.n_eff,
+            n_clusters=self.estimate.n_clusters,
+        )
+
+
+def kg_two_sided(sums: ArrayLike, sizes: ArrayLike, conf: float,
+                 design_df: float | None) -> KGTwoSided:
+    """The checked level, design and effective n* of a two-sided interval on n* (Wilson,
+    mid-p, Jeffreys: only the binomial interval on (x, n*) differs)."""
+    conf = _check_conf(conf)
+    est, df = _kg_design(sums, sizes, design_df)
+    q = (1.0 + conf) / 2.0
+    n_eff = _kg_effective_n(est.estimate, est.variance, est.n, df, q)
+    return KGTwoSided(est, df, conf, q, n_eff, est.estimate * n_eff)
 
 
 def _kg_design(sums: ArrayLike, sizes: ArrayLike,

@@ -11,8 +11,7 @@ from numpy.typing import ArrayLike
 
 from assay.stats._distributions import beta_ppf
 from assay.stats._results import IntervalResult
-from assay.stats._validate import _check_conf
-from assay.stats.intervals._analytic import _kg_design, _kg_effective_n
+from assay.stats.intervals._analytic import kg_two_sided
 
 __all__ = ["korn_graubard_jeffreys_interval", "korn_graubard_midp_interval"]
 
@@ -94,13 +93,10 @@ def korn_graubard_midp_interval(
     """
     from scipy import optimize, special
 
-    conf = _check_conf(conf)
-    est, df = _kg_design(sums, sizes, design_df)
-    r, variance, total, c = est.estimate, est.variance, est.n, est.n_clusters
-    q = (1.0 + conf) / 2.0
+    design = kg_two_sided(sums, sizes, conf, design_df)
+    conf, q, n_eff, x = design.conf, design.q, design.n_eff, design.x
+    r = design.estimate.estimate
     tail = 1.0 - q
-    n_eff = _kg_effective_n(r, variance, total, df, q)
-    x = r * n_eff
 
     def g(p: float) -> float:
         return 0.5 * (float(special.betainc(x, n_eff - x + 1.0, p))
@@ -114,17 +110,7 @@ def korn_graubard_midp_interval(
         # g runs from 0 at p = 0 to 1 at p = 1, and increases: one root each.
         lower = float(optimize.brentq(lambda p: g(p) - tail, 0.0, 1.0, xtol=1e-14, rtol=1e-14))
         upper = float(optimize.brentq(lambda p: g(p) - q, 0.0, 1.0, xtol=1e-14, rtol=1e-14))
-    return IntervalResult(
-        estimate=r,
-        lower=min(lower, r),
-        upper=max(upper, r),
-        standard_error=est.standard_error,
-        method="korn_graubard_midp",
-        conf=conf,
-        df=df,
-        n=n_eff,
-        n_clusters=c,
-    )
+    return design.result(lower, upper, "korn_graubard_midp")
 
 
 def korn_graubard_jeffreys_interval(
@@ -199,24 +185,10 @@ def korn_graubard_jeffreys_interval(
     >>> round(res.n, 4), round(res.lower, 4), round(res.upper, 4)
     (3.1401, 0.0986, 0.9014)
     """
-    conf = _check_conf(conf)
-    est, df = _kg_design(sums, sizes, design_df)
-    r, variance, total, c = est.estimate, est.variance, est.n, est.n_clusters
-    q = (1.0 + conf) / 2.0
-    n_eff = _kg_effective_n(r, variance, total, df, q)
-    x = r * n_eff
+    design = kg_two_sided(sums, sizes, conf, design_df)
+    r, q, n_eff, x = design.estimate.estimate, design.q, design.n_eff, design.x
     a, b = x + 0.5, n_eff - x + 0.5
     lower = 0.0 if r <= 0.0 else float(beta_ppf(1.0 - q, a, b))
     upper = 1.0 if r >= 1.0 else float(beta_ppf(q, a, b))
-    return IntervalResult(
-        estimate=r,
-        lower=min(lower, r),
-        upper=max(upper, r),
-        standard_error=est.standard_error,
-        method="korn_graubard_jeffreys",
-        conf=conf,
-        df=df,
-        n=n_eff,
-        n_clusters=c,
-    )
+    return design.result(lower, upper, "korn_graubard_jeffreys")
 
