@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -245,16 +246,23 @@ def kg_wilson_run(chunk: Chunk, j: int, ctx: Context) -> Result:
     return r, max(centre - half, 0.0), min(centre + half, 1.0), 0.0
 
 
+def _mover_of(ia: Any, ib: Any, sums_a: FloatArray, sums_b: FloatArray,
+              sizes: FloatArray) -> tuple[float, float, float]:
+    """MOVER of the arms' intervals ``ia``, ``ib`` with the residual correlation of the
+    cluster sums (as ``sparse_difference``), clipped to [-1, 1]."""
+    e_a, e_b = sums_a - ia.estimate * sizes, sums_b - ib.estimate * sizes
+    scale = math.sqrt(float(e_a @ e_a) * float(e_b @ e_b))
+    rho = min(max(float(e_a @ e_b) / scale, -1.0), 1.0) if scale > 0.0 else 0.0
+    res = mover_difference_interval((ia.estimate, ia.lower, ia.upper),
+                                    (ib.estimate, ib.lower, ib.upper),
+                                    correlation=rho, conf=CONF)
+    return res.estimate, max(res.lower, -1.0), min(res.upper, 1.0)
+
+
 def _mover_wilson(sums_a: FloatArray, sums_b: FloatArray, sizes: FloatArray) -> Result:
     kg_a = korn_graubard_wilson_interval(sums_a, sizes, conf=CONF)
     kg_b = korn_graubard_wilson_interval(sums_b, sizes, conf=CONF)
-    e_a, e_b = sums_a - kg_a.estimate * sizes, sums_b - kg_b.estimate * sizes
-    scale = math.sqrt(float(e_a @ e_a) * float(e_b @ e_b))
-    rho = min(max(float(e_a @ e_b) / scale, -1.0), 1.0) if scale > 0.0 else 0.0
-    res = mover_difference_interval((kg_a.estimate, kg_a.lower, kg_a.upper),
-                                    (kg_b.estimate, kg_b.lower, kg_b.upper),
-                                    correlation=rho, conf=CONF)
-    return res.estimate, max(res.lower, -1.0), min(res.upper, 1.0), 0.0
+    return (*_mover_of(kg_a, kg_b, sums_a, sums_b, sizes), 0.0)
 
 
 def paired_mover_wilson(chunk: Chunk, j: int, ctx: Context) -> Result:
@@ -339,14 +347,7 @@ def _auto_paired_sparse_variant(kind: str) -> Callable[[Chunk, int, Context], La
         sums_a, sums_b, sizes = chunk.sums_a[j], chunk.sums_b[j], chunk.sizes[j]
         ia = interval(sums_a, sizes, conf=CONF)
         ib = interval(sums_b, sizes, conf=CONF)
-        e_a, e_b = sums_a - ia.estimate * sizes, sums_b - ib.estimate * sizes
-        scale = math.sqrt(float(e_a @ e_a) * float(e_b @ e_b))
-        rho = min(max(float(e_a @ e_b) / scale, -1.0), 1.0) if scale > 0.0 else 0.0
-        res = mover_difference_interval((ia.estimate, ia.lower, ia.upper),
-                                        (ib.estimate, ib.lower, ib.upper),
-                                        correlation=rho, conf=CONF)
-        return (res.estimate, max(res.lower, -1.0), min(res.upper, 1.0), 1.0,
-                (f"mover_kg_{kind}",))
+        return (*_mover_of(ia, ib, sums_a, sums_b, sizes), 1.0, (f"mover_kg_{kind}",))
     return run
 
 
