@@ -78,7 +78,7 @@ def engine_answer(table: EngineTable, *, conf: float = 0.95) -> Answer:
         "ORDER BY criterion")]
     if shared:
         left_out.append(AGREEMENT_LEFT_OUT.format(criteria=", ".join(map(repr, shared))))
-    humans, humans_note = engine_human_lines(table, conf=conf)
+    humans, humans_note = engine_human_lines(table, conf=conf, judged_from=GROUPS)
     ((n, judges),) = table.query(
         f"SELECT coalesce(sum(n), 0), count(DISTINCT judge) FROM {GROUPS} WHERE reportable")
     if not pairwise and len(distinct) == 1:  # the reportable rows are one (judge, criterion)'s

@@ -42,12 +42,16 @@ _MAPPED = ("binary", "range")
 criterion has none, and pandas leaves its rows out of the human units."""
 
 
-def engine_human_lines(table: EngineTable, *,
-                       conf: float) -> tuple[tuple[HumanLine, ...], str]:
-    """:func:`~assay.analysis.answer._humans.human_lines` of an engine table, the same lines."""
+def engine_human_lines(table: EngineTable, *, conf: float,
+                       judged_from: str = VIEW) -> tuple[tuple[HumanLine, ...], str]:
+    """:func:`~assay.analysis.answer._humans.human_lines` of an engine table, the same lines.
+
+    ``judged_from``: a relation holding the table's (criterion, judge) pairs, all of them
+    (the answer passes its table of counts per group, so the table is not scanned for them
+    again)."""
     from assay.analysis.answer._humans import human_lines_of_units
 
-    judged = table.query(f"SELECT criterion, judge FROM {VIEW} GROUP BY criterion, judge")
+    judged = table.query(f"SELECT criterion, judge FROM {judged_from} GROUP BY criterion, judge")
     if not any(is_human(judge) for _, judge in judged):
         return (), NO_HUMANS
     criteria = sorted({str(c) for c, judge in judged
