@@ -1,0 +1,235 @@
+"""One interval per estimand, no switch (issue 26, session 5): binomial intervals on an
+effective number of item-runs built from the CR2 variance plus the run component.
+
+For arm A's accuracy, in every replicate (sparse or not, V_run = 0 or not):
+
+* r = sum S_c / N, V_1 the CR2 variance of r (``cr2_ratio_estimate``, its Bell-McCaffrey df
+  nu_1 under the working ICC), V_run the run component (``run_variance_component``);
+* nu = Satterthwaite's df of V_1 + V_run (``run_inclusive_df``: nu_1 at V_run = 0, no branch);
+* M = N R item-runs, n* = min(r (1 - r) / (V_1 + V_run) (t_{M-1,q} / t_{nu,q})^2, M)
+  (Korn and Graubard's df-adjusted effective count, its cap counting item-runs);
+  n* = M when V_1 + V_run = 0 < r < 1; at r = 0 or 1 (no variance to read) n* = N items,
+  the report's Korn-Graubard count at the boundary (label ``r at 0 or 1``);
+* Wilson, Clopper-Pearson or mid-p on (x = r n*, n*).
+
+For the difference A - B: MOVER of the two arms' intervals above, with the residual
+correlation of the cluster sums (``_mover_of``, as the report's sparse pair), or with the
+correlation implied by the total variances, rho = (V_A + V_B - V_D) / (2 sqrt(V_A V_B)),
+V the CR2 + run variance of each arm and of the difference (``_tot``). ``paired_cr2_run``
+is the report's non-sparse pair branch (CR2 t on the raw scale plus the run component,
+Satterthwaite df) taken in every replicate, as the comparison.
+
+Labels (the grid's ``|`` lines) are diagnostics, not branches, except ``r at 0 or 1``: the
+old rule's branches (``sparse`` by ``is_sparse``, ``flagged``), ``V_run = 0`` / ``V_run >
+0`` and what issue 12's run pre-test would have said, so that conditional coverage where
+the old rule switched can be read.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+from coverage_methods import (
+    CONF,
+    Context,
+    FloatArray,
+    Labelled,
+    Method,
+    _arm_runs_material,
+    _design,
+    _mover_of,
+    _pair_runs_material,
+    _runtest,
+)
+from coverage_model import Chunk
+from scipy import optimize, special, stats
+
+from assay.analysis.benchmark._accuracy import run_inclusive
+from assay.analysis.benchmark._contrasts import sparse_difference
+from assay.analysis.benchmark._design import choose_method, is_sparse
+from assay.stats import (
+    cr2_ratio_estimate,
+    mover_difference_interval,
+    paired_difference_interval,
+    run_inclusive_df,
+    run_variance_component,
+)
+
+Q = (1.0 + CONF) / 2.0
+
+
+class ArmInterval(NamedTuple):
+    estimate: float
+    lower: float
+    upper: float
+    variance: float
+    """V_1 + V_run."""
+    n_eff: float
+    boundary: bool
+    run_variance: float
+
+
+def _wilson(r: float, n: float) -> tuple[float, float]:
+    z = float(stats.norm.ppf(Q))
+    a = z * z / n
+    centre = (r + a / 2.0) / (1.0 + a)
+    half = z * math.sqrt(r * (1.0 - r) / n + a / (4.0 * n)) / (1.0 + a)
+    return max(centre - half, 0.0), min(centre + half, 1.0)
+
+
+def _cp(r: float, n: float) -> tuple[float, float]:
+    x, tail = r * n, 1.0 - Q
+    lower = 0.0 if x <= 0.0 else float(special.betaincinv(x, n - x + 1.0, tail))
+    upper = 1.0 if x >= n else float(special.betaincinv(x + 1.0, n - x, Q))
+    return lower, upper
+
+
+def _midp(r: float, n: float) -> tuple[float, float]:
+    x, tail = r * n, 1.0 - Q
+    if x <= 0.0:
+        return 0.0, 1.0 - (1.0 - CONF) ** (1.0 / n)
+    if x >= n:
+        return (1.0 - CONF) ** (1.0 / n), 1.0
+
+    def g(p: float) -> float:
+        return 0.5 * (float(special.betainc(x, n - x + 1.0, p))
+                      + float(special.betainc(x + 1.0, n - x, p)))
+    lower = float(optimize.brentq(lambda p: g(p) - tail, 0.0, 1.0, xtol=1e-12))
+    upper = float(optimize.brentq(lambda p: g(p) - Q, 0.0, 1.0, xtol=1e-12))
+    return lower, upper
+
+
+BINOMIAL: dict[str, Callable[[float, float], tuple[float, float]]] = {
+    "wilson": _wilson, "cp": _cp, "midp": _midp}
+
+
+def arm_interval(cells: FloatArray, sums: FloatArray, sumsq: FloatArray, sizes: FloatArray,
+                 kind: str, cap_first: bool = False) -> ArmInterval:
+    """The binomial interval `kind` on n* of CR2 + V_run, cap N R (see the module doc);
+    `cap_first`: n* = min(r (1 - r) / V, M) (t_{M-1,q} / t_{nu,q})^2, the df adjustment
+    kept where the cap binds (a design effect truncated at 1, then the df adjustment)."""
+    runs = int(cells.shape[1])
+    items = float(sizes.sum())
+    total = items * runs
+    cr2 = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)
+    comp = run_variance_component(cells, sizes)
+    r, v = cr2.estimate, cr2.variance + comp.variance
+    if not 0.0 < r < 1.0:
+        n_eff, boundary = items, True
+    else:
+        nu = run_inclusive_df(cr2.variance, max(cr2.df, 1.0), comp.variance, runs) \
+            if v > 0.0 else max(cr2.df, 1.0)
+        raw = r * (1.0 - r) / v if v > 0.0 else total
+        ratio = float(stats.t.ppf(Q, total - 1.0) / stats.t.ppf(Q, nu))
+        n_eff = min(raw, total) * ratio * ratio if cap_first else \
+            min(raw * ratio * ratio, total)
+        boundary = False
+    lower, upper = BINOMIAL[kind](r, n_eff)
+    # rounding: Wilson's lower bound at r = 0 is 0 up to 1e-17
+    return ArmInterval(r, min(lower, r), max(upper, r), v, n_eff, boundary, comp.variance)
+
+
+def _arm_labels(chunk: Chunk, j: int, res: ArmInterval) -> tuple[str, ...]:
+    labels = ["r at 0 or 1" if res.boundary else "0 < r < 1",
+              "V_run = 0" if res.run_variance == 0.0 else "V_run > 0"]
+    if choose_method("auto", _design(chunk, j)).widened:
+        labels.append("flagged design")
+    elif is_sparse(chunk.sums_a[j], chunk.sizes[j]):
+        labels.append("sparse arm (old rule)")
+    else:
+        labels.append(_runtest(_arm_runs_material(chunk, j)))
+    return tuple(labels)
+
+
+def _accuracy(kind: str, cap_first: bool) -> Callable[[Chunk, int, Context], Labelled]:
+    def run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+        res = arm_interval(chunk.runs_a[j], chunk.sums_a[j], chunk.sumsq_a[j],
+                           chunk.sizes[j], kind, cap_first)
+        return (res.estimate, res.lower, res.upper, float(res.boundary),
+                _arm_labels(chunk, j, res))
+    return run
+
+
+def _pair_labels(chunk: Chunk, j: int, ia: ArmInterval, ib: ArmInterval) -> tuple[str, ...]:
+    labels = ["an arm at 0 or 1" if (ia.boundary or ib.boundary) else "0 < r < 1 (both)",
+              "V_run = 0 (both)" if ia.run_variance == ib.run_variance == 0.0
+              else "V_run > 0 (an arm)"]
+    sizes = chunk.sizes[j]
+    if choose_method("auto", _design(chunk, j)).widened:
+        labels.append("flagged design")
+    elif sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes, conf=CONF) is not None:
+        labels.append("sparse pair (old rule)")
+    else:
+        labels.append(_runtest(_pair_runs_material(chunk, j)))
+    return tuple(labels)
+
+
+def _total_correlation(chunk: Chunk, j: int, ia: ArmInterval, ib: ArmInterval) -> float:
+    """rho = (V_A + V_B - V_D) / (2 sqrt(V_A V_B)), each V the CR2 + run variance."""
+    sizes = chunk.sizes[j]
+    cr2_d = cr2_ratio_estimate(chunk.diff_sums[j], sizes, sumsq=chunk.sumsq_d[j])
+    v_d = cr2_d.variance + run_variance_component(chunk.runs_a[j] - chunk.runs_b[j],
+                                                  sizes).variance
+    scale = math.sqrt(ia.variance * ib.variance)
+    if not scale > 0.0:
+        return 0.0
+    return min(max((ia.variance + ib.variance - v_d) / (2.0 * scale), -1.0), 1.0)
+
+
+def _difference(kind: str, correlation: str,
+                cap_first: bool) -> Callable[[Chunk, int, Context], Labelled]:
+    def run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+        sizes = chunk.sizes[j]
+        ia = arm_interval(chunk.runs_a[j], chunk.sums_a[j], chunk.sumsq_a[j], sizes, kind,
+                          cap_first)
+        ib = arm_interval(chunk.runs_b[j], chunk.sums_b[j], chunk.sumsq_b[j], sizes, kind,
+                          cap_first)
+        labels = _pair_labels(chunk, j, ia, ib)
+        if correlation == "clusters":
+            d, lower, upper = _mover_of(ia, ib, chunk.sums_a[j], chunk.sums_b[j], sizes)
+        else:
+            rho = _total_correlation(chunk, j, ia, ib)
+            res = mover_difference_interval((ia.estimate, ia.lower, ia.upper),
+                                            (ib.estimate, ib.lower, ib.upper),
+                                            correlation=rho, conf=CONF)
+            d, lower, upper = res.estimate, max(res.lower, -1.0), min(res.upper, 1.0)
+        return d, lower, upper, float(ia.boundary or ib.boundary), labels
+    return run
+
+
+def paired_cr2_run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """CR2 t of the difference plus the run component (the report's ``cluster_run_t``), in
+    every replicate; the CR2 t alone where the run-inclusive interval is undefined."""
+    sizes = chunk.sizes[j]
+    res = paired_difference_interval(chunk.diff_sums[j], sizes, conf=CONF, variance="CR2",
+                                     sumsq=chunk.sumsq_d[j])
+    comp = run_variance_component(chunk.runs_a[j] - chunk.runs_b[j], sizes)
+    ia = ArmInterval(0, 0, 0, 0, 0, False, comp.variance)
+    labels = _pair_labels(chunk, j, ia, ia)
+    if math.isfinite(res.lower) and res.df is not None:
+        ri = run_inclusive(res.estimate, res.standard_error ** 2, res.df, comp, chunk.runs,
+                           conf=CONF, logit=False, low=-1.0)
+        if ri is not None:
+            return res.estimate, ri.lower, ri.upper, 0.0, labels
+    if not math.isfinite(res.lower):
+        return res.estimate, -1.0, 1.0, 1.0, ("undefined (printed as [-1, 1])", *labels)
+    return res.estimate, res.lower, res.upper, 0.0, labels
+
+
+CAPS = {"": False, "_d1": True}
+"""Method name suffix: the cap after the df adjustment (Korn-Graubard's), or before (_d1)."""
+
+UNIFIED_METHODS: dict[str, Method] = {m.name: m for m in (
+    *(Method(f"{k}_cr2_run{c}", "accuracy", _accuracy(k, f)) for k in BINOMIAL
+      for c, f in CAPS.items()),
+    *(Method(f"mover_{k}_cr2_run{c}", "difference", _difference(k, "clusters", f))
+      for k in BINOMIAL for c, f in CAPS.items()),
+    *(Method(f"mover_{k}_cr2_run_tot{c}", "difference", _difference(k, "total", f))
+      for k in BINOMIAL for c, f in CAPS.items()),
+    Method("paired_cr2_run", "difference", paired_cr2_run),
+)}
+"""Registered by ``coverage_simulation`` beside ``coverage_methods.METHODS``."""
+
+__all__ = ["UNIFIED_METHODS", "arm_interval"]
