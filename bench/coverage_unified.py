@@ -105,14 +105,35 @@ BINOMIAL: dict[str, Callable[[float, float], tuple[float, float]]] = {
     "wilson": _wilson, "cp": _cp, "midp": _midp}
 
 
+def run_cap(sums: FloatArray, sumsq: FloatArray, sizes: FloatArray, runs: int) -> float:
+    """N R / deff_R: the item-runs counted as independent under a one-way item model.
+
+    With p_i an item's mean over its R runs, w = R/(R - 1) mean p_i (1 - p_i) the
+    within-item run variance and b = max(var(p_i) - w / R, 0) the between-item variance of
+    the items' accuracies, runs of an item correlate at b / (b + w) and
+    deff_R = 1 + (R - 1) b / (b + w): N R when items are alike, N when each item is all
+    right or all wrong. From the cluster sums of p_i and p_i^2 alone."""
+    items = float(sizes.sum())
+    s, q = float(sums.sum()), float(sumsq.sum())
+    r = s / items
+    within = runs / (runs - 1.0) * max(r - q / items, 0.0)
+    between = max((q - items * r * r) / (items - 1.0) - within / runs, 0.0)
+    if not between + within > 0.0:
+        return items * runs
+    return items * runs / (1.0 + (runs - 1.0) * between / (between + within))
+
+
 def arm_interval(cells: FloatArray, sums: FloatArray, sumsq: FloatArray, sizes: FloatArray,
-                 kind: str, cap_first: bool = False) -> ArmInterval:
+                 kind: str, cap_first: bool = False, cap: str = "item-runs") -> ArmInterval:
     """The binomial interval `kind` on n* of CR2 + V_run, cap N R (see the module doc);
     `cap_first`: n* = min(r (1 - r) / V, M) (t_{M-1,q} / t_{nu,q})^2, the df adjustment
-    kept where the cap binds (a design effect truncated at 1, then the df adjustment)."""
+    kept where the cap binds (a design effect truncated at 1, then the df adjustment).
+    `cap`: ``item-runs`` M = N R, ``items`` M = N, ``deff`` M = :func:`run_cap` (the t
+    quantile's df stays M - 1)."""
     runs = int(cells.shape[1])
     items = float(sizes.sum())
-    total = items * runs
+    total = {"item-runs": items * runs, "items": items,
+             "deff": run_cap(sums, sumsq, sizes, runs)}[cap]
     cr2 = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)
     comp = run_variance_component(cells, sizes)
     r, v = cr2.estimate, cr2.variance + comp.variance
@@ -131,39 +152,57 @@ def arm_interval(cells: FloatArray, sums: FloatArray, sumsq: FloatArray, sizes: 
     return ArmInterval(r, min(lower, r), max(upper, r), v, n_eff, boundary, comp.variance)
 
 
-def _arm_labels(chunk: Chunk, j: int, res: ArmInterval) -> tuple[str, ...]:
-    labels = ["r at 0 or 1" if res.boundary else "0 < r < 1",
-              "V_run = 0" if res.run_variance == 0.0 else "V_run > 0"]
+_MEMO: dict[str, object] = {}
+
+
+def _memo(chunk: Chunk, key: tuple[str, int], make: Callable[[], str]) -> str:
+    """The old rule's label of replicate j, computed once per chunk for all methods."""
+    if _MEMO.get("chunk") is not chunk:
+        _MEMO.clear()
+        _MEMO["chunk"] = chunk
+    if key not in _MEMO:
+        _MEMO[key] = make()  # type: ignore[index]
+    return str(_MEMO[key])  # type: ignore[index]
+
+
+def _old_arm(chunk: Chunk, j: int) -> str:
     if choose_method("auto", _design(chunk, j)).widened:
-        labels.append("flagged design")
-    elif is_sparse(chunk.sums_a[j], chunk.sizes[j]):
-        labels.append("sparse arm (old rule)")
-    else:
-        labels.append(_runtest(_arm_runs_material(chunk, j)))
-    return tuple(labels)
+        return "flagged design"
+    if is_sparse(chunk.sums_a[j], chunk.sizes[j]):
+        return "sparse arm (old rule)"
+    return _runtest(_arm_runs_material(chunk, j))
 
 
-def _accuracy(kind: str, cap_first: bool) -> Callable[[Chunk, int, Context], Labelled]:
+def _old_pair(chunk: Chunk, j: int) -> str:
+    if choose_method("auto", _design(chunk, j)).widened:
+        return "flagged design"
+    if sparse_difference(chunk.sums_a[j], chunk.sums_b[j], chunk.sizes[j],
+                         conf=CONF) is not None:
+        return "sparse pair (old rule)"
+    return _runtest(_pair_runs_material(chunk, j))
+
+
+def _arm_labels(chunk: Chunk, j: int, res: ArmInterval) -> tuple[str, ...]:
+    return ("r at 0 or 1" if res.boundary else "0 < r < 1",
+            "V_run = 0" if res.run_variance == 0.0 else "V_run > 0",
+            _memo(chunk, ("arm", j), lambda: _old_arm(chunk, j)))
+
+
+def _accuracy(kind: str, cap_first: bool,
+              cap: str = "item-runs") -> Callable[[Chunk, int, Context], Labelled]:
     def run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
         res = arm_interval(chunk.runs_a[j], chunk.sums_a[j], chunk.sumsq_a[j],
-                           chunk.sizes[j], kind, cap_first)
+                           chunk.sizes[j], kind, cap_first, cap)
         return (res.estimate, res.lower, res.upper, float(res.boundary),
                 _arm_labels(chunk, j, res))
     return run
 
 
 def _pair_labels(chunk: Chunk, j: int, ia: ArmInterval, ib: ArmInterval) -> tuple[str, ...]:
-    labels = ["an arm at 0 or 1" if (ia.boundary or ib.boundary) else "0 < r < 1 (both)",
-              "V_run = 0 (both)" if ia.run_variance == ib.run_variance == 0.0
-              else "V_run > 0 (an arm)"]
-    sizes = chunk.sizes[j]
-    if choose_method("auto", _design(chunk, j)).widened:
-        labels.append("flagged design")
-    elif sparse_difference(chunk.sums_a[j], chunk.sums_b[j], sizes, conf=CONF) is not None:
-        labels.append("sparse pair (old rule)")
-    else:
-        labels.append(_runtest(_pair_runs_material(chunk, j)))
-    return tuple(labels)
+    return ("an arm at 0 or 1" if (ia.boundary or ib.boundary) else "0 < r < 1 (both)",
+            "V_run = 0 (both)" if ia.run_variance == ib.run_variance == 0.0
+            else "V_run > 0 (an arm)",
+            _memo(chunk, ("pair", j), lambda: _old_pair(chunk, j)))
 
 
 def _total_correlation(chunk: Chunk, j: int, ia: ArmInterval, ib: ArmInterval) -> float:
@@ -178,14 +217,14 @@ def _total_correlation(chunk: Chunk, j: int, ia: ArmInterval, ib: ArmInterval) -
     return min(max((ia.variance + ib.variance - v_d) / (2.0 * scale), -1.0), 1.0)
 
 
-def _difference(kind: str, correlation: str,
-                cap_first: bool) -> Callable[[Chunk, int, Context], Labelled]:
+def _difference(kind: str, correlation: str, cap_first: bool,
+                cap: str = "item-runs") -> Callable[[Chunk, int, Context], Labelled]:
     def run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
         sizes = chunk.sizes[j]
         ia = arm_interval(chunk.runs_a[j], chunk.sums_a[j], chunk.sumsq_a[j], sizes, kind,
-                          cap_first)
+                          cap_first, cap)
         ib = arm_interval(chunk.runs_b[j], chunk.sums_b[j], chunk.sumsq_b[j], sizes, kind,
-                          cap_first)
+                          cap_first, cap)
         labels = _pair_labels(chunk, j, ia, ib)
         if correlation == "clusters":
             d, lower, upper = _mover_of(ia, ib, chunk.sums_a[j], chunk.sums_b[j], sizes)
@@ -228,6 +267,12 @@ UNIFIED_METHODS: dict[str, Method] = {m.name: m for m in (
       for k in BINOMIAL for c, f in CAPS.items()),
     *(Method(f"mover_{k}_cr2_run_tot{c}", "difference", _difference(k, "total", f))
       for k in BINOMIAL for c, f in CAPS.items()),
+    *(Method(f"{k}_cr2_run_{c}", "accuracy", _accuracy(k, False, c))
+      for k in BINOMIAL for c in ("items", "deff")),
+    *(Method(f"mover_{k}_cr2_run_{c}", "difference", _difference(k, "clusters", False, c))
+      for k in BINOMIAL for c in ("items", "deff")),
+    *(Method(f"mover_{k}_cr2_run_tot_{c}", "difference", _difference(k, "total", False, c))
+      for k in BINOMIAL for c in ("items", "deff")),
     Method("paired_cr2_run", "difference", paired_cr2_run),
 )}
 """Registered by ``coverage_simulation`` beside ``coverage_methods.METHODS``."""
