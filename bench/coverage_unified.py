@@ -12,6 +12,12 @@ For arm A's accuracy, in every replicate (sparse or not, V_run = 0 or not):
   the report's Korn-Graubard count at the boundary (label ``r at 0 or 1``);
 * Wilson, Clopper-Pearson or mid-p on (x = r n*, n*).
 
+Variants of the cap M (run H, issue 26 session 5): N R (the names above), the df adjustment
+after the cap (``_d1``), N items (``_items``), N R over the runs' design effect read from the
+items' sums of squares (``_deff``, :func:`run_cap`) and that design effect shrunk towards R
+when the rarer outcome has few item-runs (``_deffk``, :func:`run_cap_shrunk`). No cap held
+both the sparse and the independent-runs cells: none is the report's rule.
+
 For the difference A - B: MOVER of the two arms' intervals above, with the residual
 correlation of the cluster sums (``_mover_of``, as the report's sparse pair), or with the
 correlation implied by the total variances, rho = (V_A + V_B - V_D) / (2 sqrt(V_A V_B)),
@@ -123,6 +129,25 @@ def run_cap(sums: FloatArray, sumsq: FloatArray, sizes: FloatArray, runs: int) -
     return items * runs / (1.0 + (runs - 1.0) * between / (between + within))
 
 
+SHRINK_EVENTS = 10.0
+"""k of :func:`run_cap_shrunk`: the rarer outcome's item-runs at which the runs' design
+effect read from the data and the all-or-nothing one (R) weigh the same. Chosen before
+measuring (a rule-of-thumb count of events), not tuned on the grid."""
+
+
+def run_cap_shrunk(sums: FloatArray, sumsq: FloatArray, sizes: FloatArray,
+                   runs: int) -> float:
+    """N R / deff, deff = (e deff_R + k R) / (e + k): :func:`run_cap`'s design effect
+    shrunk towards R (items all right or all wrong, the cap N) when the rarer outcome has
+    few item-runs e = N R min(r, 1 - r), where b and w are read from a handful of events."""
+    items = float(sizes.sum())
+    r = float(sums.sum()) / items
+    events = items * runs * min(r, 1.0 - r)
+    deff = items * runs / run_cap(sums, sumsq, sizes, runs)
+    deff = (events * deff + SHRINK_EVENTS * runs) / (events + SHRINK_EVENTS)
+    return items * runs / deff
+
+
 def arm_interval(cells: FloatArray, sums: FloatArray, sumsq: FloatArray, sizes: FloatArray,
                  kind: str, cap_first: bool = False, cap: str = "item-runs") -> ArmInterval:
     """The binomial interval `kind` on n* of CR2 + V_run, cap N R (see the module doc);
@@ -133,7 +158,8 @@ def arm_interval(cells: FloatArray, sums: FloatArray, sumsq: FloatArray, sizes: 
     runs = int(cells.shape[1])
     items = float(sizes.sum())
     total = {"item-runs": items * runs, "items": items,
-             "deff": run_cap(sums, sumsq, sizes, runs)}[cap]
+             "deff": run_cap(sums, sumsq, sizes, runs),
+             "deffk": run_cap_shrunk(sums, sumsq, sizes, runs)}[cap]
     cr2 = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)
     comp = run_variance_component(cells, sizes)
     r, v = cr2.estimate, cr2.variance + comp.variance
@@ -268,11 +294,11 @@ UNIFIED_METHODS: dict[str, Method] = {m.name: m for m in (
     *(Method(f"mover_{k}_cr2_run_tot{c}", "difference", _difference(k, "total", f))
       for k in BINOMIAL for c, f in CAPS.items()),
     *(Method(f"{k}_cr2_run_{c}", "accuracy", _accuracy(k, False, c))
-      for k in BINOMIAL for c in ("items", "deff")),
+      for k in BINOMIAL for c in ("items", "deff", "deffk")),
     *(Method(f"mover_{k}_cr2_run_{c}", "difference", _difference(k, "clusters", False, c))
       for k in BINOMIAL for c in ("items", "deff")),
     *(Method(f"mover_{k}_cr2_run_tot_{c}", "difference", _difference(k, "total", False, c))
-      for k in BINOMIAL for c in ("items", "deff")),
+      for k in BINOMIAL for c in ("items", "deff", "deffk")),
     Method("paired_cr2_run", "difference", paired_cr2_run),
 )}
 """Registered by ``coverage_simulation`` beside ``coverage_methods.METHODS``."""
