@@ -44,11 +44,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from coverage_methods import METHODS, Context
+from coverage_methods import METHODS as BASE_METHODS
+from coverage_methods import Context
 from coverage_model import CELL_BY_NAME, CELLS, Cell, simulate
+from coverage_unified import UNIFIED_METHODS
 
 from assay.stats import bell_mccaffrey_df, cr2_ratio_estimate
 
+METHODS = {**BASE_METHODS, **UNIFIED_METHODS}
+"""Every method of the grid: ``coverage_methods`` and, for issue 26's one-formula
+intervals, ``coverage_unified``."""
 CHUNK = 100
 
 # hr_report's figures (percent), as (low, high) of the values it quotes, per (method, cell).
