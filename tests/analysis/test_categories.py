@@ -181,7 +181,10 @@ def test_a_category_mean_is_the_main_row_of_that_category_alone() -> None:
     assert any("/ A: the 12 clusters count as" in n for n in summary.notes)
     text = str(summary)
     assert f"129/12 ({a['effective_clusters']:.1f} effective)" in text
-    assert "By category (task): ok / unspecified (logit cluster-robust t (CR2)" in text
+    # the flagged category takes the independence model's df (the one rule), B the working ICC's
+    assert a["method"].startswith("logit_cluster_robust_t_independent_df;")
+    assert ("By category (task): ok / unspecified (logit cluster-robust t (CR2, df of the "
+            "independence model: a flagged design); logit cluster-robust t (CR2)") in text
     assert all(0 < r["lower_simultaneous"] < r["lower"] < r["upper"] < r["upper_simultaneous"] < 1
                for r in summary.categories)
 

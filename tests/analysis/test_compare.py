@@ -84,8 +84,12 @@ def test_deltas_match_statsmodels_cluster_robust_ols(runs):
         sums, sizes = np.bincount(groups, weights=y), np.bincount(groups).astype(float)
         resid = sums - y.mean() * sizes
         se = math.sqrt(np.sum(resid**2 / (1 - sizes / sizes.sum()))) / sizes.sum()
-        df = bell_mccaffrey_df(sizes, icc=working_icc(sums, np.bincount(groups, weights=y * y),
-                                                      sizes))
+        # the one rule: the independence model's df (ICC 0) where the benchmark's paired
+        # design rule flags the shared items
+        icc = 0.0 if d.design_flagged else working_icc(sums, np.bincount(groups, weights=y * y),
+                                                       sizes)
+        df = bell_mccaffrey_df(sizes, icc=icc)
+        assert d.method == "cluster_robust_t" + ("_independent_df" if d.design_flagged else "")
         half = stats.t.ppf(0.95, df) * se
         assert d.n == len(shared) and d.n_clusters == len(set(groups))
         assert_allclose([d.estimate, d.standard_error, d.lower, d.upper, d.df],

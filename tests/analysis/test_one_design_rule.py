@@ -136,3 +136,35 @@ def test_compare_reads_the_arms_icc_as_the_benchmark_does_not_the_differences() 
         bench.effective_clusters, rel=1e-12)
     assert any(n.startswith("m (em, correct), delta: the 40 clusters count as")
                for n in report.notes)
+
+
+def test_a_flagged_design_gets_one_interval_in_the_scores_win_rate_and_benchmark_reports() -> None:
+    # Issue 26 (3), one rule: where the design is flagged, the benchmark's auto rule takes the
+    # CR2 t on the independence working model's df; the scores and win-rate reports now take
+    # the same interval under the same label, not the working ICC's df. Five identical runs so
+    # that the benchmark is not descriptive and has no run component.
+    rows = [{"item": item, "cluster": cluster, "arm": "a", "criterion": "correct",
+             "score": v} for cluster, item, v in _unequal()]
+    table = judgments_from_records(rows, list(range(1, len(rows) + 1)), path="t",
+                                   sources=["t"], scales={"correct": Scale.parse("binary")})
+    [row] = score_summary(table).rows
+    bench = benchmark_report(pd.DataFrame([{**r, "run": k} for r in rows for k in range(1, 6)])
+                             .drop(columns="criterion"), B=100)
+    [acc] = bench.accuracy
+    assert bench.design_flagged and row.design_flagged
+    label = "logit_cluster_robust_t_independent_df"
+    assert (acc["method"], row.method) == (label, label)
+    assert (row.lower, row.upper) == pytest.approx((acc["lower"], acc["upper"]), rel=1e-12)
+    # the win rate of the same verdicts (a preference of a over b in both orders)
+    frame = pd.DataFrame([dict(item=item, cluster=cluster, arm="a", opponent="b",
+                               position=1 + k % 2, score=v, judge="j", criterion="pref", run=1)
+                          for k, (cluster, item, v) in enumerate(_unequal())])
+    [record] = [r for r in win_rates(frame).records if not r.is_aa]
+    assert record.interval_method == label
+    assert (record.lower, record.upper) == pytest.approx((row.lower, row.upper), rel=1e-12)
+    # and the working ICC's df would have given another, wider interval (the test can fail)
+    from assay.stats.intervals import cluster_t_interval
+    s = pd.DataFrame(rows).groupby("cluster", sort=False)["score"]
+    working = cluster_t_interval(s.sum().to_numpy(), s.size().to_numpy().astype(float),
+                                 variance="CR2", sumsq=s.sum().to_numpy())  # binary: v^2 = v
+    assert working.upper - working.lower > row.upper - row.lower + 1e-3

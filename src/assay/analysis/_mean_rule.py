@@ -15,7 +15,10 @@ their cluster), and each report gives it the same interval and the same design f
 * the design flag of the benchmark report: G*, the effective number of clusters at the
   working ICC, and "few effective clusters of unequal size"
   (:func:`assay.analysis.benchmark._design.design_flag_note`), so that one design is
-  flagged in every report or in none.
+  flagged in every report or in none; and, as in the benchmark report, a flagged design's
+  Bell-McCaffrey df come from the independence working model (:func:`df_sumsq`; label
+  suffix ``_independent_df``), where the working ICC's df over-cover (98.3-99.25% in the
+  Zipf-sized cells of ``bench/coverage_simulation.py``).
 
 Pure numpy/scipy: the small-table path of ``assay report`` reads it without pandas.
 """
@@ -40,6 +43,10 @@ FloatArray = npt.NDArray[np.float64]
 
 LOGIT_T = "logit_cluster_robust_t"
 RAW_T = "cluster_robust_t"
+INDEPENDENT_DF = "_independent_df"
+"""Suffix of a method whose Bell-McCaffrey df come from the independence working model
+(a flagged design): ``logit_cluster_robust_t_independent_df``,
+``cluster_robust_t_independent_df``, as the benchmark report labels them."""
 KORN_GRAUBARD = "korn_graubard_clopper_pearson"
 NO_VARIANCE = "undefined_no_cluster_variance"
 TOO_FEW = "too_few_clusters"
@@ -54,8 +61,8 @@ class MeanInterval:
     upper: float
     method: str
     """``logit_cluster_robust_t``, ``korn_graubard_clopper_pearson`` (bounded fallback),
-    ``cluster_robust_t`` (raw scale), ``undefined_no_cluster_variance`` or
-    ``too_few_clusters``."""
+    ``cluster_robust_t`` (raw scale), each t with the suffix ``_independent_df`` in a flagged
+    design, ``undefined_no_cluster_variance`` or ``too_few_clusters``."""
     standard_error: float
     """sqrt(V2), the CR2 standard error on the scale of the estimate (NaN below 2 clusters)."""
     df: float
@@ -69,6 +76,14 @@ class MeanInterval:
     @property
     def design_flagged(self) -> bool:
         return self.flag_note is not None
+
+
+def df_sumsq(sumsq: FloatArray, flagged: bool) -> FloatArray | None:
+    """The ``sumsq`` argument of the CR2 functions under the one rule: the sums of squares
+    (the working ICC's Bell-McCaffrey df, Imbens and Kolesar 2016) unless the design is
+    flagged, then None (the independence working model's df, Bell and McCaffrey 2002), as
+    the benchmark report's auto rule takes them in a flagged design."""
+    return None if flagged else sumsq
 
 
 def mean_interval(sums: FloatArray, sizes: FloatArray, sumsq: FloatArray, *, conf: float,
@@ -97,24 +112,29 @@ def mean_interval(sums: FloatArray, sizes: FloatArray, sumsq: FloatArray, *, con
     design, note = design_flag_note(sums, sumsq, sizes, what=what)
     common = dict(n_clusters=int(sums.size), effective_clusters=design.effective_clusters,
                   flag_note=note)
+    df_model, suffix = df_sumsq(sumsq, note is not None), INDEPENDENT_DF if note else ""
     if bounded:
-        result = cluster_t_interval(sums, sizes, conf=conf, variance="CR2", sumsq=sumsq)
+        result = cluster_t_interval(sums, sizes, conf=conf, variance="CR2", sumsq=df_model)
         if not (math.isnan(result.lower) or math.isnan(result.upper)):
-            return MeanInterval(result.estimate, result.lower, result.upper, LOGIT_T,
+            return MeanInterval(result.estimate, result.lower, result.upper, LOGIT_T + suffix,
                                 result.standard_error, float(result.df), **common)
         # The benchmark report's fallback (its _korn_graubard_fallback), for binary scores and
         # for shares of a bounded scale alike: a [0, 1] score with mean r has variance at
         # most r(1 - r), so the Clopper-Pearson interval on n* items is conservative.
         # (one-sided from the bound at 0 or 1: korn_graubard_interval turns itself)
-        kg = korn_graubard_interval(sums, sizes, conf=conf)
+        # In a flagged design on G* - 1 design df, as the benchmark's flagged fallback.
+        kg = korn_graubard_interval(
+            sums, sizes, conf=conf,
+            design_df=max(design.effective_clusters - 1.0, 1.0) if note else None)
         return MeanInterval(kg.estimate, kg.lower, kg.upper, kg.method,
                             result.standard_error, float(result.df), **common)
-    ratio = cr2_ratio_estimate(sums, sizes, sumsq=sumsq)
+    ratio = cr2_ratio_estimate(sums, sizes, sumsq=df_model)
     if not ratio.standard_error > 0:
         return MeanInterval(ratio.estimate, nan, nan, NO_VARIANCE, ratio.standard_error,
                             float(ratio.df), **common)
     half = t_ppf((1 + conf) / 2, ratio.df) * ratio.standard_error
-    return MeanInterval(ratio.estimate, ratio.estimate - half, ratio.estimate + half, RAW_T,
+    return MeanInterval(ratio.estimate, ratio.estimate - half, ratio.estimate + half,
+                        RAW_T + suffix,
                         ratio.standard_error, float(ratio.df), **common)
 
 

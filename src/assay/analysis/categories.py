@@ -124,7 +124,7 @@ def _t_interval(estimate: float, se: float, df: float, crit: float) -> tuple[flo
 def _simultaneous(res: MeanInterval, crit: float) -> tuple[float, float]:
     """The max-t bounds of one category on the scale of its own interval: the raw scale, or
     the logit scale (delta method, the logit t's half-width with the max-t critical value)."""
-    if res.method == LOGIT_T:
+    if res.method.startswith(LOGIT_T):  # also its _independent_df form
         r = res.estimate
         lower, upper = _t_interval(math.log(r / (1.0 - r)), res.standard_error / (r * (1.0 - r)),
                                    res.df, crit)
@@ -140,7 +140,7 @@ def _arm_rows(items: pd.DataFrame, key: dict[str, Any], arm: str, *, conf: float
     label = f"{', '.join(f'{v}' for v in key.values())} {arm}".strip()
     res, parts = _intervals(items, categories, conf=conf, bounded=bounded, label=label)
     se = np.array([x.standard_error for x in res])
-    ok = np.array([x.method in (LOGIT_T, RAW_T) for x in res])
+    ok = np.array([x.method.startswith((LOGIT_T, RAW_T)) for x in res])
     kg = np.array([x.method == KORN_GRAUBARD for x in res])
     # The family's error rate 1 - conf is split as the benchmark splits its Tango pairs:
     # Korn-Graubard categories at Bonferroni's level, the max-t part at the rest.

@@ -40,7 +40,7 @@ import pandas as pd
 import scipy.stats as sps
 
 from assay._display import Rendered
-from assay.analysis._mean_rule import paired_design
+from assay.analysis._mean_rule import INDEPENDENT_DF, df_sumsq, paired_design
 from assay.data.table import Judgments
 from assay.stats.contrasts import paired_difference_interval
 from assay.stats.intervals import cr2_ratio_estimate
@@ -307,25 +307,28 @@ def _delta(a: pd.DataFrame, b: pd.DataFrame, judge: str, criterion: str, arm: st
                           standard_error=math.nan, df=None, method="too_few_clusters",
                           n_clusters=len(sums), **base)
     sumsq = pd.Series(diff * diff).groupby(paired["cluster"].to_numpy(), sort=False).sum()
-    if scale == "raw":  # a raw difference has no bound at +-1: the same CR2 t, never clipped
-        res = _raw_difference_interval(sums["sum"].to_numpy(), sums["size"].to_numpy(),
-                                       sumsq.to_numpy(), conf)
-    else:
-        res = paired_difference_interval(sums["sum"].to_numpy(), sums["size"].to_numpy(),
-                                         conf=conf, variance="CR2", sumsq=sumsq.to_numpy())
     arms = paired[["value_a", "value_b"]].to_numpy(np.float64)
     by = paired["cluster"].to_numpy()
     arm_sums = pd.DataFrame(arms).groupby(by, sort=False).sum().to_numpy(np.float64)
     arm_sq = pd.DataFrame(arms * arms).groupby(by, sort=False).sum().to_numpy(np.float64)
     design, flagged = paired_design(arm_sums, arm_sq, sums["size"].to_numpy(np.float64),
                                     what=f"{arm} ({judge}, {criterion}), delta")
+    # the one rule's df: the working ICC's, the independence model's in a flagged design
+    df_model = df_sumsq(sumsq.to_numpy(), flagged is not None)
+    if scale == "raw":  # a raw difference has no bound at +-1: the same CR2 t, never clipped
+        res = _raw_difference_interval(sums["sum"].to_numpy(), sums["size"].to_numpy(),
+                                       df_model, conf)
+    else:
+        res = paired_difference_interval(sums["sum"].to_numpy(), sums["size"].to_numpy(),
+                                         conf=conf, variance="CR2", sumsq=df_model)
     if math.isnan(res.lower):
         notes.append(f"{arm} ({judge}, {criterion}): every cluster has the same mean difference "
                      f"({res.estimate:.3f}); the t interval is undefined.")
     elif flagged:
         notes.append(flagged)
+    method = "cluster_robust_t" + (INDEPENDENT_DF if flagged else "")
     return ScoreDelta(estimate=res.estimate, lower=res.lower, upper=res.upper,
-                      standard_error=res.standard_error, df=res.df, method="cluster_robust_t",
+                      standard_error=res.standard_error, df=res.df, method=method,
                       n_clusters=int(res.n_clusters), **base,
                       effective_clusters=design.effective_clusters,
                       design_flagged=flagged is not None)

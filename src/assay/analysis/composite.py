@@ -38,11 +38,11 @@ import pandas as pd
 from scipy import special
 
 from assay._display import Rendered
-from assay.analysis._mean_rule import mean_interval
+from assay.analysis._mean_rule import INDEPENDENT_DF, df_sumsq, mean_interval
 from assay.analysis.benchmark._design import design_flag_note
 from assay.data.table import Judgments
 from assay.errors import ConfigError
-from assay.stats.intervals import cluster_t_interval, cr2_weighted_means
+from assay.stats.intervals import cr2_weighted_means
 
 FloatArray = npt.NDArray[np.float64]
 Model = Judgments | str | os.PathLike[str]
@@ -210,7 +210,11 @@ def plain_composite(units: pd.DataFrame, *, conf: float) -> dict[str, Any]:
     at the working ICC of the units (:func:`assay.stats.cluster_t_interval` with
     ``variance="CR2"``): with clusters of one size that is the C/(C-1) estimator with C - 1
     df, and with unequal ones the df fall towards the effective number of clusters, where
-    the C - 1 df covered 73-91% in the coverage grid (``docs/statistics.md``).
+    the C - 1 df covered 73-91% in the coverage grid (``docs/statistics.md``). It is the one
+    rule of every report (:func:`assay.analysis._mean_rule.mean_interval`): in a design the
+    benchmark flags, the df of the independence working model (``method`` with the suffix
+    ``_independent_df``), and Korn-Graubard where the logit t is undefined (Q at 0 or 1, or
+    no variance between clusters), named in ``method``.
     """
     values = units["value"].to_numpy(dtype=np.float64)
     codes, uniques = pd.factorize(units["cluster"].astype(str))
@@ -224,11 +228,9 @@ def plain_composite(units: pd.DataFrame, *, conf: float) -> dict[str, Any]:
         return {**row, "lower": math.nan, "upper": math.nan, "standard_error": math.nan,
                 "method": "too_few_clusters"}
     sumsq = np.bincount(codes, weights=values * values, minlength=n_clusters)
-    result = cluster_t_interval(sums, sizes, conf=conf, variance="CR2", sumsq=sumsq)
-    method = "logit_cluster_robust_t" if math.isfinite(result.lower) else \
-        "undefined_at_bound_or_no_cluster_variance"
-    return {**row, "lower": result.lower, "upper": result.upper,
-            "standard_error": result.standard_error, "method": method}
+    res = mean_interval(sums, sizes, sumsq, conf=conf, bounded=True)
+    return {**row, "lower": res.lower, "upper": res.upper,
+            "standard_error": res.standard_error, "method": res.method}
 
 
 @dataclass(frozen=True)
@@ -425,10 +427,13 @@ def _composite_row(arm: str, task: str | None, part: pd.DataFrame,
     S, n, Q = (np.zeros(shape) for _ in range(3))
     for target, x in ((S, values), (n, np.ones_like(values)), (Q, values * values)):
         np.add.at(target, (codes, f_codes), x)
-    cr2 = cr2_weighted_means(S, n, np.array([weights[k] for k in names]), sumsq=Q)
-    lower, upper, method = logit_t_bounds(cr2.estimate, cr2.standard_error, cr2.df, conf=conf)
     design, note = design_flag_note(pooled[0], pooled[2], pooled[1], what=scope)
+    # the one rule's df: the working ICC's, the independence model's in a flagged design
+    cr2 = cr2_weighted_means(S, n, np.array([weights[k] for k in names]),
+                             sumsq=df_sumsq(Q, note is not None))
+    lower, upper, method = logit_t_bounds(cr2.estimate, cr2.standard_error, cr2.df, conf=conf)
     if note is not None:
         notes.append(note)
+        method += INDEPENDENT_DF if math.isfinite(lower) else ""
     return row(cr2.estimate, lower, upper, cr2.standard_error, method,
                design.effective_clusters, note is not None)

@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from assay._display import Rendered
 from assay.analysis._mean_rule import mean_interval
+from assay.analysis.benchmark._design import FLAGGED_COVERAGE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -168,10 +169,11 @@ def fallback_notes(rows: list[ScoreRow]) -> list[str]:
         if row.design_flagged and row.effective_clusters is not None:
             notes.append(f"{who}: the {row.n_clusters} clusters count as "
                          f"{row.effective_clusters:.1f} effective clusters (their sizes "
-                         "differ), so the interval rests on a few large clusters and is wide "
-                         "for that reason; the benchmark and win-rate reports flag the same "
-                         "design (in assay's coverage simulation only the CR2 t held its "
-                         "level there).")
+                         "differ), so the interval rests on a few large clusters; as in the "
+                         "benchmark and win-rate reports, which flag the same design, its "
+                         "degrees of freedom are the independence working model's "
+                         f"(Bell-McCaffrey), which covered {FLAGGED_COVERAGE} in assay's "
+                         "coverage simulation.")
         if row.method == "undefined_no_cluster_variance":
             notes.append(f"{who}: every cluster has the same mean (no variance between "
                          "clusters) on a scale without bounds: no interval, as a zero-width "

@@ -6,8 +6,6 @@ over 2,264 rows against 0.599 over its 1,888 pointwise rows).
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
@@ -56,7 +54,11 @@ def test_cells_are_composite_scores_without_pairwise_rows():
     t1a = cells[("T1", "A")]
     assert t1a.standard_error == pytest.approx(0.5)
     assert_allclose([t1a.lower, t1a.upper], special.expit([-half, half]), rtol=1e-12)
-    assert math.isnan(cells[("T1", "B")].lower)  # Q = 1: no logit interval
+    # Q = 1: no logit interval; the one rule's Korn-Graubard, one-sided from the bound: with
+    # no variance n* = N = 2, so the lower bound is alpha^(1/n) = 0.05^(1/2)
+    t1b = cells[("T1", "B")]
+    assert t1b.method == "korn_graubard_clopper_pearson"
+    assert (t1b.lower, t1b.upper) == (pytest.approx(0.05 ** 0.5, rel=1e-9), 1.0)
     assert any("pairwise rows" in n for n in result.notes)
     # the page lays out the same numbers
     page = interaction_page(_table())

@@ -15,6 +15,7 @@ from scipy import special
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
+from assay.analysis.benchmark._design import design_flag_note
 from assay.analysis.systems import head_to_head, performance_by_attribute, systems_report
 from assay.data.schema import Scale
 from assay.data.table import Judgments
@@ -125,17 +126,19 @@ def item_differences(judgments: Judgments, arm: str, opponent: str, task: str | 
     return wide.assign(d=wide[arm] - wide[opponent])
 
 
-def _cr2_by_hand(d: np.ndarray, groups: np.ndarray) -> tuple[float, float, float]:
+def _cr2_by_hand(d: np.ndarray, groups: np.ndarray, *,
+                 independent: bool = False) -> tuple[float, float, float]:
     """Mean, CR2 standard error sqrt(sum_c e_c^2 / (1 - n_c/N)) / N and Bell-McCaffrey df.
 
-    The df comes from ``bell_mccaffrey_df`` at the working ICC, both checked against the
-    dense matrices in tests/stats/intervals/test_cr2.py; statsmodels gives CR1 only.
+    The df comes from ``bell_mccaffrey_df`` at the working ICC (at ICC 0, the independence
+    working model, with ``independent``), both checked against the dense matrices in
+    tests/stats/intervals/test_cr2.py; statsmodels gives CR1 only.
     """
     sums, sizes = np.bincount(groups, weights=d), np.bincount(groups).astype(float)
     total, mean = sizes.sum(), d.mean()
     resid = sums - mean * sizes
     se = math.sqrt(np.sum(resid**2 / (1 - sizes / total))) / total
-    icc = working_icc(sums, np.bincount(groups, weights=d * d), sizes)
+    icc = 0.0 if independent else working_icc(sums, np.bincount(groups, weights=d * d), sizes)
     return float(mean), se, bell_mccaffrey_df(sizes, icc=icc)
 
 
@@ -178,14 +181,21 @@ def test_attribute_q_is_the_logit_cr2_t_on_the_demo(systems_demo):
     rows = report.attributes.rows
     assert report.attributes.attributes == ["difficulty", "domain"]
     assert len(rows) == 3 * (3 + 5)
+    seen_flagged: set[bool] = set()
     for r in rows:
         part = f[(attrs.map(lambda a, key=r.attribute: a.get(key)) == r.value) & (f["arm"] == r.arm)]
         groups = pd.factorize(part["cluster"])[0]
         fit = sm.OLS(part["v"].to_numpy(), np.ones((len(part), 1))).fit(
             cov_type="cluster", cov_kwds={"groups": groups})
-        # CR2 with Bell-McCaffrey df on the units, as every other cluster-sum interval;
-        # statsmodels (CR1) is the oracle of Q, and of the standard error when balanced.
-        q, se, df = _cr2_by_hand(part["v"].to_numpy(), groups)
+        # CR2 with Bell-McCaffrey df on the units, as every other cluster-sum interval (the
+        # independence model's df where the benchmark's design rule flags the units, the one
+        # rule); statsmodels (CR1) is the oracle of Q, and of the standard error when balanced.
+        v = part["v"].to_numpy()
+        flagged = design_flag_note(np.bincount(groups, weights=v), np.bincount(groups, weights=v * v),
+                                   np.bincount(groups).astype(float), what="")[0].flagged
+        assert r.method == "logit_cluster_robust_t" + ("_independent_df" if flagged else "")
+        seen_flagged.add(flagged)
+        q, se, df = _cr2_by_hand(v, groups, independent=flagged)
         sizes = np.bincount(groups)
         if np.all(sizes == sizes[0]):
             assert_allclose(se, fit.bse[0], rtol=1e-9)
@@ -196,6 +206,7 @@ def test_attribute_q_is_the_logit_cr2_t_on_the_demo(systems_demo):
         assert_allclose([r.estimate, r.standard_error, r.lower, r.upper], expected, rtol=1e-9)
         c = part["cluster"].nunique()
         assert (r.n, r.n_items, r.n_clusters) == (len(part), part["item"].nunique(), c)
+    assert seen_flagged == {False, True}  # the demo has rows of both kinds
 
 
 def test_report_serialises_and_prints(systems_demo):

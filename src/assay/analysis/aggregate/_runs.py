@@ -148,7 +148,9 @@ def items_interval(frame: pd.DataFrame, *, conf: float, what: str = "") -> Items
     # the raw-scale rule of every report (the scores report's interval-scale rows), with the
     # benchmark's design flag
     res = mean_interval(sums, sizes, sumsq, conf=conf, bounded=False, what=what)
-    method = ITEMS_CI_METHOD if res.method == RAW_T else res.method
+    # the CR2 t, with the suffix _independent_df in a flagged design (the one rule's df)
+    method = (ITEMS_CI_METHOD + res.method[len(RAW_T):] if res.method.startswith(RAW_T)
+              else res.method)
     return ItemsInterval(estimate=res.estimate, lower=res.lower, upper=res.upper,
                          standard_error=res.standard_error, df=res.df, method=method, conf=conf,
                          n_items=n_items, n_clusters=n_clusters,

@@ -196,10 +196,10 @@ def _flag_note(design: Design, what: str) -> str | None:
     return (
         f"{what}: the {design.n_clusters} clusters count as {design.effective_clusters:.1f} "
         f"effective clusters (their sizes differ; working ICC {design.icc:.2f}), so the "
-        "interval rests on a few large clusters and is wide for that reason. The benchmark "
-        "report flags the same design: in assay's coverage simulation only the CR2 t held "
-        "its level there (94-99%); the t with C - 1 df, the bootstrap and Korn-Graubard did "
-        "not (71-94%).")
+        "interval rests on a few large clusters. As in the benchmark report, which flags the "
+        "same design, the interval is the CR2 t with the Bell-McCaffrey degrees of freedom of "
+        f"the independence working model, which covered {FLAGGED_COVERAGE} in assay's coverage "
+        "simulation.")
 
 
 def design_flag_note(sums: FloatArray, sumsq: FloatArray, sizes: FloatArray, *,

@@ -58,8 +58,9 @@ class AttributeRow:
     standard_error: float
     """Linearised cluster-robust standard error of Q."""
     method: str
-    """``logit_cluster_robust_t``, or why the bounds are NaN (``too_few_clusters``,
-    ``undefined_at_bound_or_no_cluster_variance``)."""
+    """``logit_cluster_robust_t`` (``logit_cluster_robust_t_independent_df`` in a flagged
+    design), ``korn_graubard_clopper_pearson`` where the logit t is undefined (Q at 0 or 1,
+    or no variance between clusters), or ``too_few_clusters`` (NaN bounds)."""
     n: int
     """Valid units."""
     n_items: int

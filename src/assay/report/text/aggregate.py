@@ -136,7 +136,7 @@ def _reliability_block(r: CriterionReliability, pct: str) -> list[str]:
 def _evaluator_block(a: RunAggregation, pct: str) -> list[str]:
     d = _digits(a.scale)
     i = a.items_interval
-    if i.method == "cluster_robust_t":
+    if i.method.startswith("cluster_robust_t"):
         items = (f"{_fixed(i.estimate, d)} [{pct} CI: {_fixed(i.lower, d)}, "
                  f"{_fixed(i.upper, d)}] over {i.n_items} items in {i.n_clusters} clusters")
     else:
@@ -199,7 +199,7 @@ def format_aggregate(report: AggregateReport) -> str:
               _interval(a.ci_lower, a.ci_upper, d), fixed(a.minimum, d), fixed(a.maximum, d),
               str(a.num_runs), fixed(a.items_interval.estimate, d),
               _interval(a.items_interval.lower, a.items_interval.upper, d)
-              if a.items_interval.method == "cluster_robust_t"
+              if a.items_interval.method.startswith("cluster_robust_t")
               else a.items_interval.method.replace("_", " "),
               f"{a.items_interval.n_items}/{a.items_interval.n_clusters}", str(a.n_missing)]
              for a in rows], indent="  ")

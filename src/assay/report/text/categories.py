@@ -15,6 +15,10 @@ __all__ = ["format_categories"]
 
 _METHODS = {"logit_cluster_robust_t": "logit cluster-robust t (CR2)",
             "cluster_robust_t": "cluster-robust t (CR2)",
+            "logit_cluster_robust_t_independent_df": ("logit cluster-robust t (CR2, df of the "
+                                                      "independence model: a flagged design)"),
+            "cluster_robust_t_independent_df": ("cluster-robust t (CR2, df of the independence "
+                                                "model: a flagged design)"),
             "korn_graubard_clopper_pearson": "Korn-Graubard where the t is undefined"}
 
 
