@@ -107,6 +107,7 @@ def test_a_body_read_to_the_connection_end_and_gzip():
 def test_failures_are_named_and_never_a_partial_body():
     (bad,), _ = _run(lambda n: b"SPDY/3 200 OK\r\n\r\n")
     assert isinstance(bad, Unreachable) and not bad.dead
+    assert str(bad) == "unreadable HTTP reply: not an HTTP/1.x status line: 'SPDY/3 200 OK'"
     (early,), _ = _run(lambda n: b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
                        close_after_reply=True)
     assert isinstance(early, Unreachable) and "ConnectionResetError" in str(early)
@@ -115,6 +116,9 @@ def test_failures_are_named_and_never_a_partial_body():
     chunk = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n800\r\n" + b"x" * 10
     (chunked,), _ = _run(lambda n: chunk, limit=1024)
     assert isinstance(chunked, ReplyTooLarge) and chunked.declared is None
+    endless = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"f" * 5000
+    (line,), _ = _run(lambda n: endless)
+    assert str(line) == "unreadable HTTP reply: a chunk-size line over 4,096 bytes"
 
 
 def test_a_kept_connection_the_server_closed_is_replaced_once():

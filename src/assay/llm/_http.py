@@ -30,7 +30,10 @@ class Unreachable(Exception):
     """The request got no HTTP reply: refused, reset, closed early (the message names the cause)."""
 
     def __init__(self, cause: BaseException) -> None:
-        reason, self.dead = unreachable_reason(cause)
+        if isinstance(cause, _BadReply):  # an answer, but not HTTP/1.x: may pass
+            reason, self.dead = f"unreadable HTTP reply: {cause}", False
+        else:
+            reason, self.dead = unreachable_reason(cause)
         super().__init__(reason)
 
 
@@ -199,6 +202,8 @@ class _Exchange(asyncio.Protocol):
         while True:
             end = buffer.find(b"\r\n")
             if end < 0:
+                if len(buffer) > 4096:  # a chunk-size line is a few bytes
+                    raise _BadReply("a chunk-size line over 4,096 bytes")
                 return
             size_text = bytes(buffer[:end]).split(b";")[0].strip()
             try:
