@@ -331,12 +331,16 @@ class RunStore:
                 conn = self._conn
                 if not conn.in_transaction:
                     conn.execute("BEGIN IMMEDIATE")
-                for values, prompt, shown in batch:
-                    written = conn.execute(_PUT, values).rowcount > 0
-                    if written:
-                        conn.execute(_PUT_PROMPT, (values[0], prompt))
-                        if shown is not None:
-                            conn.execute(_PUT_SHOWN, (values[0], shown))
+                for done, (values, prompt, shown) in enumerate(batch):
+                    try:
+                        written = conn.execute(_PUT, values).rowcount > 0
+                        if written:
+                            conn.execute(_PUT_PROMPT, (values[0], prompt))
+                            if shown is not None:
+                                conn.execute(_PUT_SHOWN, (values[0], shown))
+                    except BaseException:  # kept, to be written by the next commit
+                        self._batch = batch[done:] + self._batch
+                        raise
             if commit and self._conn.in_transaction:
                 self._conn.execute("COMMIT")
         return written
