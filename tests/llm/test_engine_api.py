@@ -25,7 +25,9 @@ def test_every_public_attribute_is_listed():
 
 def test_the_http_stack_is_loaded_only_when_a_request_is_sent():
     """A run answered from cache, a store read or a plan built never imports openai or aiohttp;
-    the default (direct) transport loads aiohttp and never the SDK (issue 27)."""
+    the default (direct) transport to an ``http://`` endpoint with no proxy posts over assay's
+    own HTTP/1.1 connections (assay.llm._http) and loads neither; to ``https://`` it loads
+    aiohttp and never the SDK (issue 27)."""
     code = """
 import asyncio, sys
 import assay.judge
@@ -43,7 +45,8 @@ async def main():
     assert "openai" not in sys.modules and "aiohttp" not in sys.modules, "loaded by a cache hit"
     async with LLMClient(config) as client:  # nothing listens on port 9: refused, a fatal error
         await client.connect()
-        assert "aiohttp" in sys.modules, "connect() made no transport"
+        assert client._transport is not None, "connect() made no transport"
+        assert "aiohttp" not in sys.modules, "the plain http transport imported aiohttp"
         assert "openai" not in sys.modules, "the direct transport imported the SDK"
         try:
             await client.complete(ChatRequest(key="k", messages=(("user", "hi"),)))
@@ -51,6 +54,10 @@ async def main():
             assert "connection refused" in str(exc), exc
         else:
             raise AssertionError("a refused connection was not fatal")
+    https = ClientConfig(model="m", base_url="https://127.0.0.1:9/v1", api_key_env=None)
+    async with LLMClient(https) as client:
+        await client.connect()
+        assert "aiohttp" in sys.modules and "openai" not in sys.modules, sorted(sys.modules)
 
 asyncio.run(main())
 """

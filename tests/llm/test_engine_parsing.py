@@ -159,3 +159,36 @@ def test_limiter_bounds_concurrent_holders():
 def test_limiter_rejects_zero():
     with pytest.raises(ValueError, match="max_concurrency"):
         AdaptiveLimiter(0)
+
+
+def test_limiter_serves_waiters_in_order_and_a_cancelled_waiter_frees_its_slot():
+    async def go():
+        limiter = AdaptiveLimiter(1)
+        order: list[int] = []
+        release = asyncio.Event()
+
+        async def hold(n: int) -> None:
+            async with limiter:
+                order.append(n)
+                if n == 0:
+                    await release.wait()
+
+        first = asyncio.create_task(hold(0))
+        await asyncio.sleep(0)
+        waiters = [asyncio.create_task(hold(n)) for n in (1, 2, 3)]
+        await asyncio.sleep(0)
+        waiters[0].cancel()  # waiting: leaves the queue without a slot
+        release.set()
+        await asyncio.gather(first, *waiters[1:])
+        cancelled = waiters[0].cancelled()
+        # a waiter woken with the slot and cancelled before it runs gives the slot back
+        async with limiter:
+            late = asyncio.create_task(hold(9))
+            await asyncio.sleep(0)
+        late.cancel()  # woken (slot handed over) but not yet run
+        await asyncio.gather(late, return_exceptions=True)
+        return order, cancelled, limiter.in_flight, limiter.max_in_flight
+
+    order, cancelled, in_flight, peak = asyncio.run(go())
+    assert order == [0, 2, 3] and cancelled
+    assert in_flight == 0 and peak == 1

@@ -173,3 +173,41 @@ def test_a_corrupt_store_or_cache_is_a_storage_error_naming_it(tmp_path, opener)
         else:
             ResponseCache(path)
     assert str(info.value).startswith(f"{path}: ")
+
+
+def test_a_batch_is_written_at_commit_read_before_it_and_kept_when_a_write_fails(tmp_path):
+    store = RunStore(tmp_path, config={"judge": "m"})
+    replies = [(ChatRequest(key=f"k{i}", messages=(("user", f"q{i}"),)),
+                Reply(key=f"k{i}", verdict=None, text=str(i))) for i in range(3)]
+    for request, reply in replies[:2]:
+        assert store.put(request, reply, [{"item": request.key, "score": 1.0}], commit=False)
+    with sqlite3.connect(tmp_path / STORE_FILENAME) as other:  # nothing committed yet
+        assert other.execute("SELECT count(*) FROM judgments").fetchone()[0] == 0
+    assert set(store.status()) == {"k0", "k1"}  # a read sees what was put
+
+    class Failing:  # the connection, failing the first insert it is given
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn, self.failed = conn, False
+
+        def execute(self, sql: str, *args):
+            if sql.lstrip().startswith("INSERT INTO judgments") and not self.failed:
+                self.failed = True
+                raise sqlite3.OperationalError("disk I/O error")
+            return self.conn.execute(sql, *args)
+
+        def __getattr__(self, name: str):
+            return getattr(self.conn, name)
+
+    request, reply = replies[2]
+    store.put(request, reply, [{"item": "k2", "score": 1.0}], commit=False)
+    real = store._conn
+    store._conn = Failing(real)  # type: ignore[assignment]
+    with pytest.raises(Exception, match="disk I/O error"):
+        store.commit()
+    store._conn = real
+    store.commit()  # the judgment that failed to be written is written now
+    store.close()
+    with sqlite3.connect(tmp_path / STORE_FILENAME) as other:
+        keys = [k for (k,) in other.execute("SELECT key FROM judgments ORDER BY key")]
+        prompts = other.execute("SELECT count(*) FROM prompts").fetchone()[0]
+    assert keys == ["k0", "k1", "k2"] and prompts == 3  # k2 kept through the failed write

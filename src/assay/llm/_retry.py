@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import email.utils
 import math
 import random
@@ -80,7 +82,9 @@ class AdaptiveLimiter:
         self.in_flight = 0
         self.max_in_flight = 0
         self.cooldown_s = cooldown_s
-        self._cond = asyncio.Condition()
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        """Requests waiting for a slot, first come first served; a slot is taken for a
+        waiter before it is woken (:meth:`_wake`)."""
         self._resume_at = 0.0
         self._last_cut = -math.inf
 
@@ -89,21 +93,50 @@ class AdaptiveLimiter:
 
     async def wait_gate(self) -> None:
         """Wait until a server's Retry-After has passed."""
+        if self._resume_at <= 0.0:  # no server ever asked to wait
+            return
         loop = asyncio.get_running_loop()
         while (delay := self._resume_at - loop.time()) > 0:
             await asyncio.sleep(delay)
 
     async def __aenter__(self) -> None:
-        async with self._cond:
-            await self._cond.wait_for(lambda: self.in_flight < self._slots())
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        if not self._waiters and self.in_flight < self._slots():  # a free slot, nobody before us
+            self._take()
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():  # woken with a slot, then cancelled
+                self._release()
+            else:
+                with contextlib.suppress(ValueError):
+                    self._waiters.remove(waiter)
+            raise
 
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
-        async with self._cond:
-            self.in_flight -= 1
-            self._cond.notify(max(1, self._slots() - self.in_flight))
+        self._release()
+
+    def _take(self) -> None:
+        self.in_flight += 1
+        if self.in_flight > self.max_in_flight:
+            self.max_in_flight = self.in_flight
+
+    def _release(self) -> None:
+        self.in_flight -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        """Give the free slots to the waiters in the order they came (one asyncio.Condition
+        round per request cost more CPU than the rest of the limiter)."""
+        waiters = self._waiters
+        while waiters and self.in_flight < self._slots():
+            waiter = waiters.popleft()
+            if not waiter.done():  # a cancelled waiter is skipped
+                self._take()
+                waiter.set_result(None)
 
     def on_rate_limit(self, wait_s: float | None) -> None:
         """A 429 arrived: cut the limit, and hold every request back ``wait_s`` seconds."""
@@ -117,3 +150,5 @@ class AdaptiveLimiter:
     def on_success(self) -> None:
         if self.limit < self.maximum:
             self.limit = min(float(self.maximum), self.limit + 1.0 / self.limit)
+            if self._waiters:
+                self._wake()

@@ -2,8 +2,10 @@
 
 ``openai.AsyncOpenAI(base_url=..., api_key=...)`` is made for every client and defines
 the request: its headers (authorisation, user agent, organisation, project) and its base
-URL. :class:`DirectTransport` posts the body over one keep-alive aiohttp session with
-those headers; :class:`SDKTransport` through the SDK's own ``post``. Both give the
+URL. :class:`DirectTransport` posts the body with those headers, over assay's own
+keep-alive HTTP/1.1 connections (:class:`~assay.llm._http.Connections`) to an ``http://``
+endpoint with no proxy, else over one keep-alive aiohttp session; :class:`SDKTransport`
+through the SDK's own ``post``. Both give the
 client the status, headers and body of the reply, or raise :class:`Unreachable` (no
 HTTP reply), :class:`ReplyTooLarge` (a body over ``max_reply_bytes``, abandoned as it
 arrives) or ``asyncio.TimeoutError``; the client (:mod:`assay.llm.client`)
@@ -20,13 +22,13 @@ import os
 import shlex
 import subprocess
 import urllib.parse
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assay._secrets import chat_completions_url, split_query
 from assay.errors import ConfigError
-from assay.llm._wire import body_bytes, connection_cause, unreachable_reason
+from assay.llm._http import Connections, HTTPReply, ReplyTooLarge, Unreachable, declared_length
+from assay.llm._wire import body_bytes, connection_cause
 from assay.llm.client_config import ClientConfig, is_azure, request_base_url
 
 if TYPE_CHECKING:
@@ -36,37 +38,6 @@ NO_KEY = "not-needed"
 """The key sent when the config names no key variable (local servers want none)."""
 CONNECT_TIMEOUT_S = 10.0
 """Longest wait for a connection (the reply may take up to ``timeout_s``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class HTTPReply:
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-
-class Unreachable(Exception):
-    """The request got no HTTP reply: refused, reset, closed early (the message names the cause)."""
-
-    def __init__(self, cause: BaseException) -> None:
-        reason, self.dead = unreachable_reason(cause)
-        super().__init__(reason)
-
-
-class ReplyTooLarge(Exception):
-    """The reply's body passed ``max_reply_bytes``: abandoned (its connection closed) as soon
-    as it did, or before any of it was read when its ``Content-Length`` said so."""
-
-    def __init__(self, limit: int, declared: int | None = None) -> None:
-        self.limit, self.declared = limit, declared
-        said = "" if declared is None else f" (Content-Length {declared:,})"
-        super().__init__(f"reply body over max_reply_bytes ({limit:,} bytes){said}: abandoned unread")
-
-
-def _declared_length(headers: Mapping[str, str]) -> int | None:
-    """The ``Content-Length`` a reply announces (None when absent or not a number)."""
-    text = headers.get("content-length") or headers.get("Content-Length")
-    return int(text) if text is not None and text.strip().isdigit() else None
 
 
 class Transport(Protocol):
@@ -156,7 +127,7 @@ def bounded_replies(limit: int, *, successes: bool = True) -> Callable[[Any], Aw
     async def hook(response: Any) -> None:
         if not successes and 200 <= response.status_code < 300:
             return
-        declared = _declared_length(response.headers)
+        declared = declared_length(response.headers)
         if declared is not None and declared > limit:
             raise ReplyTooLarge(limit, declared)
         response.stream = _bounded_class(type(response.stream))(response.stream, limit)
@@ -246,7 +217,9 @@ def sdk_headers(config: ClientConfig) -> dict[str, str]:
 
 
 class DirectTransport:
-    """Posts the body itself over one aiohttp session, with the headers the SDK client would send.
+    """Posts the body itself, with the headers the SDK client would send: to an ``http://``
+    endpoint with no proxy over :class:`~assay.llm._http.Connections` (aiohttp is not even
+    imported), else over one aiohttp session (TLS, proxies).
 
     The SDK's per-call work (typed request options, URL and header objects, a response
     wrapper) costs about 0.8 ms of CPU a call, more than everything else assay does for a
@@ -255,8 +228,6 @@ class DirectTransport:
     """
 
     def __init__(self, config: ClientConfig, token: str | None = None) -> None:
-        import aiohttp
-
         headers = sdk_headers(config)
         azure = auth_headers(config, token)
         if azure is not None:
@@ -272,6 +243,13 @@ class DirectTransport:
         self._limit = config.max_reply_bytes
         self.secrets: tuple[str, ...] = (token,) if token else ()
         self._proxy = _proxy_for(self._url)
+        self._plain: Connections | None = None
+        if url.scheme == "http" and self._proxy is None:
+            self._plain = Connections(url, headers, max_reply_bytes=self._limit,
+                                       connect_timeout_s=min(config.timeout_s, CONNECT_TIMEOUT_S))
+            return
+        import aiohttp
+
         self._errors = (aiohttp.ClientError,)
         self._session = aiohttp.ClientSession(  # trust_env would look the proxy up on every call
             connector=aiohttp.TCPConnector(limit=config.max_concurrency),
@@ -280,6 +258,8 @@ class DirectTransport:
                                           sock_connect=min(config.timeout_s, CONNECT_TIMEOUT_S)))
 
     async def post(self, body: dict[str, Any]) -> HTTPReply:
+        if self._plain is not None:
+            return await self._plain.post(body_bytes(body))
         try:
             async with self._session.post(self._url, data=body_bytes(body),
                                           proxy=self._proxy) as response:
@@ -292,7 +272,7 @@ class DirectTransport:
         a ``Content-Length`` is checked first but not trusted (bytes are counted, and a body
         without one, chunked or read to the close, is counted the same way)."""
         limit = self._limit
-        declared = _declared_length(response.headers)
+        declared = declared_length(response.headers)
         if declared is not None and declared > limit:
             response.close()
             raise ReplyTooLarge(limit, declared)
@@ -307,7 +287,10 @@ class DirectTransport:
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     async def close(self) -> None:
-        await self._session.close()
+        if self._plain is not None:
+            self._plain.close()
+        else:
+            await self._session.close()
 
 
 def _proxy_for(url: str) -> str | None:
@@ -364,3 +347,4 @@ def make_transport(config: ClientConfig) -> Transport:
     if config.transport == "openai":
         return SDKTransport(openai_client(config, token), config, token)
     return DirectTransport(config, token)
+

@@ -35,7 +35,9 @@ bearer tokens or URL credentials (:func:`~assay._secrets.redact_text`), and
 the base URL only as :func:`~assay._secrets.redact_url` gives it.
 
 Transports (:mod:`assay.llm._transport`): ``transport: direct`` (the default) posts
-over one keep-alive aiohttp session, ``transport: openai`` through the SDK's own ``post``,
+over assay's own keep-alive HTTP/1.1 connections to an ``http://`` endpoint with no proxy
+(:mod:`assay.llm._http`), else over one keep-alive aiohttp session; ``transport: openai``
+through the SDK's own ``post``,
 whose per-call request building costs more CPU than all of assay's own work for a judgment
 (bench/bench_engine.py). Everything from the status, headers and body on (retries,
 Retry-After, fall-back, validation) is the same code; neither is made until a request

@@ -71,8 +71,10 @@ class ClientConfig(BaseModel):
     """``auto``: send the JSON schema, fall back to text if the server refuses it."""
     transport: Literal["direct", "openai", "batch"] = "direct"
     """How a request reaches the server. ``direct``: assay posts the chat-completions JSON
-    over one keep-alive aiohttp session, with the headers ``openai.AsyncOpenAI`` sends
-    (authorisation, user agent, organisation and project), about 0.4 ms of CPU a call;
+    with the headers ``openai.AsyncOpenAI`` sends (authorisation, user agent, organisation
+    and project), over keep-alive HTTP/1.1 connections of its own to an ``http://`` endpoint
+    with no proxy (a local server), else over one aiohttp session, about 0.2 and 0.4 ms of
+    CPU a call (bench/bench_http_floor.py);
     ``openai``: through ``openai.AsyncOpenAI.post``, the SDK's own request building and
     transport, about 0.8 ms more a call (bench/bench_engine.py). Replies, errors, retries and
     timeouts are handled the same way for both. ``batch``: the pending requests go into
