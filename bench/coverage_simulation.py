@@ -44,12 +44,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from coverage_methods import METHODS, Context
+from coverage_methods import METHODS as _BASE_METHODS
+from coverage_methods import Context
 from coverage_model import CELL_BY_NAME, CELLS, Cell, simulate
+from coverage_wild import WILD_METHODS
 
 from assay.stats import bell_mccaffrey_df, cr2_ratio_estimate
 
 CHUNK = 100
+METHODS = {**_BASE_METHODS, **WILD_METHODS}
+"""Every method of the grid: ``coverage_methods``' and the wild bootstrap's (run H)."""
 
 # hr_report's figures (percent), as (low, high) of the values it quotes, per (method, cell).
 TARGETS: dict[tuple[str, str], tuple[float, float]] = {

@@ -1,0 +1,173 @@
+"""Issue 26, session 5 (run H): the restricted wild cluster bootstrap for flagged designs.
+
+The methods here are registered for ``coverage_simulation`` beside ``coverage_methods``'
+(this module imports that one, never the reverse: no import circle).
+
+The estimate is the ratio r = sum_c S_c / N (S_c the cluster sums of item accuracies or of
+item differences, N = sum_c n_c), the OLS intercept of the item values on a constant. The
+wild cluster bootstrap with the null imposed (WCR; Cameron, Gelbach and Miller 2008;
+MacKinnon, Nielsen and Webb 2023, "Cluster-robust inference: a guide to empirical
+practice", J. Econometrics 232, sections 3.4 and 6; Roodman, MacKinnon, Nielsen and Webb
+2019, boottest) tests H0: mu = mu0 with
+
+* restricted residuals  u_c = S_c - n_c mu0 (the intercept-only model under H0);
+* bootstrap sums        S*_c = n_c mu0 + v_c u_c, v_c Webb's six-point weights
+  (+-sqrt(1/2), +-1, +-sqrt(3/2), each with chance 1/6), one B x G matrix per replicate;
+* statistics            t = (r - mu0) N / sqrt(sum_c (S_c - n_c r)^2) and
+  t*_b = (r*_b - mu0) N / sqrt(sum_c (S*_bc - n_c r*_b)^2), the CR1 t (its factor
+  G (N - 1) / ((G - 1) (N - 1)) cancels between t and t*);
+* p-value               p(mu0) = #{b : |t*_b| > |t|} / B (strict, as ``wildboottest``).
+
+Every sum is a quadratic in mu0 over fixed B-vectors (V S, V n, V^2 S^2, ...), so p(mu0) costs
+O(B) once the weights are drawn. The 95% interval is {mu0 : p(mu0) > 0.05}, its ends found
+by bisection from r (where t = 0) outwards, the same weights for every mu0 (as boottest).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+from coverage_methods import (
+    CONF,
+    Chunk,
+    Context,
+    Labelled,
+    Method,
+    Result,
+    _design,
+    auto_paired_run,
+    auto_run,
+)
+
+from assay.analysis.benchmark._design import choose_method
+from assay.stats import korn_graubard_interval
+
+FloatArray = npt.NDArray[np.float64]
+
+WEBB = np.sqrt(np.array([1.5, 1.0, 0.5, 0.5, 1.0, 1.5])) * np.array([-1, -1, -1, 1, 1, 1])
+
+
+def webb_weights(B: int, G: int, rng: np.random.Generator) -> FloatArray:
+    """B x G matrix of Webb's six-point weights."""
+    out: FloatArray = WEBB[rng.integers(0, 6, size=(B, G))]
+    return out
+
+
+class WildRestricted:
+    """p(mu0) of the WCR test of the intercept of cluster sums (see the module docstring)."""
+
+    def __init__(self, sums: FloatArray, sizes: FloatArray, weights: FloatArray) -> None:
+        s, n, v = np.asarray(sums, float), np.asarray(sizes, float), np.asarray(weights, float)
+        self.N = float(n.sum())
+        self.r = float(s.sum()) / self.N
+        e = s - n * self.r
+        self.scale = math.sqrt(float(e @ e))
+        v2 = v * v
+        self.vs, self.vn = v @ s, v @ n
+        self.v2ss, self.v2sn, self.v2nn = v2 @ (s * s), v2 @ (s * n), v2 @ (n * n)
+        self.vns, self.vnn = v @ (n * s), v @ (n * n)
+        self.nn = float(n @ n)
+
+    def t(self, mu0: float) -> float:
+        return (self.r - mu0) * self.N / self.scale
+
+    def t_star(self, mu0: float) -> FloatArray:
+        num = self.vs - mu0 * self.vn            # sum_c v_c u_c = N (r* - mu0)
+        d = num / self.N
+        sum_vu2 = self.v2ss - 2.0 * mu0 * self.v2sn + mu0 * mu0 * self.v2nn
+        sum_vnu = self.vns - mu0 * self.vnn
+        denom = sum_vu2 - 2.0 * d * sum_vnu + d * d * self.nn
+        out: FloatArray = num / np.sqrt(np.maximum(denom, 1e-300))
+        return out
+
+    def p_value(self, mu0: float) -> float:
+        return float(np.mean(np.abs(self.t_star(mu0)) > abs(self.t(mu0))))
+
+    def bound(self, side: float, alpha: float, *, tol: float = 1e-7) -> float:
+        """The end of {mu0 : p(mu0) > alpha} on `side` (-1 lower, +1 upper) by bisection."""
+        step = self.scale / self.N            # the CR1 standard error's order
+        inside, outside = self.r, self.r + side * step
+        for _ in range(60):
+            if self.p_value(outside) <= alpha:
+                break
+            inside, outside = outside, self.r + 2.0 * (outside - self.r)
+        else:
+            return side * math.inf
+        while abs(outside - inside) > tol:
+            mid = 0.5 * (inside + outside)
+            inside, outside = (mid, outside) if self.p_value(mid) > alpha else (inside, mid)
+        return 0.5 * (inside + outside)
+
+
+def wild_interval(sums: FloatArray, sizes: FloatArray, weights: FloatArray, *,
+                  conf: float = CONF) -> tuple[float, float, float]:
+    """(r, lower, upper) of the WCR interval by test inversion; NaN ends when the
+    residuals are all 0 (r at 0 or 1, or no between-cluster variation)."""
+    w = WildRestricted(sums, sizes, weights)
+    if not w.scale > 1e-12 * w.N:
+        return w.r, math.nan, math.nan
+    alpha = 1.0 - conf
+    return w.r, w.bound(-1.0, alpha), w.bound(1.0, alpha)
+
+
+def wild(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """WCR (Webb) on the raw accuracy of arm A, in every replicate, cut to [0, 1];
+    Korn-Graubard where its residuals are all 0."""
+    sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+    r, lo, hi = wild_interval(sums, sizes, webb_weights(ctx.B, sizes.size, ctx.rng))
+    if math.isfinite(lo) and math.isfinite(hi):
+        return r, max(lo, 0.0), min(hi, 1.0), 0.0
+    side = "greater" if r >= 1.0 else "less" if r <= 0.0 else "two-sided"
+    kg = korn_graubard_interval(sums, sizes, conf=CONF, alternative=side)
+    return r, kg.lower, kg.upper, 1.0
+
+
+def paired_wild(chunk: Chunk, j: int, ctx: Context) -> Result:
+    """WCR (Webb) on the paired difference A - B, in every replicate, cut to [-1, 1];
+    at D_c = d n_c for every cluster the point (a degenerate interval)."""
+    sums, sizes = chunk.diff_sums[j], chunk.sizes[j]
+    r, lo, hi = wild_interval(sums, sizes, webb_weights(ctx.B, sizes.size, ctx.rng))
+    if math.isfinite(lo) and math.isfinite(hi):
+        return r, max(lo, -1.0), min(hi, 1.0), 0.0
+    return r, r, r, 1.0
+
+
+def auto_wild(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """``auto`` with its flagged branch (the CR2 t on the independence model's df) replaced
+    by ``wild``; every other branch unchanged."""
+    if not choose_method("auto", _design(chunk, j)).widened:
+        return auto_run(chunk, j, ctx)
+    out = wild(chunk, j, ctx)
+    return (*out, ("korn_graubard_fallback" if out[3] else "wild_cluster_restricted_webb",))
+
+
+def auto_paired_wild(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """``auto_paired`` with its flagged branch replaced by ``paired_wild``."""
+    if not choose_method("auto", _design(chunk, j)).widened:
+        return auto_paired_run(chunk, j, ctx)
+    out = paired_wild(chunk, j, ctx)
+    return (*out, ("degenerate" if out[3] else "wild_cluster_restricted_webb",))
+
+
+def _flag_label(chunk: Chunk, j: int) -> tuple[str, ...]:
+    return ("flagged" if choose_method("auto", _design(chunk, j)).widened else "not flagged",)
+
+
+def wild_everywhere(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """``wild`` in every replicate, labelled by what the flag would have said (no switch)."""
+    return (*wild(chunk, j, ctx), _flag_label(chunk, j))
+
+
+def paired_wild_everywhere(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """``paired_wild`` in every replicate, labelled by the flag (no switch)."""
+    return (*paired_wild(chunk, j, ctx), _flag_label(chunk, j))
+
+
+WILD_METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("wild", "accuracy", wild_everywhere, slow=True),
+    Method("paired_wild", "difference", paired_wild_everywhere, slow=True),
+    Method("auto_wild", "accuracy", auto_wild, slow=True),
+    Method("auto_paired_wild", "difference", auto_paired_wild, slow=True),
+)}
