@@ -40,9 +40,16 @@ from coverage_methods import (
     auto_paired_run,
     auto_run,
 )
+from scipy import special, stats
 
 from assay.analysis.benchmark._design import choose_method
-from assay.stats import korn_graubard_interval
+from assay.stats import (
+    bell_mccaffrey_df,
+    cluster_t_interval,
+    korn_graubard_interval,
+    paired_difference_interval,
+    working_icc,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -101,22 +108,67 @@ class WildRestricted:
         return 0.5 * (inside + outside)
 
 
+class WildRestrictedLogit(WildRestricted):
+    """Exploration: the same bootstrap sums, the statistic on the logit scale,
+    t_L = (logit r - logit mu0) r (1 - r) N / sqrt(sum_c e_c^2) (the delta-method t of the
+    logit), t*_L the same of r*; a draw with r* outside (0, 1) counts as |t*_L| = inf.
+    mu0 is searched in (0, 1)."""
+
+    def t(self, mu0: float) -> float:
+        r = self.r
+        return (math.log(r / (1 - r)) - math.log(mu0 / (1 - mu0))) * r * (1 - r) * self.N \
+            / self.scale
+
+    def t_star(self, mu0: float) -> FloatArray:
+        num = self.vs - mu0 * self.vn
+        d = num / self.N
+        sum_vu2 = self.v2ss - 2.0 * mu0 * self.v2sn + mu0 * mu0 * self.v2nn
+        denom = np.maximum(sum_vu2 - 2.0 * d * (self.vns - mu0 * self.vnn) + d * d * self.nn,
+                           1e-300)
+        rs = mu0 + d
+        ok = (rs > 0.0) & (rs < 1.0)
+        rc = np.where(ok, rs, 0.5)
+        out: FloatArray = np.where(
+            ok, (np.log(rc / (1 - rc)) - math.log(mu0 / (1 - mu0))) * rc * (1 - rc) * self.N
+            / np.sqrt(denom), np.inf)
+        return out
+
+    def bound(self, side: float, alpha: float, *, tol: float = 1e-7) -> float:
+        edge = 0.0 if side < 0 else 1.0
+        inside, outside = self.r, self.r + side * self.scale / self.N
+        for _ in range(60):
+            if not 0.0 < outside < 1.0:
+                outside = edge - side * 1e-9
+                if self.p_value(outside) > alpha:
+                    return edge
+                break
+            if self.p_value(outside) <= alpha:
+                break
+            inside, outside = outside, self.r + 2.0 * (outside - self.r)
+        while abs(outside - inside) > tol:
+            mid = 0.5 * (inside + outside)
+            inside, outside = (mid, outside) if self.p_value(mid) > alpha else (inside, mid)
+        return 0.5 * (inside + outside)
+
+
 def wild_interval(sums: FloatArray, sizes: FloatArray, weights: FloatArray, *,
-                  conf: float = CONF) -> tuple[float, float, float]:
-    """(r, lower, upper) of the WCR interval by test inversion; NaN ends when the
-    residuals are all 0 (r at 0 or 1, or no between-cluster variation)."""
-    w = WildRestricted(sums, sizes, weights)
+                  conf: float = CONF, logit: bool = False) -> tuple[float, float, float]:
+    """(r, lower, upper) of the WCR interval by test inversion (``logit``: of
+    :class:`WildRestrictedLogit`); NaN ends when the residuals are all 0 (r at 0 or 1, or
+    no between-cluster variation)."""
+    w = (WildRestrictedLogit if logit else WildRestricted)(sums, sizes, weights)
     if not w.scale > 1e-12 * w.N:
         return w.r, math.nan, math.nan
     alpha = 1.0 - conf
     return w.r, w.bound(-1.0, alpha), w.bound(1.0, alpha)
 
 
-def wild(chunk: Chunk, j: int, ctx: Context) -> Result:
-    """WCR (Webb) on the raw accuracy of arm A, in every replicate, cut to [0, 1];
-    Korn-Graubard where its residuals are all 0."""
+def wild(chunk: Chunk, j: int, ctx: Context, *, logit: bool = False) -> Result:
+    """WCR (Webb) on the raw accuracy of arm A (``logit``: the logit statistic), in every
+    replicate, cut to [0, 1]; Korn-Graubard where its residuals are all 0."""
     sums, sizes = chunk.sums_a[j], chunk.sizes[j]
-    r, lo, hi = wild_interval(sums, sizes, webb_weights(ctx.B, sizes.size, ctx.rng))
+    r, lo, hi = wild_interval(sums, sizes, webb_weights(ctx.B, sizes.size, ctx.rng),
+                              logit=logit)
     if math.isfinite(lo) and math.isfinite(hi):
         return r, max(lo, 0.0), min(hi, 1.0), 0.0
     side = "greater" if r >= 1.0 else "less" if r <= 0.0 else "two-sided"
@@ -134,21 +186,32 @@ def paired_wild(chunk: Chunk, j: int, ctx: Context) -> Result:
     return r, r, r, 1.0
 
 
-def auto_wild(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+def auto_wild(chunk: Chunk, j: int, ctx: Context, *, logit: bool = False) -> Labelled:
     """``auto`` with its flagged branch (the CR2 t on the independence model's df) replaced
-    by ``wild``; every other branch unchanged."""
+    by ``wild``; where the residuals are all 0 (r at 0 or 1) the report's own fallback
+    (Korn-Graubard on G* - 1 design df, as ``auto``); every other branch unchanged."""
     if not choose_method("auto", _design(chunk, j)).widened:
         return auto_run(chunk, j, ctx)
-    out = wild(chunk, j, ctx)
-    return (*out, ("korn_graubard_fallback" if out[3] else "wild_cluster_restricted_webb",))
+    out = wild(chunk, j, ctx, logit=logit)
+    if out[3]:
+        return auto_run(chunk, j, ctx)
+    return (*out, ("wild_cluster_restricted_webb" + ("_logit" if logit else ""),))
+
+
+def auto_wild_logit(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """``auto_wild`` with the logit statistic (:class:`WildRestrictedLogit`)."""
+    return auto_wild(chunk, j, ctx, logit=True)
 
 
 def auto_paired_wild(chunk: Chunk, j: int, ctx: Context) -> Labelled:
-    """``auto_paired`` with its flagged branch replaced by ``paired_wild``."""
+    """``auto_paired`` with its flagged branch replaced by ``paired_wild``; where every
+    cluster's difference is d n_c, the report's own fallback (Tango on effective items)."""
     if not choose_method("auto", _design(chunk, j)).widened:
         return auto_paired_run(chunk, j, ctx)
     out = paired_wild(chunk, j, ctx)
-    return (*out, ("degenerate" if out[3] else "wild_cluster_restricted_webb",))
+    if out[3]:
+        return auto_paired_run(chunk, j, ctx)
+    return (*out, ("wild_cluster_restricted_webb",))
 
 
 def _flag_label(chunk: Chunk, j: int) -> tuple[str, ...]:
@@ -165,9 +228,52 @@ def paired_wild_everywhere(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     return (*paired_wild(chunk, j, ctx), _flag_label(chunk, j))
 
 
+def _mid_df(sizes: FloatArray, sums: FloatArray, sumsq: FloatArray, share: float) -> float:
+    """Bell-McCaffrey df at `share` times the working ICC: between the independence model's
+    (share 0, the flagged rule now) and the working ICC's (share 1)."""
+    return bell_mccaffrey_df(sizes, icc=share * working_icc(sums, sumsq, sizes))
+
+
+def _cr2_mid(share: float):
+    def run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+        """Exploration: ``auto`` with its flagged branch's logit CR2 t on the df of
+        `share` x the working ICC (``_mid_df``) instead of the independence model's."""
+        out = auto_run(chunk, j, ctx)
+        if out[4][0] != "logit_cluster_robust_t_independent_df":
+            return out
+        sums, sizes = chunk.sums_a[j], chunk.sizes[j]
+        res = cluster_t_interval(sums, sizes, conf=CONF, variance="CR2")
+        r = res.estimate
+        df = _mid_df(sizes, sums, chunk.sumsq_a[j], share)
+        half = stats.t.ppf(0.5 + CONF / 2, df) * res.standard_error / (r * (1 - r))
+        return (r, float(special.expit(special.logit(r) - half)),
+                float(special.expit(special.logit(r) + half)), 0.0, (f"cr2_df_icc_x{share}",))
+    return run
+
+
+def _paired_cr2_mid(share: float):
+    def run(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+        """Exploration: ``auto_paired`` with its flagged branch's CR2 t on the df of
+        `share` x the working ICC of the item differences."""
+        out = auto_paired_run(chunk, j, ctx)
+        if out[4][0] != "cluster_robust_t_independent_df":
+            return out
+        sums, sizes = chunk.diff_sums[j], chunk.sizes[j]
+        res = paired_difference_interval(sums, sizes, conf=CONF, variance="CR2")
+        df = _mid_df(sizes, sums, chunk.sumsq_d[j], share)
+        half = stats.t.ppf(0.5 + CONF / 2, df) * res.standard_error
+        d = res.estimate
+        return d, max(d - half, -1.0), min(d + half, 1.0), 0.0, (f"cr2_df_icc_x{share}",)
+    return run
+
+
 WILD_METHODS: dict[str, Method] = {m.name: m for m in (
     Method("wild", "accuracy", wild_everywhere, slow=True),
     Method("paired_wild", "difference", paired_wild_everywhere, slow=True),
     Method("auto_wild", "accuracy", auto_wild, slow=True),
+    Method("auto_wild_logit", "accuracy", auto_wild_logit, slow=True),
+    *(Method(f"auto_cr2_mid{k}", "accuracy", _cr2_mid(k), slow=True) for k in (0.25, 0.5)),
+    *(Method(f"auto_paired_cr2_mid{k}", "difference", _paired_cr2_mid(k))
+      for k in (0.25, 0.5)),
     Method("auto_paired_wild", "difference", auto_paired_wild, slow=True),
 )}
