@@ -151,24 +151,51 @@ class WildRestrictedLogit(WildRestricted):
         return 0.5 * (inside + outside)
 
 
+class WildRestrictedCV3(WildRestricted):
+    """Exploration: the same bootstrap sums, the t on the jackknife (CV3) variance in both t
+    and t* (``wildboottest``'s ``bootstrap_type="13"``; MacKinnon, Nielsen and Webb 2023,
+    section 5): with r_(-g) = (T - S_g) / (N - n_g), V3 = (G - 1) / G sum_g (r_(-g) - r)^2,
+    and the same of the bootstrap sums S*_g = n_g mu0 + v_g u_g."""
+
+    def __init__(self, sums: FloatArray, sizes: FloatArray, weights: FloatArray) -> None:
+        super().__init__(sums, sizes, weights)
+        self.s, self.n, self.v = (np.asarray(sums, float), np.asarray(sizes, float),
+                                  np.asarray(weights, float))
+        loo = (self.s.sum() - self.s) / (self.N - self.n) - self.r
+        self.se3 = math.sqrt(float(loo @ loo))
+
+    def t(self, mu0: float) -> float:
+        return (self.r - mu0) / self.se3
+
+    def t_star(self, mu0: float) -> FloatArray:
+        d = self.v * (self.s - self.n * mu0)
+        tot = d.sum(axis=1)
+        loo = (tot[:, None] - d) / (self.N - self.n) - (tot / self.N)[:, None]
+        out: FloatArray = (tot / self.N) / np.sqrt(np.maximum((loo * loo).sum(axis=1), 1e-300))
+        return out
+
+
 def wild_interval(sums: FloatArray, sizes: FloatArray, weights: FloatArray, *,
-                  conf: float = CONF, logit: bool = False) -> tuple[float, float, float]:
+                  conf: float = CONF, logit: bool = False,
+                  cv3: bool = False) -> tuple[float, float, float]:
     """(r, lower, upper) of the WCR interval by test inversion (``logit``: of
     :class:`WildRestrictedLogit`); NaN ends when the residuals are all 0 (r at 0 or 1, or
     no between-cluster variation)."""
-    w = (WildRestrictedLogit if logit else WildRestricted)(sums, sizes, weights)
+    kind = WildRestrictedLogit if logit else WildRestrictedCV3 if cv3 else WildRestricted
+    w = kind(sums, sizes, weights)
     if not w.scale > 1e-12 * w.N:
         return w.r, math.nan, math.nan
     alpha = 1.0 - conf
     return w.r, w.bound(-1.0, alpha), w.bound(1.0, alpha)
 
 
-def wild(chunk: Chunk, j: int, ctx: Context, *, logit: bool = False) -> Result:
+def wild(chunk: Chunk, j: int, ctx: Context, *, logit: bool = False,
+         cv3: bool = False) -> Result:
     """WCR (Webb) on the raw accuracy of arm A (``logit``: the logit statistic), in every
     replicate, cut to [0, 1]; Korn-Graubard where its residuals are all 0."""
     sums, sizes = chunk.sums_a[j], chunk.sizes[j]
     r, lo, hi = wild_interval(sums, sizes, webb_weights(ctx.B, sizes.size, ctx.rng),
-                              logit=logit)
+                              logit=logit, cv3=cv3)
     if math.isfinite(lo) and math.isfinite(hi):
         return r, max(lo, 0.0), min(hi, 1.0), 0.0
     side = "greater" if r >= 1.0 else "less" if r <= 0.0 else "two-sided"
@@ -176,26 +203,29 @@ def wild(chunk: Chunk, j: int, ctx: Context, *, logit: bool = False) -> Result:
     return r, kg.lower, kg.upper, 1.0
 
 
-def paired_wild(chunk: Chunk, j: int, ctx: Context) -> Result:
+def paired_wild(chunk: Chunk, j: int, ctx: Context, *, cv3: bool = False) -> Result:
     """WCR (Webb) on the paired difference A - B, in every replicate, cut to [-1, 1];
     at D_c = d n_c for every cluster the point (a degenerate interval)."""
     sums, sizes = chunk.diff_sums[j], chunk.sizes[j]
-    r, lo, hi = wild_interval(sums, sizes, webb_weights(ctx.B, sizes.size, ctx.rng))
+    r, lo, hi = wild_interval(sums, sizes, webb_weights(ctx.B, sizes.size, ctx.rng),
+                              cv3=cv3)
     if math.isfinite(lo) and math.isfinite(hi):
         return r, max(lo, -1.0), min(hi, 1.0), 0.0
     return r, r, r, 1.0
 
 
-def auto_wild(chunk: Chunk, j: int, ctx: Context, *, logit: bool = False) -> Labelled:
+def auto_wild(chunk: Chunk, j: int, ctx: Context, *, logit: bool = False,
+              cv3: bool = False) -> Labelled:
     """``auto`` with its flagged branch (the CR2 t on the independence model's df) replaced
     by ``wild``; where the residuals are all 0 (r at 0 or 1) the report's own fallback
     (Korn-Graubard on G* - 1 design df, as ``auto``); every other branch unchanged."""
     if not choose_method("auto", _design(chunk, j)).widened:
         return auto_run(chunk, j, ctx)
-    out = wild(chunk, j, ctx, logit=logit)
+    out = wild(chunk, j, ctx, logit=logit, cv3=cv3)
     if out[3]:
         return auto_run(chunk, j, ctx)
-    return (*out, ("wild_cluster_restricted_webb" + ("_logit" if logit else ""),))
+    return (*out, ("wild_cluster_restricted_webb" + ("_logit" if logit else "")
+                   + ("_cv3" if cv3 else ""),))
 
 
 def auto_wild_logit(chunk: Chunk, j: int, ctx: Context) -> Labelled:
@@ -203,15 +233,15 @@ def auto_wild_logit(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     return auto_wild(chunk, j, ctx, logit=True)
 
 
-def auto_paired_wild(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+def auto_paired_wild(chunk: Chunk, j: int, ctx: Context, *, cv3: bool = False) -> Labelled:
     """``auto_paired`` with its flagged branch replaced by ``paired_wild``; where every
     cluster's difference is d n_c, the report's own fallback (Tango on effective items)."""
     if not choose_method("auto", _design(chunk, j)).widened:
         return auto_paired_run(chunk, j, ctx)
-    out = paired_wild(chunk, j, ctx)
+    out = paired_wild(chunk, j, ctx, cv3=cv3)
     if out[3]:
         return auto_paired_run(chunk, j, ctx)
-    return (*out, ("wild_cluster_restricted_webb",))
+    return (*out, ("wild_cluster_restricted_webb" + ("_cv3" if cv3 else ""),))
 
 
 def _flag_label(chunk: Chunk, j: int) -> tuple[str, ...]:
@@ -272,6 +302,9 @@ WILD_METHODS: dict[str, Method] = {m.name: m for m in (
     Method("paired_wild", "difference", paired_wild_everywhere, slow=True),
     Method("auto_wild", "accuracy", auto_wild, slow=True),
     Method("auto_wild_logit", "accuracy", auto_wild_logit, slow=True),
+    Method("auto_wild_cv3", "accuracy", lambda c, j, x: auto_wild(c, j, x, cv3=True), slow=True),
+    Method("auto_paired_wild_cv3", "difference",
+           lambda c, j, x: auto_paired_wild(c, j, x, cv3=True), slow=True),
     *(Method(f"auto_cr2_mid{k}", "accuracy", _cr2_mid(k), slow=True) for k in (0.25, 0.5)),
     *(Method(f"auto_paired_cr2_mid{k}", "difference", _paired_cr2_mid(k))
       for k in (0.25, 0.5)),
