@@ -244,6 +244,30 @@ def auto_paired_wild(chunk: Chunk, j: int, ctx: Context, *, cv3: bool = False) -
     return (*out, ("wild_cluster_restricted_webb" + ("_cv3" if cv3 else ""),))
 
 
+def auto_hull(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Exploration: ``auto`` with its flagged branch the hull of its CR2 t (independence
+    df) and ``wild``: at least as wide as the rule now, so covering at least as often."""
+    out = auto_run(chunk, j, ctx)
+    if out[4][0] != "logit_cluster_robust_t_independent_df":
+        return out
+    w = wild(chunk, j, ctx)
+    if w[3]:
+        return out
+    return out[0], min(out[1], w[1]), max(out[2], w[2]), 0.0, ("hull_cr2_wild",)
+
+
+def auto_paired_hull(chunk: Chunk, j: int, ctx: Context) -> Labelled:
+    """Exploration: ``auto_paired`` with its flagged branch the hull of its CR2 t and
+    ``paired_wild``."""
+    out = auto_paired_run(chunk, j, ctx)
+    if out[4][0] != "cluster_robust_t_independent_df":
+        return out
+    w = paired_wild(chunk, j, ctx)
+    if w[3]:
+        return out
+    return out[0], min(out[1], w[1]), max(out[2], w[2]), 0.0, ("hull_cr2_wild",)
+
+
 def _flag_label(chunk: Chunk, j: int) -> tuple[str, ...]:
     return ("flagged" if choose_method("auto", _design(chunk, j)).widened else "not flagged",)
 
@@ -302,6 +326,8 @@ WILD_METHODS: dict[str, Method] = {m.name: m for m in (
     Method("paired_wild", "difference", paired_wild_everywhere, slow=True),
     Method("auto_wild", "accuracy", auto_wild, slow=True),
     Method("auto_wild_logit", "accuracy", auto_wild_logit, slow=True),
+    Method("auto_hull", "accuracy", auto_hull, slow=True),
+    Method("auto_paired_hull", "difference", auto_paired_hull, slow=True),
     Method("auto_wild_cv3", "accuracy", lambda c, j, x: auto_wild(c, j, x, cv3=True), slow=True),
     Method("auto_paired_wild_cv3", "difference",
            lambda c, j, x: auto_paired_wild(c, j, x, cv3=True), slow=True),
