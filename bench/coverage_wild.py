@@ -56,6 +56,18 @@ FloatArray = npt.NDArray[np.float64]
 WEBB = np.sqrt(np.array([1.5, 1.0, 0.5, 0.5, 1.0, 1.5])) * np.array([-1, -1, -1, 1, 1, 1])
 
 
+MAMMEN = np.array([(1 - math.sqrt(5)) / 2, (1 + math.sqrt(5)) / 2])
+MAMMEN_P = (math.sqrt(5) + 1) / (2 * math.sqrt(5))
+"""Mammen's two-point weights (mean 0, variance 1, third moment 1): the first with chance
+MAMMEN_P. Not symmetric, so the WCR t* can be skewed as the data's t is."""
+
+
+def mammen_weights(B: int, G: int, rng: np.random.Generator) -> FloatArray:
+    """B x G matrix of Mammen's two-point weights."""
+    out: FloatArray = np.where(rng.random((B, G)) < MAMMEN_P, MAMMEN[0], MAMMEN[1])
+    return out
+
+
 def webb_weights(B: int, G: int, rng: np.random.Generator) -> FloatArray:
     """B x G matrix of Webb's six-point weights."""
     out: FloatArray = WEBB[rng.integers(0, 6, size=(B, G))]
@@ -190,11 +202,12 @@ def wild_interval(sums: FloatArray, sizes: FloatArray, weights: FloatArray, *,
 
 
 def wild(chunk: Chunk, j: int, ctx: Context, *, logit: bool = False,
-         cv3: bool = False) -> Result:
+         cv3: bool = False, mammen: bool = False) -> Result:
     """WCR (Webb) on the raw accuracy of arm A (``logit``: the logit statistic), in every
     replicate, cut to [0, 1]; Korn-Graubard where its residuals are all 0."""
     sums, sizes = chunk.sums_a[j], chunk.sizes[j]
-    r, lo, hi = wild_interval(sums, sizes, webb_weights(ctx.B, sizes.size, ctx.rng),
+    draw = mammen_weights if mammen else webb_weights
+    r, lo, hi = wild_interval(sums, sizes, draw(ctx.B, sizes.size, ctx.rng),
                               logit=logit, cv3=cv3)
     if math.isfinite(lo) and math.isfinite(hi):
         return r, max(lo, 0.0), min(hi, 1.0), 0.0
@@ -203,29 +216,30 @@ def wild(chunk: Chunk, j: int, ctx: Context, *, logit: bool = False,
     return r, kg.lower, kg.upper, 1.0
 
 
-def paired_wild(chunk: Chunk, j: int, ctx: Context, *, cv3: bool = False) -> Result:
+def paired_wild(chunk: Chunk, j: int, ctx: Context, *, cv3: bool = False,
+                mammen: bool = False) -> Result:
     """WCR (Webb) on the paired difference A - B, in every replicate, cut to [-1, 1];
     at D_c = d n_c for every cluster the point (a degenerate interval)."""
     sums, sizes = chunk.diff_sums[j], chunk.sizes[j]
-    r, lo, hi = wild_interval(sums, sizes, webb_weights(ctx.B, sizes.size, ctx.rng),
-                              cv3=cv3)
+    draw = mammen_weights if mammen else webb_weights
+    r, lo, hi = wild_interval(sums, sizes, draw(ctx.B, sizes.size, ctx.rng), cv3=cv3)
     if math.isfinite(lo) and math.isfinite(hi):
         return r, max(lo, -1.0), min(hi, 1.0), 0.0
     return r, r, r, 1.0
 
 
 def auto_wild(chunk: Chunk, j: int, ctx: Context, *, logit: bool = False,
-              cv3: bool = False) -> Labelled:
+              cv3: bool = False, mammen: bool = False) -> Labelled:
     """``auto`` with its flagged branch (the CR2 t on the independence model's df) replaced
     by ``wild``; where the residuals are all 0 (r at 0 or 1) the report's own fallback
     (Korn-Graubard on G* - 1 design df, as ``auto``); every other branch unchanged."""
     if not choose_method("auto", _design(chunk, j)).widened:
         return auto_run(chunk, j, ctx)
-    out = wild(chunk, j, ctx, logit=logit, cv3=cv3)
+    out = wild(chunk, j, ctx, logit=logit, cv3=cv3, mammen=mammen)
     if out[3]:
         return auto_run(chunk, j, ctx)
-    return (*out, ("wild_cluster_restricted_webb" + ("_logit" if logit else "")
-                   + ("_cv3" if cv3 else ""),))
+    return (*out, ("wild_cluster_restricted_" + ("mammen" if mammen else "webb")
+                   + ("_logit" if logit else "") + ("_cv3" if cv3 else ""),))
 
 
 def auto_wild_logit(chunk: Chunk, j: int, ctx: Context) -> Labelled:
@@ -233,15 +247,17 @@ def auto_wild_logit(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     return auto_wild(chunk, j, ctx, logit=True)
 
 
-def auto_paired_wild(chunk: Chunk, j: int, ctx: Context, *, cv3: bool = False) -> Labelled:
+def auto_paired_wild(chunk: Chunk, j: int, ctx: Context, *, cv3: bool = False,
+                     mammen: bool = False) -> Labelled:
     """``auto_paired`` with its flagged branch replaced by ``paired_wild``; where every
     cluster's difference is d n_c, the report's own fallback (Tango on effective items)."""
     if not choose_method("auto", _design(chunk, j)).widened:
         return auto_paired_run(chunk, j, ctx)
-    out = paired_wild(chunk, j, ctx, cv3=cv3)
+    out = paired_wild(chunk, j, ctx, cv3=cv3, mammen=mammen)
     if out[3]:
         return auto_paired_run(chunk, j, ctx)
-    return (*out, ("wild_cluster_restricted_webb" + ("_cv3" if cv3 else ""),))
+    return (*out, ("wild_cluster_restricted_" + ("mammen" if mammen else "webb")
+                   + ("_cv3" if cv3 else ""),))
 
 
 def auto_hull(chunk: Chunk, j: int, ctx: Context) -> Labelled:
@@ -327,6 +343,10 @@ WILD_METHODS: dict[str, Method] = {m.name: m for m in (
     Method("auto_wild", "accuracy", auto_wild, slow=True),
     Method("auto_wild_logit", "accuracy", auto_wild_logit, slow=True),
     Method("auto_hull", "accuracy", auto_hull, slow=True),
+    Method("auto_wild_mammen", "accuracy",
+           lambda c, j, x: auto_wild(c, j, x, mammen=True), slow=True),
+    Method("auto_paired_wild_mammen", "difference",
+           lambda c, j, x: auto_paired_wild(c, j, x, mammen=True), slow=True),
     Method("auto_paired_hull", "difference", auto_paired_hull, slow=True),
     Method("auto_wild_cv3", "accuracy", lambda c, j, x: auto_wild(c, j, x, cv3=True), slow=True),
     Method("auto_paired_wild_cv3", "difference",
