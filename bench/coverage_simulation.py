@@ -11,7 +11,8 @@ of 4 to 15) and the families of issue 12: unequal sizes (fixed, and random heavy
 few clusters (4 to 8), extremes (0.02, 0.98), high ICC, highly correlated arms, large run
 noise and crossed run effects. The generation and the estimands are in
 ``coverage_model``; the methods, called on cluster sums as the report calls them, in
-``coverage_methods``.
+``coverage_methods`` and (the wild cluster bootstrap and other flagged-design candidates of
+issue 26, run H) ``coverage_wild``.
 
 For every cell and method the script prints the coverage of the 95% interval, its Monte
 Carlo standard error sqrt(p (1 - p) / reps), the shares of intervals entirely below and

@@ -21,6 +21,12 @@ practice", J. Econometrics 232, sections 3.4 and 6; Roodman, MacKinnon, Nielsen 
 Every sum is a quadratic in mu0 over fixed B-vectors (V S, V n, V^2 S^2, ...), so p(mu0) costs
 O(B) once the weights are drawn. The 95% interval is {mu0 : p(mu0) > 0.05}, its ends found
 by bisection from r (where t = 0) outwards, the same weights for every mu0 (as boottest).
+
+Variants measured in run H (none adopted; docs/statistics.md, "Issue 26, session 5"): the
+jackknife (CV3) variance in t and t* (:class:`WildRestrictedCV3`), the logit-scale statistic
+(:class:`WildRestrictedLogit`), Mammen's two-point weights, the hull of the flagged CR2 t and
+the WCR interval (``auto_hull``), and the flagged CR2 t on the Bell-McCaffrey df at a share
+of the working ICC (``auto_cr2_mid*``).
 """
 
 from __future__ import annotations
