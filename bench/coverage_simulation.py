@@ -11,7 +11,8 @@ of 4 to 15) and the families of issue 12: unequal sizes (fixed, and random heavy
 few clusters (4 to 8), extremes (0.02, 0.98), high ICC, highly correlated arms, large run
 noise and crossed run effects. The generation and the estimands are in
 ``coverage_model``; the methods, called on cluster sums as the report calls them, in
-``coverage_methods``.
+``coverage_methods`` and (the wild cluster bootstrap and other flagged-design candidates of
+issue 26, run H) ``coverage_wild``.
 
 For every cell and method the script prints the coverage of the 95% interval, its Monte
 Carlo standard error sqrt(p (1 - p) / reps), the shares of intervals entirely below and
@@ -48,12 +49,13 @@ from coverage_methods import METHODS as BASE_METHODS
 from coverage_methods import Context
 from coverage_model import CELL_BY_NAME, CELLS, Cell, simulate
 from coverage_unified import UNIFIED_METHODS
+from coverage_wild import WILD_METHODS
 
 from assay.stats import bell_mccaffrey_df, cr2_ratio_estimate
 
-METHODS = {**BASE_METHODS, **UNIFIED_METHODS}
-"""Every method of the grid: ``coverage_methods`` and, for issue 26's one-formula
-intervals, ``coverage_unified``."""
+METHODS = {**BASE_METHODS, **UNIFIED_METHODS, **WILD_METHODS}
+"""Every method of the grid: ``coverage_methods``, issue 26's one-formula intervals
+(``coverage_unified``, run H) and the wild cluster bootstrap's (``coverage_wild``, run I)."""
 CHUNK = 100
 
 # hr_report's figures (percent), as (low, high) of the values it quotes, per (method, cell).
