@@ -266,16 +266,21 @@ def auto_paired_wild(chunk: Chunk, j: int, ctx: Context, *, cv3: bool = False,
                    + ("_cv3" if cv3 else ""),))
 
 
+def _hull(out: Labelled, flagged_label: str, w: Result) -> Labelled:
+    """The hull of the rule's interval ``out`` and the WCR interval ``w`` where the rule took
+    its flagged branch (``flagged_label``) and the WCR has no fallback; else ``out``."""
+    if out[4][0] != flagged_label or w[3]:
+        return out
+    return out[0], min(out[1], w[1]), max(out[2], w[2]), 0.0, ("hull_cr2_wild",)
+
+
 def auto_hull(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     """Exploration: ``auto`` with its flagged branch the hull of its CR2 t (independence
     df) and ``wild``: at least as wide as the rule now, so covering at least as often."""
     out = auto_run(chunk, j, ctx)
     if out[4][0] != "logit_cluster_robust_t_independent_df":
         return out
-    w = wild(chunk, j, ctx)
-    if w[3]:
-        return out
-    return out[0], min(out[1], w[1]), max(out[2], w[2]), 0.0, ("hull_cr2_wild",)
+    return _hull(out, "logit_cluster_robust_t_independent_df", wild(chunk, j, ctx))
 
 
 def auto_paired_hull(chunk: Chunk, j: int, ctx: Context) -> Labelled:
@@ -284,10 +289,7 @@ def auto_paired_hull(chunk: Chunk, j: int, ctx: Context) -> Labelled:
     out = auto_paired_run(chunk, j, ctx)
     if out[4][0] != "cluster_robust_t_independent_df":
         return out
-    w = paired_wild(chunk, j, ctx)
-    if w[3]:
-        return out
-    return out[0], min(out[1], w[1]), max(out[2], w[2]), 0.0, ("hull_cr2_wild",)
+    return _hull(out, "cluster_robust_t_independent_df", paired_wild(chunk, j, ctx))
 
 
 def _flag_label(chunk: Chunk, j: int) -> tuple[str, ...]:
