@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from assay.llm.pricing import Price
 
-_MODEL = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True,
+_MODEL = ConfigDict(extra="forbid", frozen=True,
                     hide_input_in_errors=True)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from assay.errors import ConfigError
 from assay.llm import Reply
 
 if TYPE_CHECKING:
+    from assay.errors import Problem
     from assay.judge.plan import Plan
 
 
@@ -34,7 +36,10 @@ def check_readable(plan: Plan, *, memo: Path | None = None) -> str | None:
     so is a criterion's scale that does not read back as declared. Otherwise a run would pay
     for judgments that ``assay report`` then refuses.
 
-    With ``memo`` (the run's response cache file, :func:`memo_path`), a plan whose row shapes
+    Rows whose values are all plain (:func:`plainly_readable`, the rows of today's judges) are
+    accepted without the reader and without importing pandas; any other rows go to the reader,
+    which words the refusal. With ``memo`` (the run's response cache file, :func:`memo_path`), a
+    plan whose row shapes
     this reader accepted before (:func:`remember_readable` wrote their digest into that file
     after a run) is not read again. Returns the digest of the shapes read and accepted here
     (None when nothing was read), for :func:`remember_readable` once the run has begun.
@@ -90,24 +95,128 @@ def check_readable(plan: Plan, *, memo: Path | None = None) -> str | None:
     if not shapes:
         return None
     kept = list(shapes.values())
+    if plainly_readable([row for _, row in kept], scales):
+        return None  # the reader would accept them (a sufficient test): nothing to remember
     digest = _digest(kept, scales)
     if memo is not None and _checked_before(memo, digest):
         return None
+    problems = reader_problems([row for _, row in kept], scales)
+    if problems:
+        first = next((p for p in problems if p.row is not None), problems[0])  # a row names more
+        owner, row = ("", {}) if first.row is None else kept[first.row - 1]
+        raise ConfigError(_unreadable(owner, row, first.column, first.message))
+    return digest
+
+
+def reader_problems(rows: list[dict[str, Any]], scales: Mapping[str, Scale]) -> list[Problem]:
+    """What the report's reader (:func:`assay.data.validate.build_table`, on pandas) finds wrong
+    in ``rows``, each item replaced by a name of its own (``#1``, ``#2``...: the rows are shapes,
+    their items are checked apart) and its cluster by none; a problem's row is its place in
+    ``rows``, from 1."""
     import pandas as pd
 
     from assay.data._raw import ROW_COLUMN
     from assay.data.validate import build_table
 
     raw = pd.DataFrame.from_records([{**row, "item": f"#{n}", "cluster": None}
-                                     for n, (_, row) in enumerate(kept)])
+                                     for n, row in enumerate(rows)])
     raw = raw.astype(object).where(raw.notna(), None)
     raw[ROW_COLUMN] = range(1, len(raw) + 1)
-    problems = build_table(raw, path="the plan", scales=dict(scales)).problems
-    if problems:
-        first = next((p for p in problems if p.row is not None), problems[0])  # a row names more
-        owner, row = ("", {}) if first.row is None else kept[first.row - 1]
-        raise ConfigError(_unreadable(owner, row, first.column, first.message))
-    return digest
+    return build_table(raw, path="the plan", scales=dict(scales)).problems
+
+
+_NON_NEGATIVE = frozenset({"usd", "tokens_in", "tokens_out", "latency_s", "answer_length",
+                           "opponent_length"})
+
+
+def plainly_readable(rows: list[dict[str, Any]], scales: Mapping[str, Scale]) -> bool:
+    """Whether the report's reader surely accepts ``rows`` (the plan's distinct row shapes,
+    each item replaced by a name of its own and its cluster by none, as :func:`check_readable`
+    gives them to the reader), decided without the reader: a sufficient test, not an equal one.
+
+    True only when every value is of the plain Python type its column holds and within what
+    :func:`assay.data.validate.build_table` checks: known columns only, ``arm`` and ``score``
+    present; text a ``str`` (``attributes`` the text of a JSON object, ``split`` and
+    ``usd_provenance`` one of their words); ``run`` an ``int`` in 1..2**31 in every row (or in
+    none) with each judge, criterion and arm's runs 1..R; ``position`` 1 or 2 with an opponent;
+    numbers an ``int`` or ``float`` (not a bool), finite, costs and lengths >= 0, a weight > 0;
+    ``reportable`` a bool; every score missing with a failure kind saying why, its criterion
+    one of ``scales``. Anything else returns False and the reader itself decides (and words the
+    refusal): so this never accepts what the reader refuses (``tests/judge/test_plan_readable.py``
+    compares the two on generated rows), and spares the plan of today's judges pandas' import
+    (about 0.4 s of CPU, a quarter of a ms per call of a 1,440-call run).
+    """
+    from assay.data.schema import (
+        COLUMN_BY_NAME,
+        DEFAULT_CRITERION,
+        DEFAULT_JUDGE,
+        SPLITS,
+        USD_PROVENANCES,
+    )
+
+    if not rows or not any("score" in row for row in rows):
+        return False
+    with_run = sum("run" in row for row in rows)
+    if with_run not in (0, len(rows)):
+        return False
+    runs: dict[tuple[str, str, str], set[int]] = {}
+    for row in rows:
+        for name, value in row.items():
+            column = COLUMN_BY_NAME.get(name)
+            if column is None:
+                return False
+            if value is None or name in ("item", "cluster"):  # the reader is given its own
+                continue
+            kind = type(value)
+            if column.kind == "str":
+                if kind is not str:
+                    return False
+            elif column.kind == "int":
+                if kind is not int or not 1 <= value <= 2**31:
+                    return False
+            elif column.kind == "float":
+                if kind not in (int, float):
+                    return False
+                try:
+                    if not math.isfinite(value) or (name in _NON_NEGATIVE and value < 0):
+                        return False
+                except OverflowError:
+                    return False
+                if name == "weight" and not value > 0:
+                    return False
+            elif kind is not bool:
+                return False
+        arm, judge, criterion = row.get("arm"), row.get("judge"), row.get("criterion")
+        failure = row.get("failure_kind")
+        if type(arm) is not str or not arm.strip() or row.get("score") is not None:
+            return False
+        if failure is None or not failure.strip():
+            return False  # a missing score needs a failure kind saying why
+        if (judge is not None and not judge.strip()) or (criterion is not None and not criterion.strip()):
+            return False
+        if row.get("split") not in (None, *SPLITS):
+            return False
+        if row.get("usd_provenance") not in (None, *USD_PROVENANCES):
+            return False
+        if row.get("position") is not None:
+            opponent = row.get("opponent")
+            if row["position"] not in (1, 2) or opponent is None or not opponent.strip():
+                return False
+        if row.get("attributes") is not None:
+            try:
+                if not isinstance(json.loads(row["attributes"]), dict):
+                    return False
+            except ValueError:
+                return False
+        criterion = DEFAULT_CRITERION if criterion is None else criterion
+        if criterion not in scales:
+            return False
+        if with_run:
+            if row["run"] is None:
+                return False
+            runs.setdefault((DEFAULT_JUDGE if judge is None else judge, criterion, arm),
+                            set()).add(row["run"])
+    return all(len(present) == max(present) for present in runs.values())  # ints >= 1: 1..R
 
 
 MEMO_TABLE = "readable_plans"

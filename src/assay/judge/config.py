@@ -61,7 +61,7 @@ class InputsConfig(BaseModel):
     judgments-table fields such as ``usd``).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     input_dir: Path | None = None
     """The folder of the answer files (relative to the config file)."""
@@ -110,7 +110,7 @@ class SignificanceConfig(BaseModel):
     ``permutation_seed``). ``assay judge --no-significance``, ``--permutations`` and
     ``--permutation-seed`` override it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     enabled: bool = True
     """Write ``significance_summary.csv`` when a judge scored two or more arms."""
@@ -132,7 +132,7 @@ class SequentialConfig(BaseModel):
     decided (or every interval is narrow enough), with an anytime-valid confidence sequence
     (docs/statistics.md, "Stopping when it is decided"). ``--until`` and ``--conf`` override it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     until: str | None = None
     """``decided`` (stop when every comparison's interval excludes 0) or ``width=W`` (stop when
@@ -163,7 +163,7 @@ class SequentialConfig(BaseModel):
 class AssayConfig(BaseModel):
     """A whole ``assay judge`` config."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     version: Literal[1]
     """The config format (1)."""

@@ -155,7 +155,7 @@ class CriterionSpec(BaseModel):
     'range:0,100'
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1)
     """The criterion's name (the ``criterion`` column)."""
@@ -187,7 +187,7 @@ class JudgeSettings(BaseModel):
     are refused (``extra="forbid"``).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: str
     """The judge kind, a key of :data:`assay.judge.judges.kinds.JUDGE_KINDS`."""

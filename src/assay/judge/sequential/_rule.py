@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -178,6 +176,8 @@ def request_cluster(meta: dict[str, object]) -> str:
 
 def cluster_order(plan: Plan, seed: int) -> list[str]:
     """The plan's clusters in the run's random order (seeded; sorted by name before)."""
+    import numpy as np  # here: every run asks stopping_rule, only a sequential one orders clusters
+
     names = sorted({request_cluster(r.meta) for part in plan.judges for r in part.requests})
     rng = np.random.default_rng(seed)
     return [names[i] for i in rng.permutation(len(names))]
