@@ -102,6 +102,9 @@ class Behaviour:
     """Fault name -> probability per request (their sum at most 1)."""
     script: list[str] = field(default_factory=list)
     """Faults for the next requests in arrival order, consumed first; "ok" for none."""
+    fault_by: dict[str, str] | None = None
+    """Prompt substring -> fault: every request whose messages hold the substring gets it
+    (after the script, before the rates), whatever order the requests come in."""
     json_schema: bool = True
     """Whether ``response_format`` of type json_schema is accepted (else HTTP 400)."""
     retry_after: str | None = "1"
@@ -247,7 +250,8 @@ class LLMServer:
             if auth:
                 s.authorizations.add(auth)
             b = self.behaviour
-            fault = b.script.pop(0) if b.script else _draw_fault(b, s.requests)
+            fault = (b.script.pop(0) if b.script else _fault_by(b, body)
+                     or _draw_fault(b, s.requests))
             if fault != "ok":
                 s.faults[fault] += 1
             return s.requests, b, fault
@@ -255,6 +259,16 @@ class LLMServer:
     def end(self) -> None:
         with self.lock:
             self.stats.in_flight -= 1
+
+
+def _fault_by(b: Behaviour, body: Any) -> str | None:
+    """The fault of the first ``fault_by`` substring found in the request's messages."""
+    if not b.fault_by or not isinstance(body, dict):
+        return None
+    messages = body.get("messages")
+    text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict)) \
+        if isinstance(messages, list) else ""
+    return next((fault for part, fault in b.fault_by.items() if part in text), None)
 
 
 def _draw_fault(b: Behaviour, counter: int) -> str:

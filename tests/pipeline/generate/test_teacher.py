@@ -52,8 +52,10 @@ def test_one_prompt_per_stratum_and_items_carry_their_stratum(server, tmp_path):
 
 
 def test_a_malformed_reply_is_a_counted_failure_named_in_the_output(server, tmp_path):
-    # the first stratum's reply is cut in half on every attempt (1 + 2 parse retries)
-    server.configure(script=["truncated"] * 3)
+    # the first stratum's reply is cut in half on every attempt (1 + 2 parse retries), in
+    # whatever order the limiter lets the three strata's requests go (first come, first served:
+    # a retry queues behind the other strata's first requests)
+    server.configure(fault_by={"- level: easy\n- topic: maths": "truncated"})
     outcome = teacher_datapoints(teacher_config(server.url, tmp_path, max_parse_retries=2), tmp_path / "run")
     assert server.stats.requests == 5
     assert outcome.failed == 1
