@@ -11,7 +11,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.data.schema import Scale
+from assay.data.schema import (
+    COLUMN_BY_NAME,
+    DEFAULT_CRITERION,
+    DEFAULT_JUDGE,
+    KEY_COLUMNS,
+    SPLITS,
+    USD_PROVENANCES,
+    Scale,
+)
 from assay.errors import ConfigError
 from assay.llm import Reply
 
@@ -49,8 +57,6 @@ def check_readable(plan: Plan, *, memo: Path | None = None) -> str | None:
     ConfigError
         The first problem, naming the judge, the item and the arm.
     """
-    from assay.data.schema import KEY_COLUMNS
-
     scales = plan.scales()
     for criterion, scale in scales.items():
         try:
@@ -146,14 +152,6 @@ def plainly_readable(rows: list[dict[str, Any]], scales: Mapping[str, Scale]) ->
     compares the two on generated rows), and spares the plan of today's judges pandas' import
     (about 0.4 s of CPU, a quarter of a ms per call of a 1,440-call run).
     """
-    from assay.data.schema import (
-        COLUMN_BY_NAME,
-        DEFAULT_CRITERION,
-        DEFAULT_JUDGE,
-        SPLITS,
-        USD_PROVENANCES,
-    )
-
     if not rows or not any("score" in row for row in rows):
         return False
     with_run = sum("run" in row for row in rows)
