@@ -101,12 +101,13 @@ def check_readable(plan: Plan, *, memo: Path | None = None) -> str | None:
     if not shapes:
         return None
     kept = list(shapes.values())
-    if plainly_readable([row for _, row in kept], scales):
+    rows = [row for _, row in kept]
+    if plainly_readable(rows, scales):
         return None  # the reader would accept them (a sufficient test): nothing to remember
     digest = _digest(kept, scales)
     if memo is not None and _checked_before(memo, digest):
         return None
-    problems = reader_problems([row for _, row in kept], scales)
+    problems = reader_problems(rows, scales)
     if problems:
         first = next((p for p in problems if p.row is not None), problems[0])  # a row names more
         owner, row = ("", {}) if first.row is None else kept[first.row - 1]
