@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from assay.analysis._mean_rule import INDEPENDENT_DF, df_sumsq
+from assay.analysis._mean_rule import INDEPENDENT_DF, LOGIT_T, RAW_T, df_sumsq
 from assay.analysis.benchmark._design import design_flag_note
 from assay.stats._results import Alternative
 from assay.stats.contrasts import holm_adjust, paired_difference_interval
@@ -202,8 +202,8 @@ def paired_outcome(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.obj
             shift = null
         se_c = iv.standard_error
         if math.isfinite(iv.lower):
-            interval_method = ("logit_cluster_robust_t" if shift == 0.0 and bounds == (0.0, 1.0)
-                               else "cluster_robust_t") + (INDEPENDENT_DF if flagged else "")
+            interval_method = (LOGIT_T if shift == 0.0 and bounds == (0.0, 1.0)
+                               else RAW_T) + (INDEPENDENT_DF if flagged else "")
             lower = max(shift + iv.lower, bounds[0])
             upper = min(shift + iv.upper, bounds[1])
         elif fallback_kg:
