@@ -40,7 +40,7 @@ import pandas as pd
 import scipy.stats as sps
 
 from assay._display import Rendered
-from assay.analysis._mean_rule import INDEPENDENT_DF, df_sumsq, paired_design
+from assay.analysis._mean_rule import INDEPENDENT_DF, RAW_T, df_sumsq, paired_design
 from assay.data.table import Judgments
 from assay.stats.contrasts import paired_difference_interval
 from assay.stats.intervals import cr2_ratio_estimate
@@ -326,7 +326,7 @@ def _delta(a: pd.DataFrame, b: pd.DataFrame, judge: str, criterion: str, arm: st
                      f"({res.estimate:.3f}); the t interval is undefined.")
     elif flagged:
         notes.append(flagged)
-    method = "cluster_robust_t" + (INDEPENDENT_DF if flagged else "")
+    method = RAW_T + (INDEPENDENT_DF if flagged else "")
     return ScoreDelta(estimate=res.estimate, lower=res.lower, upper=res.upper,
                       standard_error=res.standard_error, df=res.df, method=method,
                       n_clusters=int(res.n_clusters), **base,

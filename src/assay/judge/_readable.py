@@ -11,7 +11,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.data.schema import Scale
+from assay.data.schema import (
+    COLUMN_BY_NAME,
+    DEFAULT_CRITERION,
+    DEFAULT_JUDGE,
+    KEY_COLUMNS,
+    SPLITS,
+    USD_PROVENANCES,
+    Scale,
+)
 from assay.errors import ConfigError
 from assay.llm import Reply
 
@@ -49,8 +57,6 @@ def check_readable(plan: Plan, *, memo: Path | None = None) -> str | None:
     ConfigError
         The first problem, naming the judge, the item and the arm.
     """
-    from assay.data.schema import KEY_COLUMNS
-
     scales = plan.scales()
     for criterion, scale in scales.items():
         try:
@@ -95,12 +101,13 @@ def check_readable(plan: Plan, *, memo: Path | None = None) -> str | None:
     if not shapes:
         return None
     kept = list(shapes.values())
-    if plainly_readable([row for _, row in kept], scales):
+    rows = [row for _, row in kept]
+    if plainly_readable(rows, scales):
         return None  # the reader would accept them (a sufficient test): nothing to remember
     digest = _digest(kept, scales)
     if memo is not None and _checked_before(memo, digest):
         return None
-    problems = reader_problems([row for _, row in kept], scales)
+    problems = reader_problems(rows, scales)
     if problems:
         first = next((p for p in problems if p.row is not None), problems[0])  # a row names more
         owner, row = ("", {}) if first.row is None else kept[first.row - 1]
@@ -146,14 +153,6 @@ def plainly_readable(rows: list[dict[str, Any]], scales: Mapping[str, Scale]) ->
     compares the two on generated rows), and spares the plan of today's judges pandas' import
     (about 0.4 s of CPU, a quarter of a ms per call of a 1,440-call run).
     """
-    from assay.data.schema import (
-        COLUMN_BY_NAME,
-        DEFAULT_CRITERION,
-        DEFAULT_JUDGE,
-        SPLITS,
-        USD_PROVENANCES,
-    )
-
     if not rows or not any("score" in row for row in rows):
         return False
     with_run = sum("run" in row for row in rows)

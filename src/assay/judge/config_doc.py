@@ -9,6 +9,7 @@ what this module generates.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, get_args
 
@@ -58,12 +59,19 @@ def _docstring(model: type[BaseModel], name: str) -> str | None:
     0.05 s of CPU, for this page alone."""
     import inspect
 
-    from pydantic._internal._docs_extraction import extract_docstrings_from_cls
-
     for cls in model.__mro__:
         if name in inspect.get_annotations(cls):
-            return extract_docstrings_from_cls(cls, use_inspect=True).get(name)
+            return _class_docstrings(cls).get(name)
     return None
+
+
+@functools.cache
+def _class_docstrings(cls: type) -> dict[str, str]:
+    """The field docstrings of ``cls``, its source read once (not once per field, nor per
+    model that inherits them)."""
+    from pydantic._internal._docs_extraction import extract_docstrings_from_cls
+
+    return extract_docstrings_from_cls(cls, use_inspect=True)
 
 
 def _table(model: type[BaseModel], *, skip: frozenset[str] = frozenset()) -> list[str]:

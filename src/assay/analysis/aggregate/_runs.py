@@ -18,7 +18,7 @@ import pandas as pd
 from assay.analysis._mean_rule import RAW_T, mean_interval
 
 RUN_CI_METHOD = "percentile_bootstrap_over_run_means"
-ITEMS_CI_METHOD = "cluster_robust_t"
+ITEMS_CI_METHOD = RAW_T  # "cluster_robust_t": the raw-scale rule's own label
 
 
 @dataclass(frozen=True)
@@ -148,10 +148,8 @@ def items_interval(frame: pd.DataFrame, *, conf: float, what: str = "") -> Items
     # the raw-scale rule of every report (the scores report's interval-scale rows), with the
     # benchmark's design flag
     res = mean_interval(sums, sizes, sumsq, conf=conf, bounded=False, what=what)
-    # the CR2 t, with the suffix _independent_df in a flagged design (the one rule's df)
-    method = (ITEMS_CI_METHOD + res.method[len(RAW_T):] if res.method.startswith(RAW_T)
-              else res.method)
+    # its method is the rule's (the CR2 t, with the suffix _independent_df in a flagged design)
     return ItemsInterval(estimate=res.estimate, lower=res.lower, upper=res.upper,
-                         standard_error=res.standard_error, df=res.df, method=method, conf=conf,
+                         standard_error=res.standard_error, df=res.df, method=res.method, conf=conf,
                          n_items=n_items, n_clusters=n_clusters,
                          effective_clusters=res.effective_clusters, flag_note=res.flag_note)

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from assay.analysis._mean_rule import INDEPENDENT_DF, df_sumsq
+from assay.analysis._mean_rule import INDEPENDENT_DF, LOGIT_T, RAW_T, df_sumsq
 from assay.analysis.benchmark._design import design_flag_note
 from assay.stats._results import Alternative
 from assay.stats.contrasts import holm_adjust, paired_difference_interval
@@ -148,17 +148,14 @@ def cluster_sums(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.objec
             np.bincount(codes).astype(np.float64))
 
 
-def _flagged_share(values: npt.NDArray[np.float64], sums: npt.NDArray[np.float64],
-                   sumsq: npt.NDArray[np.float64], sizes: npt.NDArray[np.float64],
-                   bounds: tuple[float, float]) -> bool:
+def _flagged_share(share: bool, sums: npt.NDArray[np.float64], sumsq: npt.NDArray[np.float64],
+                   sizes: npt.NDArray[np.float64]) -> bool:
     """Whether a share (a win rate: values in [0, 1]) lies in a design the benchmark flags;
     its CR2 interval and test then take the df of the independence working model, the one
     rule's (:func:`assay.analysis._mean_rule.df_sumsq`). A difference (judges, position)
     keeps the working ICC's df: its design is not read from the differences (which can
     cancel a cluster effect both sides share), and its two sides are not at hand here."""
-    if not (bounds == (0.0, 1.0) and values.min() >= 0.0 and values.max() <= 1.0):
-        return False
-    return design_flag_note(sums, sumsq, sizes, what="")[0].flagged
+    return share and design_flag_note(sums, sumsq, sizes, what="")[0].flagged
 
 
 def paired_outcome(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.object_], *,
@@ -188,24 +185,25 @@ def paired_outcome(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.obj
     if c < 2:
         interval_method = "too_few_clusters"
         note("fewer than 2 clusters: no cluster-robust interval (too_few_clusters)")
-    else:
+    else:  # the clusters' sums of squares and design, read once for the interval and the t test
+        share = bounds == (0.0, 1.0) and values.min() >= 0.0 and values.max() <= 1.0
         sumsq, _ = cluster_sums(values * values, clusters)
-        flagged = _flagged_share(values, sums, sumsq, sizes, bounds)
-        if bounds == (0.0, 1.0) and values.min() >= 0.0 and values.max() <= 1.0:
+        centred_sq = sumsq - 2.0 * null * sums + null * null * sizes
+        flagged = _flagged_share(share, sums, sumsq, sizes)
+        if share:
             # a share: the logit CR2 t of --kind scores and the benchmark, so one preference
             # gets one interval whichever report shows it
             iv = cluster_t_interval(sums, sizes, conf=conf, variance="CR2",
                                     sumsq=df_sumsq(sumsq, flagged))
             shift = 0.0
         else:
-            centred_sq = sumsq - 2.0 * null * sums + null * null * sizes
             iv = paired_difference_interval(sums - null * sizes, sizes, conf=conf,
                                             variance="CR2", sumsq=df_sumsq(centred_sq, flagged))
             shift = null
         se_c = iv.standard_error
         if math.isfinite(iv.lower):
-            interval_method = ("logit_cluster_robust_t" if shift == 0.0 and bounds == (0.0, 1.0)
-                               else "cluster_robust_t") + (INDEPENDENT_DF if flagged else "")
+            interval_method = (LOGIT_T if shift == 0.0 and bounds == (0.0, 1.0)
+                               else RAW_T) + (INDEPENDENT_DF if flagged else "")
             lower = max(shift + iv.lower, bounds[0])
             upper = min(shift + iv.upper, bounds[1])
         elif fallback_kg:
@@ -227,11 +225,8 @@ def paired_outcome(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.obj
     elif c < 2:
         name = "undefined"
     else:
-        sumsq, _ = cluster_sums(values * values, clusters)
-        flagged = _flagged_share(values, sums, sumsq, sizes, bounds)
         t = cluster_t_test(sums - null * sizes, sizes, variance="CR2",
-                           sumsq=df_sumsq(sumsq - 2.0 * null * sums + null * null * sizes,
-                                          flagged))
+                           sumsq=df_sumsq(centred_sq, flagged))
         name, statistic, p, df = t.method, t.statistic, t.p_value, t.df
         if math.isnan(p):
             # every cluster has the same mean difference d: of the 2^C sign flips of the

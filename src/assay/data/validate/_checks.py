@@ -206,6 +206,6 @@ class _Checker:
                     self.path, None, "run",
                     f"run numbers of arm {quote(arm)} (judge {quote(judge)}, criterion "
                     f"{quote(criterion)}) "
-                    f"must be 1..R with none missing; missing: {', '.join(map(str, gaps[:10]))}"))
+                    f"must be 1..R with none missing; missing: {', '.join(map(str, gaps))}"))
 
 
