@@ -231,3 +231,19 @@ def test_a_huge_run_number_is_named_without_listing_every_run(tmp_path, run):
             in result.stderr
     else:  # past the bound of whole numbers (2**31, as the engines' checks): refused there
         assert "row 2, column 'run': expected a whole number" in result.stderr
+
+
+@pytest.mark.parametrize("attributes", ['{"a": ' + "9" * 5000 + "}", "[" * 100_000 + "]" * 100_000],
+                         ids=["integer-of-5000-digits", "nested-100000-deep"])
+def test_attributes_past_what_json_reads_are_a_named_problem(tmp_path, attributes):
+    # an integer of 5,000 digits in the attributes JSON raised a plain ValueError (Python's
+    # limit on long integers), deep nesting a RecursionError: build_table crashed; now the
+    # row is named like any attributes that are not a JSON object
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"item": ["q1", "q1"], "arm": ["a", "b"], "score": [1, 0],
+                  "attributes": [attributes, '{"a": "x"}']}).to_csv(path, index=False)
+    result = run_assay("validate", str(path))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    assert "row 1, column 'attributes': expected a JSON object of attribute strata" \
+        in result.stderr, result.stderr[:500]

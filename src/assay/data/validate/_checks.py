@@ -111,8 +111,8 @@ class _Checker:
                 return json.dumps(v, sort_keys=True, ensure_ascii=False)
             try:
                 obj = json.loads(str(v))
-            except json.JSONDecodeError:
-                return "bad"
+            except (ValueError, RecursionError):  # not JSON; an integer of over 4,300
+                return "bad"  # digits (ValueError); nesting past the stack (RecursionError)
             return json.dumps(obj, sort_keys=True, ensure_ascii=False) if isinstance(obj, dict) else "bad"
 
         parsed = values.map(parse)
