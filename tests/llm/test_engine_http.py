@@ -141,3 +141,10 @@ def test_refused_is_dead():
 
     exc = asyncio.run(go())
     assert exc.dead and str(exc) == "connection refused"
+
+
+def test_a_gzip_body_cut_short_by_the_connection_end_is_unreadable_not_a_partial_body():
+    packed = gzip.compress(b'{"ok": true, "text": "' + b"y" * 200 + b'"}')
+    raw = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n" + packed[:len(packed) // 2]
+    (reply,), _ = _run(lambda n: raw, close_after_reply=True)
+    assert isinstance(reply, Unreachable) and "gzip" in str(reply)

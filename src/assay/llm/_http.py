@@ -236,6 +236,8 @@ class _Exchange(asyncio.Protocol):
                 raise _BadReply(f"the {coding} body does not decode ({exc})") from None
             if len(body) > self.limit:
                 raise ReplyTooLarge(self.limit)
+            if not inflater.eof:  # cut short (a body read to the connection's end): not a partial body
+                raise _BadReply(f"the {coding} body ends before its end of stream")
         assert self.waiter is not None and self._status is not None
         if self._buffer:  # bytes after the reply: the connection is out of step, not reusable
             self.keep_alive = False
