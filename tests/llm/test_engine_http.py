@@ -148,3 +148,24 @@ def test_a_gzip_body_cut_short_by_the_connection_end_is_unreadable_not_a_partial
     raw = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n" + packed[:len(packed) // 2]
     (reply,), _ = _run(lambda n: raw, close_after_reply=True)
     assert isinstance(reply, Unreachable) and "gzip" in str(reply)
+
+
+def test_bytes_after_a_chunked_reply_leave_its_connection_unused_and_a_chunk_size_is_hex_digits():
+    raw = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n"
+           b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz")  # a reply nobody asked for
+
+    async def go():
+        server, port, _ = await _serve(lambda n: raw)
+        http = _connections(port)
+        try:
+            reply = await http.post(b"{}")
+            return reply, len(http._idle)
+        finally:
+            http.close()
+            server.close()
+            await server.wait_closed()
+
+    reply, idle = asyncio.run(go())
+    assert reply.body == b"a" and idle == 0
+    (bad,), _ = _run(lambda n: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\nab\r\n0\r\n\r\n")
+    assert isinstance(bad, Unreachable) and "not a chunk size" in str(bad)

@@ -206,14 +206,13 @@ class _Exchange(asyncio.Protocol):
                     raise _BadReply("a chunk-size line over 4,096 bytes")
                 return
             size_text = bytes(buffer[:end]).split(b";")[0].strip()
-            try:
-                size = int(size_text, 16)
-            except ValueError:
-                raise _BadReply(f"not a chunk size: {size_text[:20]!r}") from None
+            if not size_text or size_text.strip(b"0123456789abcdefABCDEF"):  # int() takes -1, 0x1, 1_0
+                raise _BadReply(f"not a chunk size: {size_text[:20]!r}")
+            size = int(size_text, 16)
             if size == 0:  # the last chunk, then trailers up to an empty line
                 trailers = buffer.find(b"\r\n\r\n", end)
-                if buffer[end:end + 4] == b"\r\n\r\n" or trailers >= 0:
-                    del buffer[:]
+                if trailers >= 0:  # what follows is not this reply's: _finish sees it
+                    del buffer[:trailers + 4]
                     self._finish()
                 return
             if self._size + size > self.limit:  # this chunk passes the bound: not waited for
