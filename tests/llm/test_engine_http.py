@@ -169,3 +169,23 @@ def test_bytes_after_a_chunked_reply_leave_its_connection_unused_and_a_chunk_siz
     assert reply.body == b"a" and idle == 0
     (bad,), _ = _run(lambda n: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\nab\r\n0\r\n\r\n")
     assert isinstance(bad, Unreachable) and "not a chunk size" in str(bad)
+
+
+def test_a_request_sent_once_more_goes_on_a_new_connection_not_another_kept_one():
+    from assay.llm._http import _Exchange
+
+    async def go():
+        server, port, seen = await _serve(lambda n: b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        http = _connections(port)
+        # two kept connections the server closed, the client not told yet: a write to
+        # either gets no byte of a reply (a connection never made behaves the same)
+        http._idle += [_Exchange(1 << 20), _Exchange(1 << 20)]
+        try:
+            return await http.post(b"{}"), len(seen)
+        finally:
+            http.close()
+            server.close()
+            await server.wait_closed()
+
+    reply, requests = asyncio.run(go())
+    assert reply.body == b"ok" and requests == 1

@@ -273,7 +273,7 @@ class Connections:
     async def post(self, body: bytes) -> HTTPReply:
         request = b"%s%d\r\n\r\n%s" % (self._head, len(body), body)
         for attempt in (0, 1):
-            exchange, kept = await self._connection()
+            exchange, kept = await self._connection(fresh=attempt == 1)
             try:
                 reply = await exchange.send(request)
             except _Lost as exc:
@@ -295,8 +295,10 @@ class Connections:
             return reply
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _connection(self) -> tuple[_Exchange, bool]:
-        while self._idle:
+    async def _connection(self, *, fresh: bool = False) -> tuple[_Exchange, bool]:
+        """A kept connection (the last one kept first), else a new one; a new one if ``fresh``
+        (the request is sent once more: another kept one may have been closed as well)."""
+        while self._idle and not fresh:
             exchange = self._idle.pop()
             if not exchange.closed:
                 return exchange, True
