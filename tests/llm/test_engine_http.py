@@ -10,6 +10,7 @@ the bound, a kept connection the server had closed).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import urllib.parse
 from collections.abc import Callable
@@ -56,11 +57,22 @@ def _connections(port: int, limit: int = 1 << 20) -> Connections:
                        max_reply_bytes=limit, connect_timeout_s=5.0)
 
 
+@contextlib.asynccontextmanager
+async def _serving(script: Script, *, limit: int = 1 << 20, close_after_reply: bool = False):
+    """Connections to a server answering with ``script``, and the requests it read."""
+    server, port, seen = await _serve(script, close_after_reply=close_after_reply)
+    http = _connections(port, limit)
+    try:
+        yield http, seen
+    finally:
+        http.close()
+        server.close()
+        await server.wait_closed()
+
+
 def _run(script: Script, posts: int = 1, *, limit: int = 1 << 20, close_after_reply: bool = False):
     async def go():
-        server, port, seen = await _serve(script, close_after_reply=close_after_reply)
-        http = _connections(port, limit)
-        try:
+        async with _serving(script, limit=limit, close_after_reply=close_after_reply) as (http, seen):
             out = []
             for n in range(posts):
                 try:
@@ -68,10 +80,6 @@ def _run(script: Script, posts: int = 1, *, limit: int = 1 << 20, close_after_re
                 except (Unreachable, ReplyTooLarge) as exc:
                     out.append(exc)
             return out, seen
-        finally:
-            http.close()
-            server.close()
-            await server.wait_closed()
 
     return asyncio.run(go())
 
@@ -141,3 +149,39 @@ def test_refused_is_dead():
 
     exc = asyncio.run(go())
     assert exc.dead and str(exc) == "connection refused"
+
+
+def test_a_gzip_body_cut_short_by_the_connection_end_is_unreadable_not_a_partial_body():
+    packed = gzip.compress(b'{"ok": true, "text": "' + b"y" * 200 + b'"}')
+    raw = (b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n"
+           + packed[:len(packed) // 2])
+    (reply,), _ = _run(lambda n: raw, close_after_reply=True)
+    assert isinstance(reply, Unreachable) and "gzip" in str(reply)
+
+
+def test_bytes_after_a_chunked_reply_leave_its_connection_unused_and_a_chunk_size_is_hex_digits():
+    raw = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n"
+           b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz")  # a reply nobody asked for
+
+    async def go():
+        async with _serving(lambda n: raw) as (http, _):
+            return await http.post(b"{}"), len(http._idle)
+
+    reply, idle = asyncio.run(go())
+    assert reply.body == b"a" and idle == 0
+    (bad,), _ = _run(lambda n: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\nab\r\n0\r\n\r\n")
+    assert isinstance(bad, Unreachable) and "not a chunk size" in str(bad)
+
+
+def test_a_request_sent_once_more_goes_on_a_new_connection_not_another_kept_one():
+    from assay.llm._http import _Exchange
+
+    async def go():
+        async with _serving(lambda n: b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok") as (http, seen):
+            # two kept connections the server closed, the client not told yet: a write to
+            # either gets no byte of a reply (a connection never made behaves the same)
+            http._idle += [_Exchange(1 << 20), _Exchange(1 << 20)]
+            return await http.post(b"{}"), len(seen)
+
+    reply, requests = asyncio.run(go())
+    assert reply.body == b"ok" and requests == 1

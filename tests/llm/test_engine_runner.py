@@ -225,3 +225,25 @@ def test_unpriced_replies_are_counted_not_priced_at_zero(server, make_client, tm
     with RunStore(tmp_path) as store:
         summary = run(make_client(prices={}), store, score_requests(4))
     assert summary.unpriced == 4 and summary.usd == 0.0
+
+
+def test_a_judgment_the_store_cannot_take_stops_the_run_whichever_commit_writes_it(tmp_path):
+    # k0's reply holds an int SQLite cannot store; it is written by the periodic commit
+    # (k1's reply is slow, so no put commits before it), whose error must not be lost
+    import types
+
+    from assay.judge import ChatRequest, Reply
+
+    class Stub:
+        stats = types.SimpleNamespace(calls=0, spent_usd=0.0)
+        config = types.SimpleNamespace(max_concurrency=1, transport="direct")
+
+        async def complete(self, request):
+            if request.key == "k1":
+                await asyncio.sleep(0.3)
+            return Reply(key=request.key, verdict=None, text="1",
+                         tokens_in=2**64 if request.key == "k0" else 0)
+
+    requests = [ChatRequest(key=f"k{i}", messages=(("user", f"q{i}"),)) for i in range(2)]
+    with RunStore(tmp_path / "run") as store, pytest.raises(OverflowError):
+        asyncio.run(run_requests(requests, Stub(), store, commit_every=10_000, commit_every_s=0.05))

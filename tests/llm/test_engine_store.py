@@ -211,3 +211,18 @@ def test_a_batch_is_written_at_commit_read_before_it_and_kept_when_a_write_fails
         keys = [k for (k,) in other.execute("SELECT key FROM judgments ORDER BY key")]
         prompts = other.execute("SELECT count(*) FROM prompts").fetchone()[0]
     assert keys == ["k0", "k1", "k2"] and prompts == 3  # k2 kept through the failed write
+
+
+def test_a_judgment_sqlite_cannot_take_raises_and_the_rest_of_the_batch_is_kept(tmp_path):
+    store = RunStore(tmp_path, config={"judge": "m"})
+    request = [ChatRequest(key=f"k{i}", messages=(("user", f"q{i}"),)) for i in range(3)]
+    store.put(request[0], Reply(key="k0", verdict=None, text="0"), [{"item": "k0"}], commit=False)
+    with pytest.raises(OverflowError):  # at the put, or at the commit that writes it
+        store.put(request[1], Reply(key="k1", verdict=None, text="1", tokens_in=2**64), [{"item": "k1"}],
+                  commit=False)
+        store.commit()
+    store.put(request[2], Reply(key="k2", verdict=None, text="2"), [{"item": "k2"}], commit=False)
+    store.close()
+    with sqlite3.connect(tmp_path / STORE_FILENAME) as other:
+        keys = [k for (k,) in other.execute("SELECT key FROM judgments ORDER BY key")]
+    assert keys == ["k0", "k2"]

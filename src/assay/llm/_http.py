@@ -206,14 +206,13 @@ class _Exchange(asyncio.Protocol):
                     raise _BadReply("a chunk-size line over 4,096 bytes")
                 return
             size_text = bytes(buffer[:end]).split(b";")[0].strip()
-            try:
-                size = int(size_text, 16)
-            except ValueError:
-                raise _BadReply(f"not a chunk size: {size_text[:20]!r}") from None
+            if not size_text or size_text.strip(b"0123456789abcdefABCDEF"):  # int() takes -1, 0x1, 1_0
+                raise _BadReply(f"not a chunk size: {size_text[:20]!r}")
+            size = int(size_text, 16)
             if size == 0:  # the last chunk, then trailers up to an empty line
                 trailers = buffer.find(b"\r\n\r\n", end)
-                if buffer[end:end + 4] == b"\r\n\r\n" or trailers >= 0:
-                    del buffer[:]
+                if trailers >= 0:  # what follows is not this reply's: _finish sees it
+                    del buffer[:trailers + 4]
                     self._finish()
                 return
             if self._size + size > self.limit:  # this chunk passes the bound: not waited for
@@ -236,6 +235,8 @@ class _Exchange(asyncio.Protocol):
                 raise _BadReply(f"the {coding} body does not decode ({exc})") from None
             if len(body) > self.limit:
                 raise ReplyTooLarge(self.limit)
+            if not inflater.eof:  # cut short (a body read to the connection's end): not a partial body
+                raise _BadReply(f"the {coding} body ends before its end of stream")
         assert self.waiter is not None and self._status is not None
         if self._buffer:  # bytes after the reply: the connection is out of step, not reusable
             self.keep_alive = False
@@ -272,7 +273,7 @@ class Connections:
     async def post(self, body: bytes) -> HTTPReply:
         request = b"%s%d\r\n\r\n%s" % (self._head, len(body), body)
         for attempt in (0, 1):
-            exchange, kept = await self._connection()
+            exchange, kept = await self._connection(fresh=attempt == 1)
             try:
                 reply = await exchange.send(request)
             except _Lost as exc:
@@ -294,8 +295,10 @@ class Connections:
             return reply
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _connection(self) -> tuple[_Exchange, bool]:
-        while self._idle:
+    async def _connection(self, *, fresh: bool = False) -> tuple[_Exchange, bool]:
+        """A kept connection (the last one kept first), else a new one; a new one if ``fresh``
+        (the request is sent once more: another kept one may have been closed as well)."""
+        while self._idle and not fresh:
             exchange = self._idle.pop()
             if not exchange.closed:
                 return exchange, True

@@ -169,9 +169,16 @@ async def run_requests(requests: Iterable[ChatRequest], client: LLMClient, store
                 state.stop = state.stop or "max_failures"
             report()
 
+    async def flush() -> None:
+        try:
+            await batch.flush_periodically()
+        except Exception as exc:  # a judgment the store cannot take, written by this commit
+            state.stop = state.stop or "error"
+            state.error = state.error or exc
+
     workers = [asyncio.create_task(worker())
                for _ in range(min(len(pending), 2 * client.config.max_concurrency))]
-    flusher = asyncio.create_task(batch.flush_periodically())
+    flusher = asyncio.create_task(flush())
     try:
         await asyncio.gather(*workers)
     finally:

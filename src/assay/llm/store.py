@@ -338,8 +338,13 @@ class RunStore:
                             conn.execute(_PUT_PROMPT, (values[0], prompt))
                             if shown is not None:
                                 conn.execute(_PUT_SHOWN, (values[0], shown))
-                    except BaseException:  # kept, to be written by the next commit
-                        self._batch = batch[done:] + self._batch
+                    except BaseException as exc:
+                        # a write the database refused (I/O, locked, full) is kept for the next
+                        # commit; a judgment it cannot take (a value SQLite cannot store) is
+                        # dropped, raising once as its put did before batching, else every
+                        # later read, commit and close would raise and lose the whole batch
+                        refused = isinstance(exc, sqlite3.OperationalError) or not isinstance(exc, Exception)
+                        self._batch = batch[done if refused else done + 1:] + self._batch
                         raise
             if commit and self._conn.in_transaction:
                 self._conn.execute("COMMIT")
