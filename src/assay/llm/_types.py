@@ -1,9 +1,12 @@
-"""What a judge asks the engine (:class:`ChatRequest`) and what it gets back (:class:`Reply`)."""
+"""What a judge asks the engine (:class:`ChatRequest`), what it gets back (:class:`Reply`), and the
+deterministic key that names a judgment (:func:`judgment_key`, over :func:`config_hash`)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -174,3 +177,64 @@ def utc_now() -> str:
     if _SECOND[0] != second:
         _SECOND[0], _SECOND[1] = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
     return f"{_SECOND[1]}.{int((now - second) * 1e6):06d}Z"
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def config_hash(config: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of a config's canonical JSON (keys sorted, no spaces).
+
+    Hash only what decides the verdicts (judge model, parameters, criteria, prompts), not
+    the engine's settings (concurrency, retries, prices, cost limit), or changing those
+    would re-ask every judgment. The API key is never part of a config: only the name of
+    the environment variable holding it.
+
+    >>> config_hash({"b": 1, "a": [1, 2]}) == config_hash({"a": [1, 2], "b": 1})
+    True
+    >>> config_hash({})
+    '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a'
+    """
+    return hashlib.sha256(_canonical(dict(config)).encode("utf-8")).hexdigest()
+
+
+def judgment_key(config_hash: str, item: str, arms: Sequence[str], criterion: str, trial: int, *,
+                 judge: str = "", prompt_hash: str = "") -> str:
+    """The deterministic key of one judgment: 32 hex digits of a SHA-256.
+
+    Parameters
+    ----------
+    config_hash
+        Hash of what decides the verdict (:func:`config_hash` of the judge's section).
+    item
+        The item (question) judged.
+    arms
+        The arms shown, in the order the judge defines them (``(arm,)`` for a pointwise
+        judge, ``(base, other)`` for a pairwise one; order matters).
+    criterion
+        The criterion, or a name for a joint call over several criteria.
+    trial
+        The trial (repetition) number.
+    judge
+        The judge's name (its model), so one config can hold several judges.
+    prompt_hash
+        Hash of the prompt templates, so editing a prompt re-asks exactly its judgments.
+
+    Notes
+    -----
+    The key is the first 128 bits of SHA-256 over the canonical JSON of
+    ``[config_hash, judge, prompt_hash, item, arms, criterion, trial]``, written as 32 hex
+    digits (the shape of BenchmarkQED's "Score ID", which is derived from it). Items and arms
+    are compared as given: strings, so ``"1"`` and ``1`` give different keys.
+
+    Examples
+    --------
+    >>> k = judgment_key("c0ffee", "q1", ("rag", "base"), "relevance", 1)
+    >>> len(k), k == judgment_key("c0ffee", "q1", ["rag", "base"], "relevance", 1)
+    (32, True)
+    >>> k == judgment_key("c0ffee", "q1", ("base", "rag"), "relevance", 1)
+    False
+    """
+    payload = [config_hash, judge, prompt_hash, str(item), [str(a) for a in arms], criterion, int(trial)]
+    return hashlib.sha256(_canonical(payload).encode("utf-8")).hexdigest()[:32]

@@ -33,7 +33,6 @@ judges build; :meth:`RunStore.judge_costs` gives what judging cost.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import time
@@ -55,7 +54,8 @@ from assay.data.run_store import (
 from assay.data.run_store import load_store as load_store  # re-exported: the reader lives in data
 from assay.data.schema import COLUMNS, Scale
 from assay.llm import _phases
-from assay.llm._types import ChatRequest, Reply, utc_now
+from assay.llm._types import ChatRequest, Reply, _canonical, config_hash, utc_now
+from assay.llm._types import judgment_key as judgment_key  # re-exported: the key names a request
 from assay.llm.cache import logprobs_from_json, logprobs_to_json
 
 if TYPE_CHECKING:  # pandas loads when a frame is asked for, not to judge
@@ -91,68 +91,7 @@ JUDGE_COST_COLUMNS: tuple[str, ...] = (
 """Columns of :meth:`RunStore.judge_costs`."""
 
 
-def _canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def config_hash(config: Mapping[str, Any]) -> str:
-    """SHA-256 (hex) of a config's canonical JSON (keys sorted, no spaces).
-
-    Hash only what decides the verdicts (judge model, parameters, criteria, prompts), not
-    the engine's settings (concurrency, retries, prices, cost limit), or changing those
-    would re-ask every judgment. The API key is never part of a config: only the name of
-    the environment variable holding it.
-
-    >>> config_hash({"b": 1, "a": [1, 2]}) == config_hash({"a": [1, 2], "b": 1})
-    True
-    >>> config_hash({})
-    '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a'
-    """
-    return hashlib.sha256(_canonical(dict(config)).encode("utf-8")).hexdigest()
-
-
 _hash_config = config_hash
-
-
-def judgment_key(config_hash: str, item: str, arms: Sequence[str], criterion: str, trial: int, *,
-                 judge: str = "", prompt_hash: str = "") -> str:
-    """The deterministic key of one judgment: 32 hex digits of a SHA-256.
-
-    Parameters
-    ----------
-    config_hash
-        Hash of what decides the verdict (:func:`config_hash` of the judge's section).
-    item
-        The item (question) judged.
-    arms
-        The arms shown, in the order the judge defines them (``(arm,)`` for a pointwise
-        judge, ``(base, other)`` for a pairwise one; order matters).
-    criterion
-        The criterion, or a name for a joint call over several criteria.
-    trial
-        The trial (repetition) number.
-    judge
-        The judge's name (its model), so one config can hold several judges.
-    prompt_hash
-        Hash of the prompt templates, so editing a prompt re-asks exactly its judgments.
-
-    Notes
-    -----
-    The key is the first 128 bits of SHA-256 over the canonical JSON of
-    ``[config_hash, judge, prompt_hash, item, arms, criterion, trial]``, written as 32 hex
-    digits (the shape of BenchmarkQED's "Score ID", which is derived from it). Items and arms
-    are compared as given: strings, so ``"1"`` and ``1`` give different keys.
-
-    Examples
-    --------
-    >>> k = judgment_key("c0ffee", "q1", ("rag", "base"), "relevance", 1)
-    >>> len(k), k == judgment_key("c0ffee", "q1", ["rag", "base"], "relevance", 1)
-    (32, True)
-    >>> k == judgment_key("c0ffee", "q1", ("base", "rag"), "relevance", 1)
-    False
-    """
-    payload = [config_hash, judge, prompt_hash, str(item), [str(a) for a in arms], criterion, int(trial)]
-    return hashlib.sha256(_canonical(payload).encode("utf-8")).hexdigest()[:32]
 
 
 @dataclass(frozen=True)
